@@ -1,0 +1,140 @@
+// Compatibility rules (../shared/reference/compatibility-rules.md sections 1-6), one test per rule.
+#include <gtest/gtest.h>
+
+#include "smcompat/catalog/catalog.hpp"
+
+namespace smcompat {
+namespace {
+
+const Catalog& cat() { return Catalog::builtin(); }
+SmTarget T(const char* s) { return *SmTarget::parse(s); }
+ComputeCapability CC(const char* s) { return *ComputeCapability::parse(s); }
+ImageFit fit(const char* image, const char* device) { return cat().fit(T(image), CC(device)).fit; }
+
+TEST(SassRule, ExactArchIsNative) {
+  EXPECT_EQ(fit("sm_120", "12.0"), ImageFit::kNative);
+  EXPECT_EQ(fit("sm_90", "9.0"), ImageFit::kNative);
+}
+
+TEST(SassRule, LowerMinorSameMajorIsCompatible) {
+  EXPECT_EQ(fit("sm_80", "8.6"), ImageFit::kCompatibleSass);
+  EXPECT_EQ(fit("sm_120", "12.1"), ImageFit::kCompatibleSass);  // GB10 runs sm_120 cubins
+  EXPECT_EQ(fit("sm_100", "10.3"), ImageFit::kCompatibleSass);  // B300 runs sm_100 cubins
+}
+
+TEST(SassRule, HigherMinorIsIncompatible) {
+  EXPECT_EQ(fit("sm_86", "8.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_121", "12.0"), ImageFit::kIncompatible);
+}
+
+TEST(SassRule, NeverCrossesMajor) {
+  EXPECT_EQ(fit("sm_90", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_89", "9.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_100", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_120", "10.0"), ImageFit::kIncompatible);
+  auto r = cat().fit(T("sm_90"), CC("12.0"));
+  EXPECT_NE(r.reason.find("never crosses major"), std::string::npos) << r.reason;
+}
+
+TEST(ArchSpecificRule, ExactOnly) {
+  EXPECT_EQ(fit("sm_90a", "9.0"), ImageFit::kNative);
+  EXPECT_EQ(fit("sm_90a", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_100a", "10.3"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_120a", "12.1"), ImageFit::kIncompatible);
+}
+
+TEST(ArchSpecificRule, PtxDoesNotJitForward) {
+  EXPECT_EQ(fit("compute_90a", "9.0"), ImageFit::kPtxJit);
+  EXPECT_EQ(fit("compute_90a", "10.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("compute_90a", "12.0"), ImageFit::kIncompatible);
+}
+
+TEST(FamilyRule, Table28) {
+  // compute_100f: 10.0, 10.3 (and 10.7 in the newest revision)
+  EXPECT_EQ(fit("sm_100f", "10.0"), ImageFit::kNative);
+  EXPECT_EQ(fit("sm_100f", "10.3"), ImageFit::kCompatibleSass);
+  EXPECT_EQ(fit("sm_100f", "10.7"), ImageFit::kCompatibleSass);
+  EXPECT_EQ(fit("sm_100f", "11.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_100f", "12.0"), ImageFit::kIncompatible);
+  // compute_103f: 10.3 (and 10.7)
+  EXPECT_EQ(fit("sm_103f", "10.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_103f", "10.3"), ImageFit::kNative);
+  // compute_110f: 11.0 only
+  EXPECT_EQ(fit("sm_110f", "11.0"), ImageFit::kNative);
+  EXPECT_EQ(fit("sm_110f", "12.0"), ImageFit::kIncompatible);
+  // compute_120f: 12.0, 12.1
+  EXPECT_EQ(fit("sm_120f", "12.0"), ImageFit::kNative);
+  EXPECT_EQ(fit("sm_120f", "12.1"), ImageFit::kCompatibleSass);
+  EXPECT_EQ(fit("sm_120f", "10.0"), ImageFit::kIncompatible);
+  // compute_121f: 12.1 only
+  EXPECT_EQ(fit("sm_121f", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_121f", "12.1"), ImageFit::kNative);
+  // PTX with f suffix follows the same family.
+  EXPECT_EQ(fit("compute_120f", "12.1"), ImageFit::kPtxJit);
+  EXPECT_EQ(fit("compute_120f", "13.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("compute_100f", "12.0"), ImageFit::kIncompatible);
+}
+
+TEST(PtxRule, ForwardJit) {
+  EXPECT_EQ(fit("compute_90", "12.0"), ImageFit::kPtxJit);
+  EXPECT_EQ(fit("compute_80", "8.6"), ImageFit::kPtxJit);
+  EXPECT_EQ(fit("compute_120", "12.0"), ImageFit::kPtxJit);
+  EXPECT_EQ(fit("compute_100", "12.0"), ImageFit::kPtxJit);
+  EXPECT_EQ(fit("compute_120", "10.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("compute_86", "8.0"), ImageFit::kIncompatible);
+}
+
+TEST(PtxRule, IsaNewerThanDriverIsUnsupported) {
+  // PTX ISA 9.0 needs CUDA 13.0; a driver for 12.8 cannot JIT it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
+  auto r = cat().fit(T("compute_120"), CC("12.0"), Version{9, 0}, Version{12, 8});
+  EXPECT_EQ(r.fit, ImageFit::kUnsupportedPtx);
+  EXPECT_NE(r.reason.find("CUDA 13.0"), std::string::npos) << r.reason;
+  EXPECT_EQ(cat().fit(T("compute_120"), CC("12.0"), Version{9, 0}, Version{13, 0}).fit,
+            ImageFit::kPtxJit);
+  EXPECT_EQ(cat().fit(T("compute_120"), CC("12.0"), Version{8, 7}, Version{12, 8}).fit,
+            ImageFit::kPtxJit);
+  EXPECT_EQ(cat().fit(T("compute_90"), CC("12.0"), Version{8, 8}, Version{12, 8}).fit,
+            ImageFit::kUnsupportedPtx);
+  // Without a known driver the rule cannot fire.
+  EXPECT_EQ(cat().fit(T("compute_120"), CC("12.0"), Version{9, 1}).fit, ImageFit::kPtxJit);
+  // An incompatible arch stays incompatible whatever the driver.
+  EXPECT_EQ(cat().fit(T("compute_120"), CC("9.0"), Version{9, 1}, Version{12, 0}).fit,
+            ImageFit::kIncompatible);
+}
+
+TEST(PtxRule, IsaToCudaTable) {
+  EXPECT_EQ(cat().min_cuda_for_ptx({8, 7}), (Version{12, 8}));
+  EXPECT_EQ(cat().min_cuda_for_ptx({8, 6}), (Version{12, 7}));
+  EXPECT_EQ(cat().min_cuda_for_ptx({8, 8}), (Version{12, 9}));
+  EXPECT_EQ(cat().min_cuda_for_ptx({9, 1}), (Version{13, 1}));
+  EXPECT_EQ(cat().min_cuda_for_ptx({7, 5}), (Version{11, 5}));
+  EXPECT_EQ(cat().max_ptx_for_cuda({13, 0}), (Version{9, 0}));
+  EXPECT_EQ(cat().max_ptx_for_cuda({12, 6}), (Version{8, 5}));
+}
+
+TEST(LtoRule, NeverLoadable) {
+  EXPECT_EQ(fit("lto_120", "12.0"), ImageFit::kNotLoadable);
+  EXPECT_EQ(fit("lto_75", "7.5"), ImageFit::kNotLoadable);
+}
+
+TEST(DriverTable, MinimumsAndMaximumCuda) {
+  const auto* r = cat().cuda_release({12, 8});
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->min_driver_linux->to_string(), "570.26");
+  EXPECT_EQ(cat().cuda_release({13, 0})->min_driver_linux->to_string(), "580.65.06");
+  EXPECT_EQ(cat().max_cuda_for_driver(*DriverVersion::parse("570.124.06")), (Version{12, 8}));
+  EXPECT_EQ(cat().max_cuda_for_driver(*DriverVersion::parse("580.95.05")), (Version{13, 0}));
+  EXPECT_EQ(cat().max_cuda_for_driver(*DriverVersion::parse("560.35.03")), (Version{12, 6}));
+  EXPECT_FALSE(cat().max_cuda_for_driver(*DriverVersion::parse("510.47.03")).has_value());
+}
+
+TEST(ArchTable, BuildableByRelease) {
+  auto v130 = cat().archs_built_by({13, 0});
+  EXPECT_EQ(v130, (std::vector<int>{75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121}));
+  auto v128 = cat().archs_built_by({12, 8});
+  EXPECT_EQ(v128, (std::vector<int>{50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100,
+                                    101, 120}));
+}
+
+}  // namespace
+}  // namespace smcompat

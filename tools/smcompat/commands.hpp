@@ -1,0 +1,39 @@
+// The CLI's subcommands: one file each, parsing options and wiring library calls to printers.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "smcompat/report/table.hpp"
+
+namespace smcompat::cli {
+
+/// Exit codes (../shared/design/architecture.md): 0 fine, 1 findings at or above --fail-on,
+/// 2 usage or I/O error.
+enum ExitCode { kExitOk = 0, kExitFindings = 1, kExitError = 2 };
+
+/// Shared state: the command line (for JSON output), the chosen exit code, colour mode.
+struct Context {
+  std::vector<std::string> argv;
+  int exit_code = kExitOk;
+  std::string color = "auto";  // auto|always|never
+
+  Style out_style() const;
+  Style err_style() const;
+};
+
+void register_gpus(CLI::App& app, Context& ctx);
+void register_arch(CLI::App& app, Context& ctx);
+void register_scan(CLI::App& app, Context& ctx);
+void register_probe(CLI::App& app, Context& ctx);
+void register_doctor(CLI::App& app, Context& ctx);
+void register_explain(CLI::App& app, Context& ctx);
+void register_build_env(CLI::App& app, Context& ctx);
+void register_ptx(CLI::App& app, Context& ctx);
+void register_trace(CLI::App& app, Context& ctx);
+
+/// What `smcompat` with no arguments runs (the doctor once it exists).
+int run_default(Context& ctx);
+
+}  // namespace smcompat::cli

@@ -1,0 +1,49 @@
+// smcompat: what GPU code does this machine carry, and will it run? Entry point; each subcommand
+// lives in its own file (commands.hpp).
+#include <cstdio>
+
+#include "commands.hpp"
+
+namespace smcompat::cli {
+
+Style Context::out_style() const {
+  auto mode = color == "always" ? Style::Mode::kAlways
+              : color == "never" ? Style::Mode::kNever : Style::Mode::kAuto;
+  return Style::for_stream(stdout, mode);
+}
+Style Context::err_style() const {
+  auto mode = color == "always" ? Style::Mode::kAlways
+              : color == "never" ? Style::Mode::kNever : Style::Mode::kAuto;
+  return Style::for_stream(stderr, mode);
+}
+
+}  // namespace smcompat::cli
+
+int main(int argc, char** argv) {
+  using namespace smcompat::cli;
+  Context ctx;
+  ctx.argv.assign(argv, argv + argc);
+  CLI::App app{"smcompat: which GPU code your libraries carry, whether it runs on your GPU, and "
+               "what to do about it"};
+  app.set_version_flag("--version", std::string("smcompat ") + SMCOMPAT_VERSION);
+  app.add_option("--color", ctx.color, "Colour output: auto, always or never (NO_COLOR is honoured)")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.require_subcommand(0, 1);
+  register_scan(app, ctx);
+  register_gpus(app, ctx);
+  register_arch(app, ctx);
+  register_probe(app, ctx);
+  register_doctor(app, ctx);
+  register_explain(app, ctx);
+  register_build_env(app, ctx);
+  register_ptx(app, ctx);
+  register_trace(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitError;
+  }
+  if (app.get_subcommands().empty()) return run_default(ctx);
+  return ctx.exit_code;
+}
