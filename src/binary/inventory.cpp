@@ -400,7 +400,8 @@ void walk_archive(ByteView bytes, const std::string& path, const std::string& me
       }
       if (!name.empty() && name.back() == '/') name.pop_back();
       std::string sub = member.empty() ? name : member + "!" + name;
-      walk(*data, path, sub, opt, depth + 1, sink);
+      // Offsets (and the 8-byte alignment of containers) are relative to the member itself.
+      walk(ByteView(data->data(), data->size(), 0), path, sub, opt, depth + 1, sink);
     }
     pos += 60 + *size;
     pos += pos & 1;
