@@ -292,6 +292,9 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
   }
   if (elf->is_cuda()) {
     inv.format = FileFormat::kCubin;
+    if (elf->described_size() > bytes.size())
+      inv.errors.push_back(bytes.error_at(bytes.size(), fmt::format(
+          "file is truncated: its headers describe {:#x} bytes", elf->described_size())));
     auto c = parse_cubin(bytes, false);
     if (!c) {
       inv.errors.push_back(c.error());
@@ -309,6 +312,9 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
     return;
   }
   inv.format = FileFormat::kHostElf;
+  if (elf->described_size() > bytes.size())
+    inv.errors.push_back(bytes.error_at(bytes.size(), fmt::format(
+        "file is truncated: its headers describe {:#x} bytes", elf->described_size())));
   // Sections are scanned in parallel, each into its own partial inventory, merged in order.
   std::vector<const ElfSection*> regions;
   for (const auto& s : elf->sections())
@@ -333,7 +339,7 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
 
 void inspect_fatbin_file(ByteView bytes, const InspectOptions& opt, FileInventory& inv) {
   uint64_t pos = 0;
-  while (pos + 16 <= bytes.size() && fatbin_sniff(bytes.clamp(pos, 16))) {
+  while (pos < bytes.size() && fatbin_sniff(bytes.clamp(pos, 16))) {  // < 16 bytes: an error
     auto c = parse_fatbin(bytes.clamp(pos, bytes.size()));
     if (!c) {
       inv.errors.push_back(c.error());
@@ -406,6 +412,9 @@ void walk_archive(ByteView bytes, const std::string& path, const std::string& me
     pos += 60 + *size;
     pos += pos & 1;
   }
+  if (pos < bytes.size())
+    self.errors.push_back(bytes.error_at(pos, fmt::format("archive ends inside a member header "
+                                                          "({} of 60 bytes)", bytes.size() - pos)));
 }
 
 struct ZipCloser {
@@ -444,6 +453,7 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
     if (!(st.valid & ZIP_STAT_SIZE) || st.size > opt.max_member_bytes) {
       minv.errors.push_back(make_error(fmt::format("zip member declares {} bytes, above the {}-byte "
                                                    "limit; not read", st.size, opt.max_member_bytes)));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
@@ -451,6 +461,7 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
     if (!f) {
       minv.errors.push_back(make_error(fmt::format("zip member cannot be opened: {}",
                                                    zip_strerror(z.get()))));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
@@ -461,6 +472,7 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
       minv.errors.push_back(make_error(fmt::format(
           "zip member does not match its declared size of {} bytes (read {}): {}", st.size, got,
           got < 0 ? zip_file_strerror(f.get()) : "short read")));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
