@@ -465,8 +465,19 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
       sink(std::move(minv), {});
       continue;
     }
-    std::vector<uint8_t> data(st.size);
-    zip_int64_t got = st.size ? zip_fread(f.get(), data.data(), st.size) : 0;
+    // Read in chunks so memory grows with the bytes that really arrive, not with the declared
+    // size: a 350 KB wheel declaring a 3.75 GiB member must not allocate (or fail to) 3.75 GiB.
+    std::vector<uint8_t> data;
+    zip_int64_t got = 0;
+    while (static_cast<uint64_t>(got) < st.size) {
+      uint64_t chunk = std::min<uint64_t>(st.size - got, 16 << 20);
+      data.resize(got + chunk);
+      zip_int64_t r = zip_fread(f.get(), data.data() + got, chunk);
+      if (r < 0) got = -1;
+      if (r <= 0) break;
+      got += r;
+    }
+    if (got >= 0) data.resize(got);
     if (got < 0 || static_cast<uint64_t>(got) != st.size) {
       // libzip verifies the CRC and the declared size: a member that lies about either ends here.
       minv.errors.push_back(make_error(fmt::format(
