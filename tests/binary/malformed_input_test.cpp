@@ -603,7 +603,8 @@ TEST(Malformed, ZipMemberDeclaringGigabytesUnderDefaultLimit) {
 // Files that cannot be read, and the scan going on past them.
 
 TEST(Malformed, FilesThatCannotBeRead) {
-  std::string dir = testing::scratch_dir("unreadable");
+  testing::ScratchDir scratch("unreadable");
+  const std::string& dir = scratch.path;
   // A symlink loop, a dangling link, a directory, a FIFO (opening it must not block), a missing
   // path: each an error naming the path.
   ASSERT_EQ(::symlink("loop_b", (dir + "/loop_a").c_str()), 0);
@@ -630,7 +631,8 @@ TEST(Malformed, FilesThatCannotBeRead) {
 // chmod 000: an error naming the file. Root reads such files anyway, so as root the check runs
 // in a child that drops to uid/gid 65534 (nobody); it skips only where that is impossible.
 TEST(Malformed, UnreadableFile) {
-  std::string dir = testing::scratch_dir("chmod000");
+  testing::ScratchDir scratch("chmod000");
+  const std::string& dir = scratch.path;
   std::string path = dir + "/secret.so";
   testing::write_bytes(path, Bytes(128, 0));
   ASSERT_EQ(::chmod(path.c_str(), 0), 0);
@@ -667,7 +669,8 @@ TEST(Malformed, UnreadableFile) {
 // inventories every good file.
 TEST(Malformed, ScanGoesOnPastBadFiles) {
   SMCOMPAT_REQUIRE_FIXTURES();
-  std::string dir = testing::scratch_dir("scan_mixed");
+  testing::ScratchDir scratch("scan_mixed");
+  const std::string& dir = scratch.path;
   auto copy = [&](const std::string& from, const std::string& to) {
     std::filesystem::copy_file(fixture(from), dir + "/" + to);
   };
@@ -712,7 +715,8 @@ TEST(Malformed, ScanGoesOnPastBadFiles) {
 // exits 1; a path that cannot be read at all exits 2.
 TEST(Malformed, CliReportsErrorsAndExitCodes) {
   SMCOMPAT_REQUIRE_FIXTURES();
-  std::string dir = testing::scratch_dir("cli_mixed");
+  testing::ScratchDir scratch("cli_mixed");
+  const std::string& dir = scratch.path;
   std::filesystem::copy_file(fixture("multi.fatbin"), dir + "/good.fatbin");
   Bytes trunc = testing::read_bytes(fixture("compress_size.fatbin"));
   trunc.resize(100);
