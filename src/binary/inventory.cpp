@@ -299,8 +299,9 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
   if (elf->is_cuda()) {
     inv.format = FileFormat::kCubin;
     if (elf->described_size() > bytes.size())
-      inv.errors.push_back(bytes.error_at(bytes.size(), fmt::format(
-          "file is truncated: its headers describe {:#x} bytes", elf->described_size())));
+      inv.errors.push_back(bytes.error_at(
+          bytes.size(), fmt::format("file is truncated: its headers describe {:#x} bytes",
+                                    elf->described_size())));
     auto c = parse_cubin(bytes, false);
     if (!c) {
       inv.errors.push_back(c.error());
@@ -319,8 +320,9 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
   }
   inv.format = FileFormat::kHostElf;
   if (elf->described_size() > bytes.size())
-    inv.errors.push_back(bytes.error_at(bytes.size(), fmt::format(
-        "file is truncated: its headers describe {:#x} bytes", elf->described_size())));
+    inv.errors.push_back(bytes.error_at(
+        bytes.size(),
+        fmt::format("file is truncated: its headers describe {:#x} bytes", elf->described_size())));
   // Sections are scanned in parallel, each into its own partial inventory, merged in order.
   std::vector<const ElfSection*> regions;
   for (const auto& s : elf->sections())
@@ -424,7 +426,8 @@ void walk_archive(ByteView bytes, const std::string& path, const std::string& me
   }
   if (pos < bytes.size())
     self.errors.push_back(bytes.error_at(pos, fmt::format("archive ends inside a member header "
-                                                          "({} of 60 bytes)", bytes.size() - pos)));
+                                                          "({} of 60 bytes)",
+                                                          bytes.size() - pos)));
 }
 
 struct ZipCloser {
@@ -461,16 +464,18 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
     minv.path = path;
     minv.member = sub;
     if (!(st.valid & ZIP_STAT_SIZE) || st.size > opt.max_member_bytes) {
-      minv.errors.push_back(make_error(fmt::format("zip member declares {} bytes, above the {}-byte "
-                                                   "limit; not read", st.size, opt.max_member_bytes)));
+      minv.errors.push_back(
+          make_error(fmt::format("zip member declares {} bytes, above the {}-byte "
+                                 "limit; not read",
+                                 st.size, opt.max_member_bytes)));
       for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(zip_fopen_index(z.get(), i, 0), zip_fclose);
     if (!f) {
-      minv.errors.push_back(make_error(fmt::format("zip member cannot be opened: {}",
-                                                   zip_strerror(z.get()))));
+      minv.errors.push_back(
+          make_error(fmt::format("zip member cannot be opened: {}", zip_strerror(z.get()))));
       for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
@@ -490,9 +495,9 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
     if (got >= 0) data.resize(got);
     if (got < 0 || static_cast<uint64_t>(got) != st.size) {
       // libzip verifies the CRC and the declared size: a member that lies about either ends here.
-      minv.errors.push_back(make_error(fmt::format(
-          "zip member does not match its declared size of {} bytes (read {}): {}", st.size, got,
-          got < 0 ? zip_file_strerror(f.get()) : "short read")));
+      minv.errors.push_back(make_error(
+          fmt::format("zip member does not match its declared size of {} bytes (read {}): {}",
+                      st.size, got, got < 0 ? zip_file_strerror(f.get()) : "short read")));
       for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
