@@ -66,8 +66,10 @@ void print_text(const ProbeReport& r, const Style& st) {
 
   for (const auto& d : r.devices) {
     ComputeCapability truth = d.nvml_cc.value_or(d.cc);
-    fmt::print("\n{}  {}  CC {} (sm_{})\n", st.bold(fmt::format("GPU {}", d.ordinal)), d.name,
-               d.cc.to_string(), truth.arch());
+    std::string cc = d.masquerade ? fmt::format("CC {} per CUDA, {} per NVML (sm_{})",
+                                                d.cc.to_string(), truth.to_string(), truth.arch())
+                                  : fmt::format("CC {} (sm_{})", d.cc.to_string(), truth.arch());
+    fmt::print("\n{}  {}  {}\n", st.bold(fmt::format("GPU {}", d.ordinal)), d.name, cc);
     fmt::print("  id             {}  PCI {}{}\n", d.uuid, d.pci_bus_id,
                d.nvml_index ? fmt::format("  NVML index {}", *d.nvml_index) : "");
     if (d.masquerade)
