@@ -275,29 +275,74 @@ CUresult cuDeviceGetAttribute(int* value, int attrib, CUdevice dev) {
   unsigned bus = 0, device = 0, domain = 0;
   std::sscanf(g.pci_bus_id.c_str(), "%x:%x:%x", &domain, &bus, &device);
   switch (attrib) {
-    case kAttrMaxThreadsPerBlock: *value = 1024; break;
-    case kAttrMaxSharedMemoryPerBlock: *value = g.smem_per_block; break;
-    case kAttrWarpSize: *value = 32; break;
-    case kAttrMaxRegistersPerBlock: *value = g.regs_per_block; break;
-    case kAttrClockRate: *value = g.clock_khz; break;
-    case kAttrMultiprocessorCount: *value = g.sms; break;
-    case kAttrPciBusId: *value = static_cast<int>(bus); break;
-    case kAttrPciDeviceId: *value = static_cast<int>(device); break;
-    case kAttrPciDomainId: *value = static_cast<int>(domain); break;
-    case kAttrMemoryClockRate: *value = g.memory_clock_khz; break;
-    case kAttrGlobalMemoryBusWidth: *value = g.bus_width_bits; break;
-    case kAttrL2CacheSize: *value = g.l2_bytes; break;
-    case kAttrMaxThreadsPerMultiprocessor: *value = g.threads_per_sm; break;
-    case kAttrUnifiedAddressing: *value = 1; break;
-    case kAttrComputeCapabilityMajor: *value = g.reported_cc_major; break;
-    case kAttrComputeCapabilityMinor: *value = g.reported_cc_minor; break;
-    case kAttrMaxSharedMemoryPerMultiprocessor: *value = g.smem_per_sm; break;
-    case kAttrMaxRegistersPerMultiprocessor: *value = g.regs_per_sm; break;
-    case kAttrMaxSharedMemoryPerBlockOptin: *value = g.smem_per_block_optin; break;
-    case kAttrMaxBlocksPerMultiprocessor: *value = g.blocks_per_sm; break;
-    case kAttrReservedSharedMemoryPerBlock: *value = g.reserved_smem_per_block; break;
-    case kAttrClusterLaunch: *value = g.cluster_launch ? 1 : 0; break;
-    default: return kCudaErrorNotSupported;  // not modelled by the fake (README.md)
+    case kAttrMaxThreadsPerBlock:
+      *value = 1024;
+      break;
+    case kAttrMaxSharedMemoryPerBlock:
+      *value = g.smem_per_block;
+      break;
+    case kAttrWarpSize:
+      *value = 32;
+      break;
+    case kAttrMaxRegistersPerBlock:
+      *value = g.regs_per_block;
+      break;
+    case kAttrClockRate:
+      *value = g.clock_khz;
+      break;
+    case kAttrMultiprocessorCount:
+      *value = g.sms;
+      break;
+    case kAttrPciBusId:
+      *value = static_cast<int>(bus);
+      break;
+    case kAttrPciDeviceId:
+      *value = static_cast<int>(device);
+      break;
+    case kAttrPciDomainId:
+      *value = static_cast<int>(domain);
+      break;
+    case kAttrMemoryClockRate:
+      *value = g.memory_clock_khz;
+      break;
+    case kAttrGlobalMemoryBusWidth:
+      *value = g.bus_width_bits;
+      break;
+    case kAttrL2CacheSize:
+      *value = g.l2_bytes;
+      break;
+    case kAttrMaxThreadsPerMultiprocessor:
+      *value = g.threads_per_sm;
+      break;
+    case kAttrUnifiedAddressing:
+      *value = 1;
+      break;
+    case kAttrComputeCapabilityMajor:
+      *value = g.reported_cc_major;
+      break;
+    case kAttrComputeCapabilityMinor:
+      *value = g.reported_cc_minor;
+      break;
+    case kAttrMaxSharedMemoryPerMultiprocessor:
+      *value = g.smem_per_sm;
+      break;
+    case kAttrMaxRegistersPerMultiprocessor:
+      *value = g.regs_per_sm;
+      break;
+    case kAttrMaxSharedMemoryPerBlockOptin:
+      *value = g.smem_per_block_optin;
+      break;
+    case kAttrMaxBlocksPerMultiprocessor:
+      *value = g.blocks_per_sm;
+      break;
+    case kAttrReservedSharedMemoryPerBlock:
+      *value = g.reserved_smem_per_block;
+      break;
+    case kAttrClusterLaunch:
+      *value = g.cluster_launch ? 1 : 0;
+      break;
+    default:
+      return kCudaErrorNotSupported;  // not modelled by the fake (README.md)
   }
   return kCudaSuccess;
 }
@@ -359,11 +404,20 @@ CUresult cuDeviceGetP2PAttribute(int* value, int attrib, CUdevice src, CUdevice 
   bool nvlink =
       smcompat::fake::nvlink_links(st, gpu(src)->physical_index, gpu(dst)->physical_index) > 0;
   switch (attrib) {
-    case kP2PPerformanceRank: *value = p2p ? (nvlink ? 0 : 1) : 0; break;
-    case kP2PAccessSupported: *value = p2p ? 1 : 0; break;
-    case kP2PNativeAtomicSupported: *value = (p2p && nvlink) ? 1 : 0; break;
-    case kP2PCudaArrayAccessSupported: *value = p2p ? 1 : 0; break;
-    default: return kCudaErrorInvalidValue;
+    case kP2PPerformanceRank:
+      *value = p2p ? (nvlink ? 0 : 1) : 0;
+      break;
+    case kP2PAccessSupported:
+      *value = p2p ? 1 : 0;
+      break;
+    case kP2PNativeAtomicSupported:
+      *value = (p2p && nvlink) ? 1 : 0;
+      break;
+    case kP2PCudaArrayAccessSupported:
+      *value = p2p ? 1 : 0;
+      break;
+    default:
+      return kCudaErrorInvalidValue;
   }
   return kCudaSuccess;
 }
@@ -409,8 +463,10 @@ CUresult cuCtxSetCurrent(CUcontext ctx) {
     return kCudaSuccess;
   }
   if (!is_live(ctx)) return kCudaErrorInvalidContext;
-  if (t_stack.empty()) t_stack.push_back(ctx);
-  else t_stack.back() = ctx;
+  if (t_stack.empty())
+    t_stack.push_back(ctx);
+  else
+    t_stack.back() = ctx;
   return kCudaSuccess;
 }
 
@@ -462,17 +518,39 @@ CUresult cuGetErrorName(CUresult error, const char** str) {
 CUresult cuGetErrorString(CUresult error, const char** str) {
   if (!str) return kCudaErrorInvalidValue;
   switch (error) {
-    case 0: *str = "no error"; break;
-    case 1: *str = "invalid argument"; break;
-    case 3: *str = "initialization error"; break;
-    case 34: *str = "CUDA driver is a stub library"; break;
-    case 100: *str = "no CUDA-capable device is detected"; break;
-    case 101: *str = "invalid device ordinal"; break;
-    case 201: *str = "invalid device context"; break;
-    case 209: *str = "no kernel image is available for execution on the device"; break;
-    case 801: *str = "operation not supported"; break;
-    case 999: *str = "unknown error"; break;
-    default: *str = cuda_error_name(error); break;  // the name stands in for text not modelled
+    case 0:
+      *str = "no error";
+      break;
+    case 1:
+      *str = "invalid argument";
+      break;
+    case 3:
+      *str = "initialization error";
+      break;
+    case 34:
+      *str = "CUDA driver is a stub library";
+      break;
+    case 100:
+      *str = "no CUDA-capable device is detected";
+      break;
+    case 101:
+      *str = "invalid device ordinal";
+      break;
+    case 201:
+      *str = "invalid device context";
+      break;
+    case 209:
+      *str = "no kernel image is available for execution on the device";
+      break;
+    case 801:
+      *str = "operation not supported";
+      break;
+    case 999:
+      *str = "unknown error";
+      break;
+    default:
+      *str = cuda_error_name(error);
+      break;  // the name stands in for text not modelled
   }
   return *str ? kCudaSuccess : kCudaErrorInvalidValue;
 }

@@ -76,15 +76,24 @@ nvmlReturn_t nvmlShutdown() {
 
 const char* nvmlErrorString(nvmlReturn_t r) {
   switch (r) {
-    case 0: return "Success";
-    case 1: return "Uninitialized";
-    case 2: return "Invalid Argument";
-    case 3: return "Not Supported";
-    case 4: return "Insufficient Permissions";
-    case 6: return "Not Found";
-    case 7: return "Insufficient Size";
-    case 9: return "Driver Not Loaded";
-    default: return "Unknown Error";
+    case 0:
+      return "Success";
+    case 1:
+      return "Uninitialized";
+    case 2:
+      return "Invalid Argument";
+    case 3:
+      return "Not Supported";
+    case 4:
+      return "Insufficient Permissions";
+    case 6:
+      return "Not Found";
+    case 7:
+      return "Insufficient Size";
+    case 9:
+      return "Driver Not Loaded";
+    default:
+      return "Unknown Error";
   }
 }
 
@@ -191,8 +200,9 @@ nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t h1, nvmlDevice_t h
   if (!a || !b || !level || a == b) return kNvmlErrorInvalidArgument;
   int i = a->physical_index, j = b->physical_index;
   // Model: GPUs 2k and 2k+1 share a PCIe switch; groups of four share a NUMA node.
-  *level = (i / 2 == j / 2) ? kNvmlTopologySingle
-           : (i / 4 == j / 4) ? kNvmlTopologyNode : kNvmlTopologySystem;
+  *level = (i / 2 == j / 2)   ? kNvmlTopologySingle
+           : (i / 4 == j / 4) ? kNvmlTopologyNode
+                              : kNvmlTopologySystem;
   return kNvmlSuccess;
 }
 
@@ -206,10 +216,18 @@ nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t h1, nvmlDevice_t h2, int index,
   bool ok = false;
   switch (index) {
     case kNvmlP2PCapsRead:
-    case kNvmlP2PCapsWrite: ok = st.p2p; break;
-    case kNvmlP2PCapsNvlink: ok = nvlink; break;
-    case kNvmlP2PCapsAtomics: ok = st.p2p && nvlink; break;
-    default: ok = false; break;
+    case kNvmlP2PCapsWrite:
+      ok = st.p2p;
+      break;
+    case kNvmlP2PCapsNvlink:
+      ok = nvlink;
+      break;
+    case kNvmlP2PCapsAtomics:
+      ok = st.p2p && nvlink;
+      break;
+    default:
+      ok = false;
+      break;
   }
   *status = ok ? kNvmlP2PStatusOk : kNvmlP2PStatusNotSupported;
   return kNvmlSuccess;

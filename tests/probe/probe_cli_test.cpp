@@ -3,13 +3,12 @@
 // every GPU, unreadable device nodes and a compute-capability masquerade. Each case runs the CLI
 // in a child process with an exact environment; expected values come from data/catalog.json and
 // the formulas in tests/fakedriver/README.md.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "run_child.hpp"
@@ -36,7 +35,9 @@ Probe probe(Env env, std::vector<std::string> extra = {}, std::optional<unsigned
   static TempDir empty_dev;
   if (!env.count("LD_LIBRARY_PATH")) env["LD_LIBRARY_PATH"] = kFakeDir;
   std::vector<std::string> argv{SMCOMPAT_CLI, "--color", "never", "probe", "--json"};
-  auto given = [&](const char* opt) { return std::find(extra.begin(), extra.end(), opt) != extra.end(); };
+  auto given = [&](const char* opt) {
+    return std::find(extra.begin(), extra.end(), opt) != extra.end();
+  };
   if (!given("--proc-version")) {
     argv.push_back("--proc-version");
     argv.push_back("/nonexistent/proc/driver/nvidia/version");
