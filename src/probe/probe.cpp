@@ -712,6 +712,10 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
       if (j != i && !t.nvlink_links[i][j]) t.nvlink_links[i][j] = 0;
   }
 
+  if (rep.cuda_visible_devices && rep.nvml_device_count && *rep.nvml_device_count > count)
+    rep.warnings.push_back(fmt::format(
+        "CUDA_VISIBLE_DEVICES=\"{}\" hides {} of the {} GPUs NVML sees", *rep.cuda_visible_devices,
+        *rep.nvml_device_count - count, *rep.nvml_device_count));
   rep.status = ProbeStatus::kOk;
   rep.explanation = fmt::format("{} GPU(s) visible to CUDA through {} (driver {}, CUDA {}).", count,
                                 rep.libcuda_path, rep.driver_version.value_or("version unknown"),

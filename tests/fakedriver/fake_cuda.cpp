@@ -227,7 +227,8 @@ namespace smcompat::fake {
 int current_device() {
   if (t_stack.empty()) return -1;
   CUcontext top = t_stack.back();
-  return is_live(top) ? top->device : -1;
+  std::lock_guard<std::mutex> lock(contexts().mu);  // read under the lock: no destroy in between
+  return contexts().live.count(top) ? top->device : -1;
 }
 }  // namespace smcompat::fake
 
