@@ -3,7 +3,8 @@
 // Behaviour follows ../shared/reference/driver-api.md (§2.1 lookup rules, §7 probe APIs, §8
 // testing without a GPU) and the CUDA 13.0 cuda.h / cudaTypedefs.h for ABI versions. Exported
 // symbols are limited to cu* / nvml* by exports.map. Thread-safe: state is read once; contexts
-// live in a mutex-guarded registry; the context stack is per thread.
+// live in a mutex-guarded registry; the context stack is per thread. Entry points never call
+// each other by exported name (an LD_PRELOAD shim would see those calls twice).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -102,6 +103,25 @@ CUresult primary_release(CUdevice dev) {
   if (dev >= static_cast<int>(p.size()) || !p[dev] || p[dev]->refcount <= 0)
     return kCudaErrorInvalidContext;
   --p[dev]->refcount;  // the handle stays valid (as with the real driver), only inactive
+  return kCudaSuccess;
+}
+
+CUresult get_uuid(CUuuid* uuid, CUdevice dev) {
+  if (CUresult r = check_device(uuid, dev)) return r;
+  std::string hex;
+  for (char c : gpu(dev)->uuid.substr(4))
+    if (c != '-') hex += c;
+  for (int i = 0; i < 16; ++i)
+    uuid->bytes[i] = static_cast<char>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+  return kCudaSuccess;
+}
+
+CUresult ctx_get_device(CUdevice* dev) {
+  if (CUresult r = check_init()) return r;
+  if (!dev) return kCudaErrorInvalidValue;
+  int d = smcompat::fake::current_device();
+  if (d < 0) return kCudaErrorInvalidContext;
+  *dev = d;
   return kCudaSuccess;
 }
 
@@ -378,17 +398,8 @@ CUresult cuDeviceGetPCIBusId(char* out, int len, CUdevice dev) {
   return kCudaSuccess;
 }
 
-CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
-  if (CUresult r = check_device(uuid, dev)) return r;
-  std::string hex;
-  for (char c : gpu(dev)->uuid.substr(4))
-    if (c != '-') hex += c;
-  for (int i = 0; i < 16; ++i)
-    uuid->bytes[i] = static_cast<char>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
-  return kCudaSuccess;
-}
-
-CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) { return cuDeviceGetUuid_v2(uuid, dev); }
+CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) { return get_uuid(uuid, dev); }
+CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) { return get_uuid(uuid, dev); }
 
 CUresult cuDeviceCanAccessPeer(int* can, CUdevice dev, CUdevice peer) {
   if (CUresult r = check_device(can, dev)) return r;
@@ -492,16 +503,9 @@ CUresult cuCtxPopCurrent_v2(CUcontext* pctx) {
   return kCudaSuccess;
 }
 
-CUresult cuCtxGetDevice(CUdevice* dev) {
-  if (CUresult r = check_init()) return r;
-  if (!dev) return kCudaErrorInvalidValue;
-  int d = smcompat::fake::current_device();
-  if (d < 0) return kCudaErrorInvalidContext;
-  *dev = d;
-  return kCudaSuccess;
-}
+CUresult cuCtxGetDevice(CUdevice* dev) { return ctx_get_device(dev); }
 CUresult cuCtxGetDevice_v2(CUdevice* dev, CUcontext ctx) {  // 13.0: NULL = the current context
-  if (!ctx) return cuCtxGetDevice(dev);
+  if (!ctx) return ctx_get_device(dev);
   if (CUresult r = check_init()) return r;
   if (!dev) return kCudaErrorInvalidValue;
   if (!is_live(ctx)) return kCudaErrorInvalidContext;
@@ -577,7 +581,7 @@ const Self& self() {
   static const Self s = [] {
     Self out;
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&cuInit), &info) && info.dli_fname) {
+    if (dladdr(static_cast<const void*>(&g_initialized), &info) && info.dli_fname) {
       out.handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
       out.base = info.dli_fbase;
     }

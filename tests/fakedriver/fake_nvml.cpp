@@ -1,7 +1,8 @@
 // The fake libnvidia-ml.so.1: the NVML calls smcompat's probe makes (driver-api.md §7), serving
 // every GPU of SMCOMPAT_FAKE_GPUS in NVML order (NVML ignores CUDA_VISIBLE_DEVICES) and always
 // the true compute capability (a masquerade changes only what CUDA reports). Topology model: see
-// README.md. Handles are pointers into the immutable GPU list, so lookups need no locking.
+// README.md. Handles are pointers into the immutable GPU list, so lookups need no locking. Entry
+// points never call each other by exported name.
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -57,16 +58,25 @@ void fill_pci(const FakeGpu& g, NvmlPciInfo* info) {
   info->pciDeviceId = 0x10de;  // vendor NVIDIA; the device id is not modelled
 }
 
-}  // namespace
-
-extern "C" {
-
-nvmlReturn_t nvmlInit_v2() {
+nvmlReturn_t init() {
   if (!state().errors.empty()) return kNvmlErrorUnknown;
   ++g_init_count;
   return kNvmlSuccess;
 }
-nvmlReturn_t nvmlInit() { return nvmlInit_v2(); }
+
+nvmlReturn_t cuda_driver_version(int* v) {
+  if (nvmlReturn_t r = check_init()) return r;
+  if (!v) return kNvmlErrorInvalidArgument;
+  *v = state().driver_cuda_version;
+  return kNvmlSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+nvmlReturn_t nvmlInit_v2() { return init(); }
+nvmlReturn_t nvmlInit() { return init(); }
 
 nvmlReturn_t nvmlShutdown() {
   if (g_init_count <= 0) return kNvmlErrorUninitialized;
@@ -102,13 +112,8 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char* out, unsigned len) {
   return copy_string(state().driver_version, out, len);
 }
 
-nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) {
-  if (nvmlReturn_t r = check_init()) return r;
-  if (!v) return kNvmlErrorInvalidArgument;
-  *v = state().driver_cuda_version;
-  return kNvmlSuccess;
-}
-nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) { return nvmlSystemGetCudaDriverVersion_v2(v); }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) { return cuda_driver_version(v); }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) { return cuda_driver_version(v); }
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
   if (nvmlReturn_t r = check_init()) return r;
