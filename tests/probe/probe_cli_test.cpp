@@ -324,6 +324,33 @@ TEST(ProbeCli, KernelModuleWithoutUserSpaceLibraries) {
       << p.j["explanation"];
 }
 
+TEST(ProbeCli, FailingAttributesBecomeWarnings) {
+  // L2 (38), memory clock (36) and cluster launch (120) fail: no value is invented for them.
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100"}, {"SMCOMPAT_FAKE_FAIL_ATTRIBUTES", "38,36,120"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& d = p.j["devices"][0];
+  EXPECT_EQ(d["sms"], 132);
+  EXPECT_EQ(d["l2_bytes"], 0);
+  EXPECT_EQ(d["memory_clock_khz"], 0);
+  EXPECT_EQ(d["cluster_launch"], false);
+  EXPECT_TRUE(d["bandwidth_gbs"].is_null());  // cannot be derived without the memory clock
+  ASSERT_EQ(d["warnings"].size(), 3u);
+  EXPECT_EQ(d["warnings"][0],
+            "cuDeviceGetAttribute(L2_CACHE_SIZE) failed: CUDA_ERROR_NOT_SUPPORTED (801)");
+}
+
+TEST(ProbeCli, NvmlInitFailureKeepsCudaFacts) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_NVML_INIT_ERROR", "9"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.j["status"], "ok");
+  EXPECT_EQ(p.j["nvml"]["loaded"], false);
+  EXPECT_EQ(p.j["nvml"]["error"], "nvmlInit_v2 failed: Driver Not Loaded (NVML error 9)");
+  EXPECT_TRUE(p.j["driver_version"].is_null());  // no NVML, no proc file, no versioned file name
+  EXPECT_EQ(p.j["devices"][0]["cc"], "12.0");
+  EXPECT_TRUE(p.j["devices"][0]["nvml_cc"].is_null());
+  EXPECT_EQ(p.j["devices"][0]["smem_per_block_optin"], 101376);
+}
+
 TEST(ProbeCli, MasqueradeDetected) {
   auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_MASQUERADE", "9.0"}});
   EXPECT_EQ(p.exit_code, 1);  // a finding
