@@ -241,6 +241,20 @@ TEST(ProbeCli, NoDriverAtNamedPath) {
             std::string::npos);
 }
 
+TEST(ProbeCli, TextShowsTopologyMatrix) {
+  auto r = run_child({SMCOMPAT_CLI, "--color", "never", "probe", "--proc-version", "/nonexistent",
+                      "--dev-dir", "/nonexistent"},
+                     {{"LD_LIBRARY_PATH", kFakeDir},
+                      {"SMCOMPAT_FAKE_GPUS", "H100,H100,H100,H100"},
+                      {"SMCOMPAT_FAKE_NVLINK", "4"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU3  NV4 p2p+atomics  NV4 p2p+atomics  NV4 p2p+atomics  X\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("NVLink         12 active links\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3350.0 GB/s theoretical"), std::string::npos) << r.out;
+}
+
 TEST(ProbeCli, TextSaysNoDriverFound) {
   auto r = run_child({SMCOMPAT_CLI, "--color", "never", "probe", "--libcuda",
                       "/nonexistent/libcuda.so.1", "--no-nvml", "--proc-version", "/nonexistent"},
@@ -259,6 +273,8 @@ TEST(ProbeCli, ToolkitStubLibrary) {
   EXPECT_EQ(p.j["status"], "stub_library");
   EXPECT_EQ(p.j["cuda_error"], 34);
   EXPECT_EQ(p.j["libcuda"]["path"], dir.path() + "/libcuda.so.1");
+  // The stub's cuGetProcAddress_v2 answers 34, so cuInit came from the dlsym fallback.
+  EXPECT_EQ(p.j["libcuda"]["resolved_via"], "dlsym");
   EXPECT_NE(p.j["explanation"].get<std::string>().find("stub"), std::string::npos);
 }
 
