@@ -215,6 +215,22 @@ TEST(ProbeCli, EightH100WithNvlink) {
   EXPECT_EQ(t["pcie_common_ancestor"][6][7], "single");
 }
 
+TEST(ProbeCli, NvlinkToAHiddenGpuCountsAsOther) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100,H100,H100"},
+                  {"SMCOMPAT_FAKE_NVLINK", "2"},
+                  {"CUDA_VISIBLE_DEVICES", "0,2"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(p.j["devices"].size(), 2u);
+  EXPECT_EQ(p.j["devices"][1]["pci_bus_id"], "0000:21:00.0");
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(p.j["devices"][i]["nvlink"]["active_links"], 4) << i;
+    EXPECT_EQ(p.j["devices"][i]["nvlink"]["links_to_other"], 2) << i;  // to hidden GPU 1
+  }
+  EXPECT_EQ(p.j["topology"]["nvlink_links"], json::parse("[[null,2],[2,null]]"));
+  EXPECT_EQ(p.j["topology"]["pcie_common_ancestor"],
+            json::parse(R"([[null,"node"],["node",null]])"));
+}
+
 TEST(ProbeCli, NoDriverOnLibraryPath) {
   TempDir empty;
   auto p = probe({{"LD_LIBRARY_PATH", empty.path()}});
