@@ -452,6 +452,21 @@ TEST(ProbeCli, KernelModuleAndDriverVersionFromProc) {
   EXPECT_EQ(p.j["driver_version"], "570.172.08");
 }
 
+TEST(ProbeCli, OldDriverFallsBackToVersionedNames) {
+  // A CUDA 11.2 driver refuses lookups at ABI 11040 (cuDeviceGetUuid_v2): the probe falls back to
+  // dlsym of the versioned name and still gets every fact.
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "A100"}, {"SMCOMPAT_FAKE_CUDA", "11020"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.j["cuda_driver_version"], 11020);
+  const json& d = p.j["devices"][0];
+  EXPECT_EQ(d["name"], "NVIDIA A100 80GB SXM");
+  EXPECT_EQ(d["cc"], "8.0");
+  EXPECT_EQ(d["uuid"].get<std::string>().size(), 40u);
+  EXPECT_EQ(d["smem_per_block_optin"], 163 * 1024);
+  EXPECT_EQ(d["cluster_launch"], false);
+  EXPECT_TRUE(d["warnings"].empty()) << d["warnings"].dump();
+}
+
 TEST(ProbeCli, DriverVersionsFromEnvironment) {
   auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"},
                   {"SMCOMPAT_FAKE_DRIVER", "575.51.03"},
