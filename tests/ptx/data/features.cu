@@ -196,3 +196,6 @@ extern "C" __global__ void feat_fence_proxy_async() {
 extern "C" __global__ void __cluster_dims__(2, 1, 1) feat_cluster_dims(int* out) {
   out[blockIdx.x] = 1;
 }
+extern "C" __global__ void feat_cluster_scope() {
+  asm volatile("fence.acq_rel.cluster;" ::: "memory");
+}
