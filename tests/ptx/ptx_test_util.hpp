@@ -59,12 +59,12 @@ inline int run_command(const std::string& cmd, std::string* output = nullptr) {
 
 /// Assembles `text` with `ptxas -arch=<arch>`; true if ptxas accepts it.
 inline bool ptxas_accepts(std::string_view text, const std::string& arch,
-                          std::string* log = nullptr) {
+                          std::string* log = nullptr, const std::string& extra = {}) {
   static std::atomic<int> counter{0};
   auto dir = work_dir("ptxas");
   auto file = dir / ("in" + std::to_string(getpid()) + "_" + std::to_string(counter++) + ".ptx");
   write_file(file, text);
-  int rc = run_command(cuda_bin("ptxas") + " -arch=" + arch + " " + file.string() + " -o /dev/null",
+  int rc = run_command(cuda_bin("ptxas") + " -arch=" + arch + " " + extra + " " + file.string() + " -o /dev/null",
                        log);
   std::filesystem::remove(file);
   return rc == 0;
