@@ -75,15 +75,17 @@ Verdict verdict_of(Availability a) {
 }
 
 std::string where_available(const FeatureRow& row) {
-  std::vector<std::string> parts;
-  if (row.min_sm) parts.push_back(fmt::format("sm_{}+", *row.min_sm));
-  for (int a : row.family_specific) parts.push_back(fmt::format("sm_{}f", a));
+  std::vector<std::pair<int, std::string>> parts;  // sorted by arch
+  if (row.min_sm) parts.emplace_back(*row.min_sm, fmt::format("sm_{}+", *row.min_sm));
+  for (int a : row.family_specific) parts.emplace_back(a, fmt::format("sm_{}f", a));
   for (int a : row.arch_specific)
     if (std::find(row.family_specific.begin(), row.family_specific.end(), a) ==
         row.family_specific.end())
-      parts.push_back(fmt::format("sm_{}a", a));
+      parts.emplace_back(a, fmt::format("sm_{}a", a));
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
   std::string s;
-  for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+  for (size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i].second;
   return s;
 }
 
