@@ -157,7 +157,7 @@ TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
   for (const auto& r : table.rows()) EXPECT_TRUE(covered.count(r.id)) << "row not tested: " << r.id;
 
   std::mutex mu;
-  size_t agreed = 0, specific_checked = 0;
+  size_t agreed = 0, specific_checked = 0, round_trips = 0, round_trip_candidates = 0;
   parallel_for(jobs.size(), 2, [&](size_t i) {
     const Job& j = jobs[i];
     SmTarget target = *SmTarget::parse(j.target);
@@ -167,6 +167,16 @@ TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
       if (kr.name == j.fn->name) k = &kr;
     std::string log;
     bool ok = ptxas_accepts(kernel_ptx(*m, *j.fn, j.target), j.target, &log);
+    // Round trip: the printed kernel assembles wherever the original did.
+    bool round_trip_ok = true;
+    std::string rt_log;
+    const bool check_round_trip = ok && (j.target == "sm_90a" || j.target == "sm_100a" ||
+                                         j.target == "sm_120a" || j.target == "sm_86");
+    if (check_round_trip) {
+      const std::string kernel_text = kernel_ptx(*m, *j.fn, j.target);  // the module views it
+      auto km = parse_module(kernel_text);
+      round_trip_ok = km.ok() && ptxas_accepts(print_module(*km), j.target, &rt_log);
+    }
     bool spec_ok = true;
     std::string spec_log;
     if (k && k->verdict == Verdict::kNeedsSpecificTarget && k->specific_target)
@@ -178,6 +188,10 @@ TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
         << j.fn->name << " on " << j.target << ": smcompat says " << to_string(k->verdict)
         << ", ptxas " << (ok ? "accepts" : "rejects") << "\n" << log;
     if ((k->verdict == Verdict::kRuns) == ok) ++agreed;
+    EXPECT_TRUE(round_trip_ok) << j.fn->name << " on " << j.target
+                               << ": the printed kernel no longer assembles\n" << rt_log;
+    round_trips += check_round_trip && round_trip_ok;
+    round_trip_candidates += check_round_trip;
     if (k->verdict == Verdict::kNeedsSpecificTarget) {
       ++specific_checked;
       EXPECT_TRUE(spec_ok) << j.fn->name << ": suggested " << k->specific_target->to_string()
@@ -189,8 +203,11 @@ TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
   // the two wgmma kernels on sm_90.
   EXPECT_EQ(specific_checked, 14u);
   std::printf("ptxas agreed on %zu kernel x target pairs (%zu kernels, %zu targets); %zu a/f "
-              "suggestions assembled\n",
-              agreed, kernels, std::size(kTargets), specific_checked);
+              "suggestions assembled; %zu printed kernels assembled\n",
+              agreed, kernels, std::size(kTargets), specific_checked, round_trips);
+  // Every kernel ptxas accepts on sm_86/sm_90a/sm_100a/sm_120a still assembles after printing.
+  EXPECT_EQ(round_trips, round_trip_candidates);
+  EXPECT_GT(round_trip_candidates, 100u);
 }
 
 TEST_F(FeatureTableTest, FirstUseIsLocated) {

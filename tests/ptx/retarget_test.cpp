@@ -102,6 +102,17 @@ TEST_F(RetargetTest, ClustersCollapseForSm89AndSm86) {
   EXPECT_TRUE(ptxas_accepts(r120->text, "sm_120", &log)) << log;
 }
 
+TEST_F(RetargetTest, FixturesRoundTripThroughThePrinter) {
+  SMCOMPAT_REQUIRE_CUDA();
+  for (auto [cu, arch] : {std::pair{"setmaxnreg.cu", "sm_90a"}, std::pair{"cluster.cu", "sm_90"}}) {
+    std::string src = build(cu, arch);
+    auto m = parse_module(src);
+    ASSERT_TRUE(m.ok()) << m.error().to_string();
+    std::string log;
+    EXPECT_TRUE(ptxas_accepts(print_module(*m), arch, &log)) << cu << "\n" << log;
+  }
+}
+
 TEST_F(RetargetTest, DistributedSharedMemoryIsRefusedWithTheReason) {
   SMCOMPAT_REQUIRE_CUDA();
   std::string src = build("cluster.cu", "sm_90");
