@@ -113,6 +113,27 @@ TEST_F(RetargetTest, FixturesRoundTripThroughThePrinter) {
   }
 }
 
+TEST_F(RetargetTest, EveryPrefixOfTheFixturesParsesOrFailsWithALocation) {
+  SMCOMPAT_REQUIRE_CUDA();
+  for (auto [cu, arch] : {std::pair{"setmaxnreg.cu", "sm_90a"}, std::pair{"cluster.cu", "sm_90"}}) {
+    const std::string src = build(cu, arch);
+    size_t ok = 0;
+    for (size_t n = 0; n <= src.size(); ++n) {
+      const std::string prefix = src.substr(0, n);
+      auto m = parse_module(prefix);
+      if (!m.ok()) {
+        ASSERT_TRUE(m.error().offset) << cu << " prefix " << n;
+        ASSERT_LE(*m.error().offset, n);
+        continue;
+      }
+      ++ok;
+      auto r = retarget(prefix, *SmTarget::parse("sm_89"));
+      ASSERT_TRUE(r.ok());
+    }
+    EXPECT_GT(ok, 0u) << cu;
+  }
+}
+
 TEST_F(RetargetTest, DistributedSharedMemoryIsRefusedWithTheReason) {
   SMCOMPAT_REQUIRE_CUDA();
   std::string src = build("cluster.cu", "sm_90");
