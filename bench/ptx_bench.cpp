@@ -18,9 +18,8 @@ const std::vector<std::string>& corpus() {
     std::vector<std::string> out;
     std::string lib = "/usr/local/cuda/lib64/libcublasLt.so.13";
     if (const char* p = std::getenv("SMCOMPAT_PTX_BENCH_FILE")) lib = p;
-    auto r = smcompat::ptx::for_each_ptx(lib, [&](smcompat::ptx::PtxSource&& s) {
-      out.push_back(std::move(s.text));
-    });
+    auto r = smcompat::ptx::for_each_ptx(
+        lib, [&](smcompat::ptx::PtxSource&& s) { out.push_back(std::move(s.text)); });
     (void)r;
     return out;
   }();
@@ -34,7 +33,8 @@ size_t total_bytes() {
 }
 
 void BM_Lex(benchmark::State& state) {
-  if (corpus().empty()) return state.SkipWithError("libcublasLt.so.13 not found (set SMCOMPAT_PTX_BENCH_FILE)");
+  if (corpus().empty())
+    return state.SkipWithError("libcublasLt.so.13 not found (set SMCOMPAT_PTX_BENCH_FILE)");
   size_t tokens = 0;
   for (auto _ : state) {
     for (const auto& t : corpus()) {
@@ -48,13 +48,16 @@ void BM_Lex(benchmark::State& state) {
 }
 
 void BM_Parse(benchmark::State& state) {
-  if (corpus().empty()) return state.SkipWithError("libcublasLt.so.13 not found (set SMCOMPAT_PTX_BENCH_FILE)");
+  if (corpus().empty())
+    return state.SkipWithError("libcublasLt.so.13 not found (set SMCOMPAT_PTX_BENCH_FILE)");
   size_t statements = 0, failures = 0;
   for (auto _ : state) {
     for (const auto& t : corpus()) {
       auto m = smcompat::ptx::parse_module(t);
-      if (m.ok()) statements += m->statements.size();
-      else ++failures;
+      if (m.ok())
+        statements += m->statements.size();
+      else
+        ++failures;
     }
   }
   benchmark::DoNotOptimize(statements);

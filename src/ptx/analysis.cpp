@@ -17,10 +17,14 @@ namespace smcompat::ptx {
 
 const char* to_string(Verdict v) {
   switch (v) {
-    case Verdict::kRuns: return "runs";
-    case Verdict::kNeedsSpecificTarget: return "needs-specific-target";
-    case Verdict::kExceedsResources: return "exceeds-resources";
-    case Verdict::kUnavailable: return "unavailable";
+    case Verdict::kRuns:
+      return "runs";
+    case Verdict::kNeedsSpecificTarget:
+      return "needs-specific-target";
+    case Verdict::kExceedsResources:
+      return "exceeds-resources";
+    case Verdict::kUnavailable:
+      return "unavailable";
   }
   return "?";
 }
@@ -35,14 +39,18 @@ struct Use {
 };
 
 struct FunctionFacts {
-  std::map<uint16_t, Use> uses;              // row -> first use, count
-  std::vector<uint32_t> callees;             // indices into module.functions
+  std::map<uint16_t, Use> uses;                // row -> first use, count
+  std::vector<uint32_t> callees;               // indices into module.functions
   std::unordered_set<uint32_t> module_shared;  // indices into module.variables
   std::vector<uint32_t> local_shared;
 };
 
-bool is_ident_start(char c) { return isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
-bool is_ident_char(char c) { return isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; }
+bool is_ident_start(char c) {
+  return isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
+bool is_ident_char(char c) {
+  return isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+}
 
 template <class F>
 void for_each_identifier(std::string_view op, F&& f) {
@@ -66,10 +74,13 @@ void for_each_identifier(std::string_view op, F&& f) {
 
 Verdict verdict_of(Availability a) {
   switch (a) {
-    case Availability::kAvailable: return Verdict::kRuns;
+    case Availability::kAvailable:
+      return Verdict::kRuns;
     case Availability::kNeedsFamily:
-    case Availability::kNeedsArchSpecific: return Verdict::kNeedsSpecificTarget;
-    case Availability::kUnavailable: return Verdict::kUnavailable;
+    case Availability::kNeedsArchSpecific:
+      return Verdict::kNeedsSpecificTarget;
+    case Availability::kUnavailable:
+      return Verdict::kUnavailable;
   }
   return Verdict::kUnavailable;
 }
@@ -91,8 +102,8 @@ std::string where_available(const FeatureRow& row) {
 
 }  // namespace
 
-ModuleReport analyze(const Module& module, const SmTarget& target_in,
-                     const AnalyzeOptions& options, const FeatureTable& table) {
+ModuleReport analyze(const Module& module, const SmTarget& target_in, const AnalyzeOptions& options,
+                     const FeatureTable& table) {
   ModuleReport rep;
   SmTarget target = target_in;
   target.kind = ImageKind::kSass;
@@ -102,8 +113,8 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in,
   const Catalog& cat = Catalog::builtin();
   const ArchInfo* arch = cat.arch(target.arch);
   if (!arch)
-    rep.notes.push_back(fmt::format("sm_{} is not in the catalog: resource limits are not checked",
-                                    target.arch));
+    rep.notes.push_back(
+        fmt::format("sm_{} is not in the catalog: resource limits are not checked", target.arch));
 
   if (module.target && module.target->variant == ArchVariant::kArchSpecific &&
       module.target->arch != target.arch)
@@ -112,14 +123,15 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in,
         "architecture, so it must be rebuilt or retargeted for {}",
         module.target_text, target.to_string()));
   if (module.target && module.target->arch > target.arch)
-    rep.notes.push_back(fmt::format("the PTX targets {}, newer than {}: the driver will not load "
-                                    "it there without retargeting",
-                                    module.target_text, target.to_string()));
+    rep.notes.push_back(
+        fmt::format("the PTX targets {}, newer than {}: the driver will not load "
+                    "it there without retargeting",
+                    module.target_text, target.to_string()));
   if (arch && arch->min_ptx_isa && module.version < *arch->min_ptx_isa)
-    rep.notes.push_back(fmt::format(".version {} is older than PTX ISA {}, the first that knows "
-                                    "{} (retarget raises it)",
-                                    module.version.to_string(), arch->min_ptx_isa->to_string(),
-                                    target.to_string()));
+    rep.notes.push_back(fmt::format(
+        ".version {} is older than PTX ISA {}, the first that knows "
+        "{} (retarget raises it)",
+        module.version.to_string(), arch->min_ptx_isa->to_string(), target.to_string()));
 
   // Module-scope shared variables by name.
   std::unordered_map<std::string_view, uint32_t> shared_by_name;
@@ -230,8 +242,8 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in,
       fu.verdict = verdict_of(a);
       if (a == Availability::kNeedsFamily || a == Availability::kNeedsArchSpecific) {
         SmTarget t = target;
-        t.variant = a == Availability::kNeedsFamily ? ArchVariant::kFamily
-                                                    : ArchVariant::kArchSpecific;
+        t.variant =
+            a == Availability::kNeedsFamily ? ArchVariant::kFamily : ArchVariant::kArchSpecific;
         fu.specific_target = t;
         fu.reason = fmt::format("{} needs {} (available on {})", row.title, t.to_string(),
                                 where_available(row));
@@ -247,8 +259,10 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in,
 
     // Shared memory.
     for (const auto& s : k.shared) {
-      if (s.bytes) k.static_smem += *s.bytes;
-      else k.dynamic_smem = true;
+      if (s.bytes)
+        k.static_smem += *s.bytes;
+      else
+        k.dynamic_smem = true;
     }
     if (k.static_smem > kMaxStaticSharedBytes)
       k.resources.push_back({"shared memory", Verdict::kExceedsResources,
@@ -291,16 +305,16 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in,
                                            threads, kMaxThreadsPerBlock)});
     }
     if (arch && fn.perf.maxnreg && *fn.perf.maxnreg > arch->max_regs_per_thread)
-      k.resources.push_back({"registers", Verdict::kExceedsResources,
-                             fmt::format(".maxnreg {} is above {}'s {} registers per thread",
-                                         *fn.perf.maxnreg, target.to_string(),
-                                         arch->max_regs_per_thread)});
+      k.resources.push_back(
+          {"registers", Verdict::kExceedsResources,
+           fmt::format(".maxnreg {} is above {}'s {} registers per thread", *fn.perf.maxnreg,
+                       target.to_string(), arch->max_regs_per_thread)});
     if (k.cluster_dims) {
       uint64_t n = uint64_t{(*k.cluster_dims)[0]} * (*k.cluster_dims)[1] * (*k.cluster_dims)[2];
       if (n > kMaxClusterSize)
-        k.resources.push_back({"cluster", Verdict::kExceedsResources,
-                               fmt::format("cluster of {} blocks; no GPU allows more than {}", n,
-                                           kMaxClusterSize)});
+        k.resources.push_back(
+            {"cluster", Verdict::kExceedsResources,
+             fmt::format("cluster of {} blocks; no GPU allows more than {}", n, kMaxClusterSize)});
       else if (n > kPortableClusterSize)
         k.resources.push_back(
             {"cluster", Verdict::kRuns,

@@ -60,7 +60,9 @@ struct Parts {
   }
 };
 
-bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+bool contains(const std::vector<int>& v, int x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
 
 bool matches(const FeatureMatch& m, const Parts& parts, const std::string_view* operands,
              uint32_t operand_count) {
@@ -152,8 +154,8 @@ Result<FeatureTable> FeatureTable::from_json(std::string_view json_text) {
       for (const auto* v : {&row.match.all, &row.match.any, &row.match.none})
         for (const auto& s : *v)
           if (s.empty() || s[0] != '.')
-            return make_error(fmt::format("ptx feature '{}': modifier '{}' must start with '.'",
-                                          row.id, s));
+            return make_error(
+                fmt::format("ptx feature '{}': modifier '{}' must start with '.'", row.id, s));
       if (r.contains("min_sm") && !r["min_sm"].is_null()) row.min_sm = r["min_sm"].get<int>();
       row.arch_specific = list<int>(r, "arch_specific");
       row.family_specific = list<int>(r, "family_specific");

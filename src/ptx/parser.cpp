@@ -8,9 +8,8 @@
 #include <charconv>
 #include <string>
 
-#include "smcompat/ptx/module.hpp"
-
 #include "lexer_impl.inc"  // Lexer::next(), inlined into the parser
+#include "smcompat/ptx/module.hpp"
 
 namespace smcompat::ptx {
 
@@ -39,8 +38,8 @@ bool Statement::has_modifier(std::string_view m) const {
   size_t pos = name.find('.');
   while (pos != std::string_view::npos) {
     size_t next = name.find('.', pos + 1);
-    std::string_view part = name.substr(pos, next == std::string_view::npos ? name.size() - pos
-                                                                            : next - pos);
+    std::string_view part =
+        name.substr(pos, next == std::string_view::npos ? name.size() - pos : next - pos);
     if (part == m) return true;
     pos = next;
   }
@@ -74,9 +73,8 @@ bool is_linkage(std::string_view d) {
 bool is_perf_directive(std::string_view d) {
   return d == ".maxntid" || d == ".reqntid" || d == ".minnctapersm" || d == ".maxnreg" ||
          d == ".reqnctapercluster" || d == ".explicitcluster" || d == ".maxclusterrank" ||
-         d == ".noreturn" || d == ".blocksareclusters" || d == ".maxnctapersm" ||
-         d == ".pragma" || d == ".attribute" || d == ".abi_preserve" ||
-         d == ".abi_preserve_control";
+         d == ".noreturn" || d == ".blocksareclusters" || d == ".maxnctapersm" || d == ".pragma" ||
+         d == ".attribute" || d == ".abi_preserve" || d == ".abi_preserve_control";
 }
 
 // Bytes of one element of a fundamental type: .b8 .u16 .s32 .f64 .b128 .f16x2 .bf16 .e4m3 ...
@@ -147,7 +145,8 @@ class Parser {
     return false;
   }
   bool expect_not_end(const char* what) {
-    if (cur_.kind == TokenKind::kEnd) return fail(cur_, fmt::format("unexpected end of input, {}", what));
+    if (cur_.kind == TokenKind::kEnd)
+      return fail(cur_, fmt::format("unexpected end of input, {}", what));
     if (cur_.kind == TokenKind::kError) return fail(cur_, what);
     return true;
   }
@@ -286,8 +285,7 @@ class Parser {
     TopDirective dir;
     dir.name = d;
     dir.loc = start.loc;
-    if (d == ".version" || d == ".target" || d == ".address_size" || d == ".file" ||
-        d == ".loc") {
+    if (d == ".version" || d == ".target" || d == ".address_size" || d == ".file" || d == ".loc") {
       if (!take_line(dir.first_token, dir.token_count)) return false;
       dir.span = {start.loc.offset, prev_end_};
       const Token* ops = &m_.tokens[dir.first_token + 1];
@@ -330,7 +328,8 @@ class Parser {
       dir.token_count = static_cast<uint32_t>(m_.tokens.size()) - dir.first_token;
       dir.span = {start.loc.offset, prev_end_};
     } else if (d == ".pragma" || d == ".alias" || d == ".extern_sym") {
-      if (!take_statement(dir.first_token, dir.token_count, d == ".pragma" ? ".pragma" : "directive"))
+      if (!take_statement(dir.first_token, dir.token_count,
+                          d == ".pragma" ? ".pragma" : "directive"))
         return false;
       dir.span = {start.loc.offset, prev_end_};
     } else {
@@ -441,8 +440,10 @@ class Parser {
             return fail(cur_, fmt::format("bad number {} in {}", quote(cur_), item.directive));
           nums.push_back(v);
           push_token();
-          if (cur_.is(',') && next_.kind == TokenKind::kNumber) push_token();
-          else break;
+          if (cur_.is(',') && next_.kind == TokenKind::kNumber)
+            push_token();
+          else
+            break;
         }
       }
       item.span.end = prev_end_;
@@ -461,14 +462,22 @@ class Parser {
       };
       const auto& d = item.directive;
       bool ok = true;
-      if (d == ".maxntid") ok = dims(fn.perf.maxntid);
-      else if (d == ".reqntid") ok = dims(fn.perf.reqntid);
-      else if (d == ".reqnctapercluster") ok = dims(fn.perf.reqnctapercluster);
-      else if (d == ".minnctapersm") ok = one(fn.perf.minnctapersm);
-      else if (d == ".maxnreg") ok = one(fn.perf.maxnreg);
-      else if (d == ".maxclusterrank") ok = one(fn.perf.maxclusterrank);
-      else if (d == ".explicitcluster") fn.perf.explicitcluster = true;
-      else if (d == ".noreturn") fn.perf.noreturn = true;
+      if (d == ".maxntid")
+        ok = dims(fn.perf.maxntid);
+      else if (d == ".reqntid")
+        ok = dims(fn.perf.reqntid);
+      else if (d == ".reqnctapercluster")
+        ok = dims(fn.perf.reqnctapercluster);
+      else if (d == ".minnctapersm")
+        ok = one(fn.perf.minnctapersm);
+      else if (d == ".maxnreg")
+        ok = one(fn.perf.maxnreg);
+      else if (d == ".maxclusterrank")
+        ok = one(fn.perf.maxclusterrank);
+      else if (d == ".explicitcluster")
+        fn.perf.explicitcluster = true;
+      else if (d == ".noreturn")
+        fn.perf.noreturn = true;
       if (!ok) return false;
       fn.perf.items.push_back(item);
     }
@@ -501,8 +510,7 @@ class Parser {
       Statement& st = m_.statements.emplace_back();
       st.loc = cur_.loc;
       st.span.begin = cur_.loc.offset;
-      if (cur_.kind == TokenKind::kEnd)
-        return fail(open, "function body has no closing '}'");
+      if (cur_.kind == TokenKind::kEnd) return fail(open, "function body has no closing '}'");
       if (cur_.kind == TokenKind::kError) return fail(cur_, "in function body");
       if (cur_.is(';')) {
         m_.statements.pop_back();
@@ -564,8 +572,8 @@ class Parser {
       advance();
       st.guard = text_.substr(b, prev_end_ - b);
       if (cur_.kind != TokenKind::kIdentifier)
-        return fail(cur_, fmt::format("expected an instruction after {}, found {}", st.guard,
-                                      quote(cur_)));
+        return fail(
+            cur_, fmt::format("expected an instruction after {}, found {}", st.guard, quote(cur_)));
     }
     const uint32_t nb = cur_.loc.offset;
     advance();
@@ -605,7 +613,8 @@ class Parser {
               ++depth;
             } else if (c == ']' || c == '}' || c == ')') {
               if (depth == 0 && c == '}')
-                return fail(st.loc, fmt::format("instruction '{}' has no terminating ';'", st.name));
+                return fail(st.loc,
+                            fmt::format("instruction '{}' has no terminating ';'", st.name));
               if (depth == 0)
                 return fail(cur_, fmt::format("unbalanced {} in '{}'", quote(cur_), st.name));
               --depth;
@@ -644,8 +653,10 @@ void print_tokens(const Module& m, uint32_t first, uint32_t count, std::string& 
   for (uint32_t i = 0; i < count; ++i) {
     const Token& t = m.tokens[first + i];
     if (i > 0) {
-      if (t.newline_before) out += "\n\t";
-      else if (t.space_before) out += ' ';
+      if (t.newline_before)
+        out += "\n\t";
+      else if (t.space_before)
+        out += ' ';
     }
     out += t.text;
   }

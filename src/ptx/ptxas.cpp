@@ -4,6 +4,7 @@
 #include "smcompat/ptx/ptxas.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,8 +16,6 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
-
-#include <fmt/format.h>
 
 extern char** environ;
 

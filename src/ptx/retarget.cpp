@@ -25,13 +25,13 @@ std::string comment(std::string_view what) {
 // Rewrites of cluster special registers for a cluster of one (PTX ISA "Special Registers").
 std::optional<std::string> cluster_sreg_constant(std::string_view op) {
   static const std::pair<std::string_view, std::string_view> kMap[] = {
-      {"%cluster_ctarank", "0"},       {"%cluster_nctarank", "1"},
-      {"%cluster_ctaid.x", "0"},       {"%cluster_ctaid.y", "0"},
-      {"%cluster_ctaid.z", "0"},       {"%cluster_nctaid.x", "1"},
-      {"%cluster_nctaid.y", "1"},      {"%cluster_nctaid.z", "1"},
-      {"%clusterid.x", "%ctaid.x"},    {"%clusterid.y", "%ctaid.y"},
-      {"%clusterid.z", "%ctaid.z"},    {"%nclusterid.x", "%nctaid.x"},
-      {"%nclusterid.y", "%nctaid.y"},  {"%nclusterid.z", "%nctaid.z"},
+      {"%cluster_ctarank", "0"},      {"%cluster_nctarank", "1"},
+      {"%cluster_ctaid.x", "0"},      {"%cluster_ctaid.y", "0"},
+      {"%cluster_ctaid.z", "0"},      {"%cluster_nctaid.x", "1"},
+      {"%cluster_nctaid.y", "1"},     {"%cluster_nctaid.z", "1"},
+      {"%clusterid.x", "%ctaid.x"},   {"%clusterid.y", "%ctaid.y"},
+      {"%clusterid.z", "%ctaid.z"},   {"%nclusterid.x", "%nctaid.x"},
+      {"%nclusterid.y", "%nctaid.y"}, {"%nclusterid.z", "%nctaid.z"},
   };
   for (const auto& [from, to] : kMap)
     if (op == from) return std::string(to);
@@ -141,9 +141,9 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
         res.rewrites.push_back({st.loc, fn_of(si), "cluster-collapse", before, after});
       } else if (row.rewrite == "cluster" && row.id == "cluster_sreg") {
         if (st.opcode() != "mov") {
-          res.blockers.push_back({fn_of(si), row.id, st.loc,
-                                  fmt::format("'{}' reads a cluster register outside a mov", before),
-                                  row.strategy});
+          res.blockers.push_back(
+              {fn_of(si), row.id, st.loc,
+               fmt::format("'{}' reads a cluster register outside a mov", before), row.strategy});
           continue;
         }
         const std::string_view* ops = m.operands_of(st);
@@ -161,8 +161,7 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
           }
           uint32_t b = static_cast<uint32_t>(ops[k].data() - text.data());
           edits.push_back({b, b + static_cast<uint32_t>(ops[k].size()), *c});
-          res.rewrites.push_back(
-              {st.loc, fn_of(si), "cluster-collapse", std::string(ops[k]), *c});
+          res.rewrites.push_back({st.loc, fn_of(si), "cluster-collapse", std::string(ops[k]), *c});
         }
       } else if (row.rewrite == "cluster" && row.id == "cluster_scope") {
         // Replace the ".cluster" part of the instruction name by ".cta".
@@ -175,7 +174,8 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
             edits.push_back({b, b + 8, ".cta"});
             std::string after(name);
             after.replace(pos, 8, ".cta");
-            res.rewrites.push_back({st.loc, fn_of(si), "cluster-collapse", std::string(name), after});
+            res.rewrites.push_back(
+                {st.loc, fn_of(si), "cluster-collapse", std::string(name), after});
           }
           pos = end;
         }
@@ -190,8 +190,8 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
           continue;
         std::string before = span_text(item.span);
         edits.push_back({item.span.begin, item.span.end, comment(before)});
-        res.rewrites.push_back({item.loc, std::string(f.name), "cluster-collapse", before,
-                                comment(before)});
+        res.rewrites.push_back(
+            {item.loc, std::string(f.name), "cluster-collapse", before, comment(before)});
       }
   }
   if (!res.blockers.empty()) {
@@ -224,7 +224,8 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
     res.rewrites.push_back({m.version_loc, "", "version", before, after});
   }
 
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::sort(edits.begin(), edits.end(),
+            [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
   std::string out;
   out.reserve(text.size() + 256);
   uint32_t pos = 0;
@@ -241,17 +242,18 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
   // Check the result the same way as the input.
   auto again = parse_module(out);
   if (!again.ok()) {
-    res.blockers.push_back({"", "internal", {}, "the rewritten PTX does not parse: " +
-                                                    again.error().what, ""});
+    res.blockers.push_back(
+        {"", "internal", {}, "the rewritten PTX does not parse: " + again.error().what, ""});
     return res;
   }
   auto after = analyze(*again, to, {}, table);
   for (const auto& k : after.kernels)
     if (k.verdict != Verdict::kRuns)
-      res.blockers.push_back({k.name, "internal", k.loc,
-                              fmt::format("after the rewrites the kernel still does not fit {} ({})",
-                                          to.to_string(), to_string(k.verdict)),
-                              ""});
+      res.blockers.push_back(
+          {k.name, "internal", k.loc,
+           fmt::format("after the rewrites the kernel still does not fit {} ({})", to.to_string(),
+                       to_string(k.verdict)),
+           ""});
   if (!res.blockers.empty()) return res;
   res.ok = true;
   res.text = std::move(out);

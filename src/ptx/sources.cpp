@@ -40,8 +40,10 @@ Result<size_t> for_each_ptx(const std::string& path, const std::function<void(Pt
     return size_t{1};
   }
   if (fmt == FileFormat::kUnknown)
-    return make_error("neither PTX text nor a binary smcompat can read (ELF, fatbin, cubin, ar, "
-                      "zip)").in_file(path);
+    return make_error(
+               "neither PTX text nor a binary smcompat can read (ELF, fatbin, cubin, ar, "
+               "zip)")
+        .in_file(path);
   InspectOptions io;
   io.deep = false;
   io.bare_cubins = false;

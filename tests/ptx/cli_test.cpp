@@ -30,9 +30,9 @@ TEST(PtxCli, CheckJson) {
   auto dir = testing::work_dir("cli");
   testing::write_file(dir / "ws.ptx", kSetmaxnreg);
   std::string out;
-  int rc = run_command(cli() + " ptx check --json --target sm_120 " + (dir / "ws.ptx").string() +
-                           " 2>/dev/null",
-                       &out);
+  int rc = run_command(
+      cli() + " ptx check --json --target sm_120 " + (dir / "ws.ptx").string() + " 2>/dev/null",
+      &out);
   EXPECT_EQ(rc, 1);  // findings
   auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["schema"], "smcompat.ptx-check/1");

@@ -68,8 +68,8 @@ const char* const kTargets[] = {"sm_120", "sm_100a", "sm_90", "sm_120a", "sm_120
 
 // One kernel of a module as a standalone PTX text for `target`.
 std::string kernel_ptx(const Module& m, const Function& fn, const std::string& target) {
-  std::string out = ".version " + m.version.to_string() + "\n.target " + target +
-                    "\n.address_size 64\n";
+  std::string out =
+      ".version " + m.version.to_string() + "\n.target " + target + "\n.address_size 64\n";
   for (const auto& d : m.variable_decls)
     out.append(m.source.substr(d.span.begin, d.span.end - d.span.begin)).append("\n");
   out.append(m.source.substr(fn.span.begin, fn.span.end - fn.span.begin)).append("\n");
@@ -81,9 +81,9 @@ class FeatureTableTest : public ::testing::Test {
   static void SetUpTestSuite() {
     if (testing::cuda_bin("nvcc").empty()) return;
     std::string log;
-    ptx_ = new std::string(testing::nvcc_ptx(
-        std::string(SMCOMPAT_SOURCE_DIR) + "/tests/ptx/data/features.cu", "compute_90",
-        "features.ptx", &log));
+    ptx_ = new std::string(
+        testing::nvcc_ptx(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/ptx/data/features.cu",
+                          "compute_90", "features.ptx", &log));
   }
   static void TearDownTestSuite() {
     delete ptx_;
@@ -186,25 +186,29 @@ TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
     ASSERT_NE(k, nullptr);
     EXPECT_EQ(k->verdict == Verdict::kRuns, ok)
         << j.fn->name << " on " << j.target << ": smcompat says " << to_string(k->verdict)
-        << ", ptxas " << (ok ? "accepts" : "rejects") << "\n" << log;
+        << ", ptxas " << (ok ? "accepts" : "rejects") << "\n"
+        << log;
     if ((k->verdict == Verdict::kRuns) == ok) ++agreed;
     EXPECT_TRUE(round_trip_ok) << j.fn->name << " on " << j.target
-                               << ": the printed kernel no longer assembles\n" << rt_log;
+                               << ": the printed kernel no longer assembles\n"
+                               << rt_log;
     round_trips += check_round_trip && round_trip_ok;
     round_trip_candidates += check_round_trip;
     if (k->verdict == Verdict::kNeedsSpecificTarget) {
       ++specific_checked;
       EXPECT_TRUE(spec_ok) << j.fn->name << ": suggested " << k->specific_target->to_string()
-                           << " is rejected by ptxas\n" << spec_log;
+                           << " is rejected by ptxas\n"
+                           << spec_log;
     }
   });
   EXPECT_EQ(agreed, jobs.size());
   // setmaxnreg and tensormap.replace on sm_120 and sm_90, four cvt and four mma kinds on sm_120,
   // the two wgmma kernels on sm_90.
   EXPECT_EQ(specific_checked, 14u);
-  std::printf("ptxas agreed on %zu kernel x target pairs (%zu kernels, %zu targets); %zu a/f "
-              "suggestions assembled; %zu printed kernels assembled\n",
-              agreed, kernels, std::size(kTargets), specific_checked, round_trips);
+  std::printf(
+      "ptxas agreed on %zu kernel x target pairs (%zu kernels, %zu targets); %zu a/f "
+      "suggestions assembled; %zu printed kernels assembled\n",
+      agreed, kernels, std::size(kTargets), specific_checked, round_trips);
   // Every kernel ptxas accepts on sm_86/sm_90a/sm_100a/sm_120a still assembles after printing.
   EXPECT_EQ(round_trips, round_trip_candidates);
   EXPECT_GT(round_trip_candidates, 100u);

@@ -118,8 +118,7 @@ TEST(PtxParser, ReadsHeaderFunctionsAndStatements) {
   EXPECT_EQ(m->operands_of(*insts[0])[1], "%tid.x");
   EXPECT_EQ(insts[2]->guard, "@!%p1");
   EXPECT_EQ(insts[2]->name, "bra");
-  EXPECT_EQ(insts[5]->name,
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes");
+  EXPECT_EQ(insts[5]->name, "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes");
   EXPECT_TRUE(insts[5]->has_modifier(".shared::cluster"));
   EXPECT_FALSE(insts[5]->has_modifier(".shared"));
   EXPECT_EQ(insts[5]->operand_count, 4u);
@@ -187,7 +186,8 @@ TEST(PtxParser, MalformedInputGivesLocatedErrors) {
     ASSERT_FALSE(m.ok()) << c.text;
     std::string expect = "line " + std::to_string(c.line) + ", column " + std::to_string(c.col);
     EXPECT_NE(m.error().what.find(expect), std::string::npos)
-        << "input:\n" << c.text << "\nerror: " << m.error().what;
+        << "input:\n"
+        << c.text << "\nerror: " << m.error().what;
     EXPECT_NE(m.error().what.find(c.reason), std::string::npos) << m.error().what;
     ASSERT_TRUE(m.error().offset);
     EXPECT_EQ(locate(c.text, *m.error().offset).line, c.line);

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 namespace smcompat::ptx::testing {
 
 inline std::string cuda_bin(const char* tool) {
@@ -25,8 +27,22 @@ inline std::string cuda_bin(const char* tool) {
   return {};
 }
 
+/// A scratch directory of this test process (ctest runs tests in parallel processes, so nothing
+/// is shared between them); all of them are removed when the process exits.
+inline std::filesystem::path work_root() {
+  return std::filesystem::path(SMCOMPAT_BINARY_DIR) / "ptx-test-work" /
+         ("p" + std::to_string(getpid()));
+}
+struct WorkRootCleanup {
+  ~WorkRootCleanup() {
+    std::error_code ec;
+    std::filesystem::remove_all(work_root(), ec);
+  }
+};
+inline WorkRootCleanup work_root_cleanup;
+
 inline std::filesystem::path work_dir(const std::string& name) {
-  auto dir = std::filesystem::path(SMCOMPAT_BINARY_DIR) / "ptx-test-work" / name;
+  auto dir = work_root() / name;
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -64,15 +80,16 @@ inline bool ptxas_accepts(std::string_view text, const std::string& arch,
   auto dir = work_dir("ptxas");
   auto file = dir / ("in" + std::to_string(getpid()) + "_" + std::to_string(counter++) + ".ptx");
   write_file(file, text);
-  int rc = run_command(cuda_bin("ptxas") + " -arch=" + arch + " " + extra + " " + file.string() + " -o /dev/null",
-                       log);
+  int rc = run_command(
+      cuda_bin("ptxas") + " -arch=" + arch + " " + extra + " " + file.string() + " -o /dev/null",
+      log);
   std::filesystem::remove(file);
   return rc == 0;
 }
 
 /// Compiles a .cu file to PTX with nvcc; returns the PTX text ("" on failure, with `log`).
-inline std::string nvcc_ptx(const std::string& cu, const std::string& arch, const std::string& out_name,
-                            std::string* log) {
+inline std::string nvcc_ptx(const std::string& cu, const std::string& arch,
+                            const std::string& out_name, std::string* log) {
   auto out = work_dir("nvcc") / out_name;
   std::filesystem::remove(out);
   // nvcc -ptx checks the inline asm with ptxas for `arch`; the PTX is written even when that
@@ -82,10 +99,10 @@ inline std::string nvcc_ptx(const std::string& cu, const std::string& arch, cons
   return read_file(out);
 }
 
-#define SMCOMPAT_REQUIRE_CUDA()                                                     \
-  do {                                                                              \
-    if (::smcompat::ptx::testing::cuda_bin("ptxas").empty() ||                      \
-        ::smcompat::ptx::testing::cuda_bin("nvcc").empty())                         \
+#define SMCOMPAT_REQUIRE_CUDA()                                                         \
+  do {                                                                                  \
+    if (::smcompat::ptx::testing::cuda_bin("ptxas").empty() ||                          \
+        ::smcompat::ptx::testing::cuda_bin("nvcc").empty())                             \
       GTEST_SKIP() << "no CUDA toolkit (nvcc, ptxas) in $CUDA_HOME or /usr/local/cuda"; \
   } while (0)
 

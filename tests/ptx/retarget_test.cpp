@@ -1,9 +1,10 @@
 // Retargeting, proven with ptxas: every rewritten text is assembled for its target. Fixtures are
 // CUDA C++ built with nvcc -ptx at test time (tests/ptx/data/setmaxnreg.cu, cluster.cu).
+#include "smcompat/ptx/retarget.hpp"
+
 #include <gtest/gtest.h>
 
 #include "ptx_test_util.hpp"
-#include "smcompat/ptx/retarget.hpp"
 
 namespace smcompat::ptx {
 namespace {
@@ -148,8 +149,9 @@ TEST_F(RetargetTest, DistributedSharedMemoryIsRefusedWithTheReason) {
   EXPECT_NE(r->blockers[0].reason.find("another block's shared memory"), std::string::npos)
       << r->blockers[0].reason;
   EXPECT_NE(r->blockers[0].strategy.find("global memory"), std::string::npos);
-  EXPECT_EQ(r->blockers[0].loc.line, static_cast<uint32_t>(
-      std::count(src.begin(), src.begin() + src.find("mapa.u64"), '\n') + 1));
+  EXPECT_EQ(
+      r->blockers[0].loc.line,
+      static_cast<uint32_t>(std::count(src.begin(), src.begin() + src.find("mapa.u64"), '\n') + 1));
 }
 
 TEST(Retarget, WgmmaIsRefusedWithStrategy) {

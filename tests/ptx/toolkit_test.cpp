@@ -121,16 +121,19 @@ TEST(PtxToolkit, EveryEmbeddedPtxImageParsesAndASampleRoundTripsThroughPtxas) {
       return;
     }
     EXPECT_TRUE(ok) << samples[i].name << " (" << samples[i].target
-                    << ") no longer assembles after the round trip:\n" << log.substr(0, 2000);
+                    << ") no longer assembles after the round trip:\n"
+                    << log.substr(0, 2000);
     assembled += ok;
   });
-  std::printf("parsed %zu PTX images (%.1f MB, %llu statements) from %zu libraries; "
-              "round trip through ptxas: %zu of %zu samples assemble\n",
-              images, bytes / 1e6, static_cast<unsigned long long>(statements), per_file.size(),
-              assembled, samples.size());
+  std::printf(
+      "parsed %zu PTX images (%.1f MB, %llu statements) from %zu libraries; "
+      "round trip through ptxas: %zu of %zu samples assemble\n",
+      images, bytes / 1e6, static_cast<unsigned long long>(statements), per_file.size(), assembled,
+      samples.size());
   for (const auto& [name, n] : per_file) std::printf("  %-40s %zu\n", name.c_str(), n);
-  std::printf("  (%zu images with a PTX ISA above %s were not sampled: this ptxas cannot read them)\n",
-              too_new, max_isa->to_string().c_str());
+  std::printf(
+      "  (%zu images with a PTX ISA above %s were not sampled: this ptxas cannot read them)\n",
+      too_new, max_isa->to_string().c_str());
   EXPECT_EQ(original_rejected, 0u);
   EXPECT_EQ(assembled, samples.size());
 }

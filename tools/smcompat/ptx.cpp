@@ -70,7 +70,8 @@ json kernel_json(const KernelReport& k) {
                       {"declared_at", loc_json(s.loc)}});
   json res = json::array();
   for (const auto& r : k.resources)
-    res.push_back({{"resource", r.resource}, {"verdict", to_string(r.verdict)}, {"reason", r.reason}});
+    res.push_back(
+        {{"resource", r.resource}, {"verdict", to_string(r.verdict)}, {"reason", r.reason}});
   json j{{"name", k.name},
          {"declared_at", loc_json(k.loc)},
          {"verdict", to_string(k.verdict)},
@@ -102,9 +103,12 @@ json source_json(const PtxSource& s) {
 std::string colour_verdict(const Style& st, Verdict v) {
   std::string s = to_string(v);
   switch (v) {
-    case Verdict::kRuns: return st.green(s);
-    case Verdict::kNeedsSpecificTarget: return st.yellow(s);
-    default: return st.red(s);
+    case Verdict::kRuns:
+      return st.green(s);
+    case Verdict::kNeedsSpecificTarget:
+      return st.yellow(s);
+    default:
+      return st.red(s);
   }
 }
 
@@ -167,7 +171,8 @@ int run_check(const CheckOptions& o, Context& ctx) {
           }
           std::string summary;
           for (const auto& [v, n] : counts)
-            summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, colour_verdict(st, v));
+            summary +=
+                fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, colour_verdict(st, v));
           fmt::print("{}  PTX {} .target {}  {} kernel{}{}{}\n", st.bold(src.display_name()),
                      rep.ptx_version.to_string(), rep.ptx_target, rep.kernels.size(),
                      rep.kernels.size() == 1 ? "" : "s", summary.empty() ? "" : ": ", summary);
@@ -189,7 +194,8 @@ int run_check(const CheckOptions& o, Context& ctx) {
             if (!t.empty()) fmt::print("{}", t.render(st, "    "));
             std::string smem = fmt::format("shared memory: {} bytes static", k.static_smem);
             if (k.smem_optin_limit)
-              smem += fmt::format(", opt-in limit {} on {}", *k.smem_optin_limit, target->to_string());
+              smem +=
+                  fmt::format(", opt-in limit {} on {}", *k.smem_optin_limit, target->to_string());
             if (k.dynamic_smem_room)
               smem += fmt::format(", room for {} bytes dynamic", *k.dynamic_smem_room);
             fmt::print("    {}\n", smem);
@@ -205,13 +211,17 @@ int run_check(const CheckOptions& o, Context& ctx) {
         },
         [&](const Error& e) {
           ++errors;
-          if (o.json) inputs.push_back({{"file", file}, {"error", {{"what", e.to_string()}}}});
-          else fmt::print(stderr, "{}: {}\n", file, e.to_string());
+          if (o.json)
+            inputs.push_back({{"file", file}, {"error", {{"what", e.to_string()}}}});
+          else
+            fmt::print(stderr, "{}: {}\n", file, e.to_string());
         });
     if (!r.ok()) {
       ++errors;
-      if (o.json) inputs.push_back({{"file", file}, {"error", {{"what", r.error().to_string()}}}});
-      else fmt::print(stderr, "smcompat ptx check: {}\n", r.error().to_string());
+      if (o.json)
+        inputs.push_back({{"file", file}, {"error", {{"what", r.error().to_string()}}}});
+      else
+        fmt::print(stderr, "smcompat ptx check: {}\n", r.error().to_string());
     }
   }
   if (o.json) {
@@ -221,7 +231,9 @@ int run_check(const CheckOptions& o, Context& ctx) {
              {"target", target->to_string()},
              {"inputs", std::move(inputs)},
              {"summary",
-              {{"ptx_texts", images}, {"kernels", kernels}, {"errors", errors},
+              {{"ptx_texts", images},
+               {"kernels", kernels},
+               {"errors", errors},
                {"by_verdict", by_verdict}}},
              {"verdict", to_string(worst)}};
     fmt::print("{}\n", out.dump(2));
@@ -231,10 +243,11 @@ int run_check(const CheckOptions& o, Context& ctx) {
     fmt::print("{} PTX text{}, {} kernel{} for {}{}{}\n", images, images == 1 ? "" : "s", kernels,
                kernels == 1 ? "" : "s", target->to_string(), counts,
                errors ? fmt::format(", {} error{}", errors, errors == 1 ? "" : "s") : "");
-    fmt::print("{}\n", st.dim(fmt::format(
-                          "Verdicts say whether each kernel's code fits {} once built or retargeted "
-                          "for it; notes say when the PTX as shipped cannot load there.",
-                          target->to_string())));
+    fmt::print("{}\n",
+               st.dim(fmt::format(
+                   "Verdicts say whether each kernel's code fits {} once built or retargeted "
+                   "for it; notes say when the PTX as shipped cannot load there.",
+                   target->to_string())));
   }
   if (images == 0 || (errors > 0 && kernels == 0)) return kExitError;
   return worst == Verdict::kRuns ? kExitOk : kExitFindings;
@@ -255,8 +268,10 @@ Result<std::string> read_ptx_file(const std::string& path) {
   });
   if (!r.ok()) return std::move(r).error();
   if (n != 1)
-    return make_error(fmt::format("{} holds {} PTX texts; retarget takes one .ptx file (extract "
-                                  "an image first)", path, n));
+    return make_error(
+        fmt::format("{} holds {} PTX texts; retarget takes one .ptx file (extract "
+                    "an image first)",
+                    path, n));
   return text;
 }
 
@@ -279,8 +294,10 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
   if (r->ok && o.verify) {
     if (auto ptxas = find_ptxas()) {
       auto v = run_ptxas(*ptxas, r->text, *to);
-      if (v.ok()) verified = *v;
-      else verify_note = v.error().what;
+      if (v.ok())
+        verified = *v;
+      else
+        verify_note = v.error().what;
     } else {
       verify_note = "no ptxas found ($SMCOMPAT_PTXAS, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH)";
     }
@@ -298,12 +315,18 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
   if (o.json) {
     json rw = json::array();
     for (const auto& w : r->rewrites)
-      rw.push_back({{"kind", w.kind}, {"at", loc_json(w.loc)}, {"function", w.function},
-                    {"before", w.before}, {"after", w.after}});
+      rw.push_back({{"kind", w.kind},
+                    {"at", loc_json(w.loc)},
+                    {"function", w.function},
+                    {"before", w.before},
+                    {"after", w.after}});
     json bl = json::array();
     for (const auto& b : r->blockers)
-      bl.push_back({{"kernel", b.kernel}, {"feature", b.feature}, {"at", loc_json(b.loc)},
-                    {"reason", b.reason}, {"strategy", b.strategy}});
+      bl.push_back({{"kernel", b.kernel},
+                    {"feature", b.feature},
+                    {"at", loc_json(b.loc)},
+                    {"reason", b.reason},
+                    {"strategy", b.strategy}});
     json out{{"schema", "smcompat.ptx-retarget/1"},
              {"tool_version", SMCOMPAT_VERSION},
              {"argv", ctx.argv},
@@ -324,8 +347,9 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
   } else {
     // The PTX goes to stdout (or -o); the report goes to stderr.
     for (const auto& w : r->rewrites)
-      fmt::print(stderr, "{}:{}: {} {}{}: '{}' -> '{}'\n", o.file, fmt_loc(w.loc), st.cyan("rewrite"),
-                 w.kind, w.function.empty() ? "" : " in " + w.function, w.before, w.after);
+      fmt::print(stderr, "{}:{}: {} {}{}: '{}' -> '{}'\n", o.file, fmt_loc(w.loc),
+                 st.cyan("rewrite"), w.kind, w.function.empty() ? "" : " in " + w.function,
+                 w.before, w.after);
     for (const auto& b : r->blockers) {
       fmt::print(stderr, "{}:{}: {} {}: {}\n", o.file, fmt_loc(b.loc), st.red("cannot retarget"),
                  b.kernel, b.reason);
@@ -338,9 +362,10 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
                      ? "that family"
                      : fmt::format("sm_{} exactly", r->intact_alternative->arch));
     if (verified)
-      fmt::print(stderr, "ptxas -arch={}: {}\n{}", to->to_string(),
-                 verified->accepted ? st.green("assembles (verified)") : st.red("REJECTS the result"),
-                 verified->accepted ? "" : verified->log);
+      fmt::print(
+          stderr, "ptxas -arch={}: {}\n{}", to->to_string(),
+          verified->accepted ? st.green("assembles (verified)") : st.red("REJECTS the result"),
+          verified->accepted ? "" : verified->log);
     else if (o.verify && r->ok)
       fmt::print(stderr, "not verified: {}\n", verify_note);
     if (r->ok && !wrote) fmt::print("{}", r->text);
@@ -392,12 +417,13 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
                  Table::Align::kLeft, Table::Align::kLeft, Table::Align::kRight});
         for (const auto& s : k.shared)
           t.add_row({s.name, s.bytes ? std::to_string(*s.bytes) : "dynamic",
-                     std::to_string(s.align), s.module_scope ? "module" : "kernel",
-                     fmt_loc(s.loc),
-                     s.bytes && k.static_smem ? fmt::format("{:.1f}%", 100.0 * *s.bytes / k.static_smem)
-                                              : ""});
+                     std::to_string(s.align), s.module_scope ? "module" : "kernel", fmt_loc(s.loc),
+                     s.bytes && k.static_smem
+                         ? fmt::format("{:.1f}%", 100.0 * *s.bytes / k.static_smem)
+                         : ""});
         if (!t.empty()) fmt::print("{}", t.render(st, "  "));
-        fmt::print("  static total {} bytes (static limit {})", k.static_smem, kMaxStaticSharedBytes);
+        fmt::print("  static total {} bytes (static limit {})", k.static_smem,
+                   kMaxStaticSharedBytes);
         if (k.smem_optin_limit)
           fmt::print("; {} opt-in limit {} bytes", target->to_string(), *k.smem_optin_limit);
         if (k.dynamic_smem_room) fmt::print("; room for {} bytes dynamic", *k.dynamic_smem_room);
@@ -441,13 +467,15 @@ void register_ptx(CLI::App& app, Context& ctx) {
   c->add_option("--target,-t", check.target, "Target such as sm_120, sm_120a, sm_100a")->required();
   c->add_option("--dynamic-smem", check.dynamic_smem,
                 "A dynamic shared memory request (bytes) to check against the opt-in limit");
-  c->add_flag("--all", check.all, "Show every kernel of embedded PTX (default: those that do not run)");
+  c->add_flag("--all", check.all,
+              "Show every kernel of embedded PTX (default: those that do not run)");
   c->add_flag("--json", check.json, "Machine-readable output (schema smcompat.ptx-check/1)");
   c->callback([&ctx] { ctx.exit_code = run_check(check, ctx); });
 
   static RetargetOptions rt;
   auto* r = cmd->add_subcommand(
-      "retarget", "Set .target/.version and apply the safe rewrites (the PTX goes to stdout or -o)");
+      "retarget",
+      "Set .target/.version and apply the safe rewrites (the PTX goes to stdout or -o)");
   r->add_option("file", rt.file, "A .ptx file")->required();
   r->add_option("--to", rt.to, "Target such as sm_120, sm_89")->required();
   r->add_option("-o,--output", rt.output, "Write the PTX here instead of stdout");

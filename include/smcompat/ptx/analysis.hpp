@@ -31,10 +31,10 @@ const char* to_string(Verdict v);
 
 struct FeatureUse {
   const FeatureRow* row = nullptr;
-  SourceLoc first;                    ///< first use (in the kernel or a function it calls)
-  std::string first_function;         ///< function holding the first use
-  std::string first_instruction;      ///< e.g. "setmaxnreg.inc.sync.aligned.u32"
-  uint32_t count = 0;                 ///< uses in the kernel and the functions it calls
+  SourceLoc first;                ///< first use (in the kernel or a function it calls)
+  std::string first_function;     ///< function holding the first use
+  std::string first_instruction;  ///< e.g. "setmaxnreg.inc.sync.aligned.u32"
+  uint32_t count = 0;             ///< uses in the kernel and the functions it calls
   Verdict verdict = Verdict::kRuns;
   std::optional<SmTarget> specific_target;  ///< the a/f target that has it (kNeedsSpecificTarget)
   std::string reason;
@@ -51,7 +51,7 @@ struct SharedDecl {
 
 /// A resource or launch requirement that does not fit (or is worth saying).
 struct ResourceFinding {
-  std::string resource;  ///< "shared memory", "threads", "registers", "cluster"
+  std::string resource;              ///< "shared memory", "threads", "registers", "cluster"
   Verdict verdict = Verdict::kRuns;  ///< kRuns for notes
   std::string reason;
 };
@@ -61,9 +61,9 @@ struct KernelReport {
   SourceLoc loc;
   std::vector<FeatureUse> features;
   std::vector<SharedDecl> shared;
-  uint64_t static_smem = 0;      ///< sum of sized .shared declarations
-  bool dynamic_smem = false;     ///< declares extern (dynamic) shared memory
-  std::optional<uint64_t> smem_optin_limit;  ///< target's opt-in maximum per block (bytes)
+  uint64_t static_smem = 0;                   ///< sum of sized .shared declarations
+  bool dynamic_smem = false;                  ///< declares extern (dynamic) shared memory
+  std::optional<uint64_t> smem_optin_limit;   ///< target's opt-in maximum per block (bytes)
   std::optional<uint64_t> dynamic_smem_room;  ///< opt-in limit minus static
   std::optional<std::array<uint32_t, 3>> cluster_dims;
   PerfDirectives perf;
@@ -82,7 +82,7 @@ struct ModuleReport {
   Version ptx_version;
   std::string ptx_target;  ///< .target as written
   std::vector<KernelReport> kernels;
-  std::vector<std::string> notes;  ///< module-level facts (arch-specific PTX, ISA too old, ...)
+  std::vector<std::string> notes;    ///< module-level facts (arch-specific PTX, ISA too old, ...)
   Verdict verdict = Verdict::kRuns;  ///< worst kernel verdict
 };
 

@@ -17,9 +17,9 @@ namespace smcompat::ptx {
 
 /// How a row recognises its instructions (see "match_help" in data/ptx_features.json).
 struct FeatureMatch {
-  std::vector<std::string> prefix;      ///< dotted prefix split in parts: {"cp","async","bulk"}
+  std::vector<std::string> prefix;  ///< dotted prefix split in parts: {"cp","async","bulk"}
   std::vector<std::vector<std::string>> not_prefix;
-  std::vector<std::string> opcodes;     ///< first part is one of these
+  std::vector<std::string> opcodes;         ///< first part is one of these
   std::vector<std::string> all, any, none;  ///< modifiers with their dot
   std::vector<std::string> operand_any;     ///< text in an operand (special registers)
   std::vector<std::string> directive_any;   ///< kernel directives (.reqnctapercluster, ...)
@@ -30,13 +30,13 @@ struct FeatureRow {
   std::string id;
   std::string title;
   FeatureMatch match;
-  std::optional<int> min_sm;        ///< available on every base target >= this arch
-  std::vector<int> arch_specific;   ///< archs whose `a` target has it
+  std::optional<int> min_sm;         ///< available on every base target >= this arch
+  std::vector<int> arch_specific;    ///< archs whose `a` target has it
   std::vector<int> family_specific;  ///< archs whose `f` (and `a`) target has it
-  Version ptx_isa;                  ///< first PTX ISA version with the feature
-  std::string rewrite;              ///< "drop", "cluster" or "" (no mechanical rewrite)
-  bool dsmem = false;               ///< touches another block's shared memory
-  std::string strategy;             ///< what to do instead, when unavailable
+  Version ptx_isa;                   ///< first PTX ISA version with the feature
+  std::string rewrite;               ///< "drop", "cluster" or "" (no mechanical rewrite)
+  bool dsmem = false;                ///< touches another block's shared memory
+  std::string strategy;              ///< what to do instead, when unavailable
   std::string source;
   std::string ptxas_note;
 };

@@ -29,7 +29,7 @@ enum class TokenKind : uint8_t {
 
 struct Token {
   TokenKind kind = TokenKind::kEnd;
-  bool space_before = false;  ///< whitespace or a comment precedes it
+  bool space_before = false;    ///< whitespace or a comment precedes it
   bool newline_before = false;  ///< a line break precedes it (or it is the first token)
   SourceLoc loc;
   std::string_view text;

@@ -33,10 +33,11 @@ struct Variable {
   std::string_view space;  ///< ".shared"
   std::string_view type;   ///< ".b8", ".u32", ".f32", ".pred" ("" if none)
   std::string_view name;
-  uint32_t align = 0;      ///< .align N (0 if not given)
-  uint32_t vector = 1;     ///< .v2/.v4/.v8
-  uint64_t element_size = 0;           ///< bytes of one element (0 for .pred or unknown types)
-  std::optional<uint64_t> array_count;  ///< product of the [N] dimensions (1 if none); nullopt for []
+  uint32_t align = 0;         ///< .align N (0 if not given)
+  uint32_t vector = 1;        ///< .v2/.v4/.v8
+  uint64_t element_size = 0;  ///< bytes of one element (0 for .pred or unknown types)
+  std::optional<uint64_t>
+      array_count;           ///< product of the [N] dimensions (1 if none); nullopt for []
   uint32_t param_count = 0;  ///< %r<N> parameterised names: N (0 if not parameterised)
   bool is_extern = false;    ///< .extern (e.g. dynamic shared memory `.extern .shared .b8 s[];`)
   bool has_initializer = false;
@@ -59,10 +60,10 @@ enum class StatementKind : uint8_t {
 struct Statement {
   StatementKind kind = StatementKind::kInstruction;
   SourceLoc loc;
-  Span span;                 ///< source bytes of the whole statement (including `;`)
-  std::string_view guard;    ///< instruction: "@%p1", "@!%p2" or ""
-  std::string_view name;     ///< instruction: "ld.global.nc.v4.u32"; label: "$L__BB0_1";
-                             ///< directive/declaration: the directive (".pragma", ".shared")
+  Span span;                   ///< source bytes of the whole statement (including `;`)
+  std::string_view guard;      ///< instruction: "@%p1", "@!%p2" or ""
+  std::string_view name;       ///< instruction: "ld.global.nc.v4.u32"; label: "$L__BB0_1";
+                               ///< directive/declaration: the directive (".pragma", ".shared")
   uint32_t first_operand = 0;  ///< index into Module::operands
   uint32_t operand_count = 0;
   uint32_t first_variable = 0;  ///< declaration: index into Module::variables
@@ -93,13 +94,13 @@ struct PerfDirectives {
 };
 
 struct Function {
-  bool is_entry = false;       ///< .entry (a kernel) or .func
-  bool has_body = false;       ///< false for declarations (`.extern .func f(...);`)
+  bool is_entry = false;  ///< .entry (a kernel) or .func
+  bool has_body = false;  ///< false for declarations (`.extern .func f(...);`)
   std::string_view name;
-  std::string_view linkage;    ///< ".visible", ".extern", ".weak", ".common" or ""
-  SourceLoc loc;               ///< location of the name
-  Span span;                   ///< the whole definition
-  std::vector<Variable> params;  ///< input parameters
+  std::string_view linkage;       ///< ".visible", ".extern", ".weak", ".common" or ""
+  SourceLoc loc;                  ///< location of the name
+  Span span;                      ///< the whole definition
+  std::vector<Variable> params;   ///< input parameters
   std::vector<Variable> returns;  ///< .func return parameters
   PerfDirectives perf;
   uint32_t first_token = 0;  ///< header tokens (linkage up to, not including, the body's `{`)
@@ -135,8 +136,8 @@ struct TopVariables {
 
 struct Module {
   std::string_view source;
-  Version version;              ///< .version
-  std::string_view target_text;  ///< .target operands as written: "sm_90a" or "sm_80, debug"
+  Version version;                 ///< .version
+  std::string_view target_text;    ///< .target operands as written: "sm_90a" or "sm_80, debug"
   std::optional<SmTarget> target;  ///< first .target operand, parsed
   int address_size = 0;
   SourceLoc version_loc, target_loc;

@@ -32,7 +32,7 @@ struct Rewrite {
 /// Why the input cannot be retargeted mechanically.
 struct Blocker {
   std::string kernel;
-  std::string feature;   ///< row id or resource name
+  std::string feature;  ///< row id or resource name
   SourceLoc loc;
   std::string reason;
   std::string strategy;  ///< the known way around it (from the feature table / reference)

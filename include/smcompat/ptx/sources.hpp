@@ -14,13 +14,14 @@
 namespace smcompat::ptx {
 
 struct PtxSource {
-  std::string file;       ///< path on disk
-  std::string member;     ///< archive/zip member ("" for the file itself)
-  std::optional<SmTarget> image_target;  ///< compute_XX of the embedded image (nullopt for .ptx files)
-  std::string section;    ///< ELF section of the fatbin holding it
+  std::string file;    ///< path on disk
+  std::string member;  ///< archive/zip member ("" for the file itself)
+  std::optional<SmTarget>
+      image_target;           ///< compute_XX of the embedded image (nullopt for .ptx files)
+  std::string section;        ///< ELF section of the fatbin holding it
   uint64_t entry_offset = 0;  ///< file offset of the fatbin entry (0 for .ptx files)
-  bool embedded = false;  ///< true if it came out of a binary
-  std::string text;       ///< the PTX text (trailing NULs removed)
+  bool embedded = false;      ///< true if it came out of a binary
+  std::string text;           ///< the PTX text (trailing NULs removed)
 
   /// "file", "file!member" or "file@0x1234 (compute_90)"
   std::string display_name() const;

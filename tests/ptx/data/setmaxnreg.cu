@@ -2,7 +2,8 @@
 // gives registers away, consumer warp groups take them) built for sm_90a, and a plain kernel.
 #include <cstdint>
 
-extern "C" __global__ void __launch_bounds__(384, 1) warp_specialized(float* out, const float* in, int n) {
+extern "C" __global__ void __launch_bounds__(384, 1)
+    warp_specialized(float* out, const float* in, int n) {
   const int warp_group = threadIdx.x / 128;
   if (warp_group == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
