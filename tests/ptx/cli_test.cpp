@@ -102,6 +102,39 @@ TEST(PtxCli, RetargetWritesOnlyWhenAskedAndReports) {
   EXPECT_NE(out.find("line 4, column 2"), std::string::npos) << out;
 }
 
+TEST(PtxCli, CheckFindsPtxEmbeddedInAnArchiveMember) {
+  SMCOMPAT_REQUIRE_CUDA();
+  auto dir = testing::work_dir("cli-archive");
+  std::string log;
+  // An object holding only compute_90a PTX (no SASS), inside a static library.
+  int rc = run_command(testing::cuda_bin("nvcc") +
+                           " -c -gencode arch=compute_90a,code=compute_90a " + SMCOMPAT_SOURCE_DIR +
+                           "/tests/ptx/data/setmaxnreg.cu -o " + (dir / "ws.o").string(),
+                       &log);
+  ASSERT_EQ(rc, 0) << log;
+  std::filesystem::remove(dir / "libws.a");
+  ASSERT_EQ(
+      run_command("ar rcs " + (dir / "libws.a").string() + " " + (dir / "ws.o").string(), &log), 0)
+      << log;
+  std::string out;
+  rc = run_command(
+      cli() + " ptx check --json --target sm_120 " + (dir / "libws.a").string() + " 2>/dev/null",
+      &out);
+  EXPECT_EQ(rc, 1);
+  auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["inputs"].size(), 1u) << out;
+  const auto& in = j["inputs"][0];
+  EXPECT_EQ(in["member"], "ws.o");
+  EXPECT_EQ(in["image"]["target"], "compute_90a");
+  EXPECT_EQ(in["ptx_target"], "sm_90a");
+  ASSERT_EQ(in["kernels"].size(), 2u);
+  EXPECT_EQ(in["kernels"][0]["name"], "warp_specialized");
+  EXPECT_EQ(in["kernels"][0]["verdict"], "needs-specific-target");
+  EXPECT_EQ(in["kernels"][1]["name"], "plain");
+  EXPECT_EQ(in["kernels"][1]["verdict"], "runs");
+  EXPECT_EQ(j["summary"]["kernels"], 2);
+}
+
 TEST(PtxCli, BudgetExplainsSharedMemory) {
   auto dir = testing::work_dir("cli");
   testing::write_file(dir / "ws.ptx", kSetmaxnreg);
