@@ -584,6 +584,14 @@ class Parser {
       advance();
       return true;
     }
+    if (lexer_.scan_operands(cur_.loc, m_.operands)) {
+      // The lexer now stands after the ';': refill the two-token window.
+      prev_end_ = lexer_.position();
+      cur_ = lexer_.next();
+      next_ = lexer_.next();
+      st.operand_count = static_cast<uint32_t>(m_.operands.size()) - st.first_operand;
+      return true;
+    }
     int depth = 0;
     uint32_t op_begin = cur_.loc.offset;
     uint32_t op_end = op_begin;

@@ -157,6 +157,41 @@ TEST(PtxParser, PrintedModuleParsesToTheSameStructure) {
   EXPECT_EQ(print_module(*m2), printed);  // printing is a fixed point
 }
 
+TEST(PtxParser, OperandFormsAndStatementSpans) {
+  // Operand shapes that take the fast path and ones that need the token path (comments, strings,
+  // a call across lines), with spaces before ';': spans always end just after the ';'.
+  constexpr std::string_view kText =
+      ".version 8.0\n.target sm_80\n.entry k()\n{\n"
+      "\tld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1+-16] ;\n"
+      "\tmov.u32 %r5, %tid.x /* trailing */ ;\n"
+      "\tcall.uni (retval0),\n\t\tfoo,\n\t\t(param0, param1);\n"
+      "\t@!%p1 st.shared.u32 [sym+4], 0f3F800000;\n"
+      "\tsetp.ne.and.b32 %p1|%p2, %r1, %r2, %p3;\n"
+      "}\n";
+  auto m = parse_module(kText);
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  std::vector<std::vector<std::string>> expected = {{"{%r1, %r2, %r3, %r4}", "[%rd1+-16]"},
+                                                    {"%r5", "%tid.x"},
+                                                    {"(retval0)", "foo", "(param0, param1)"},
+                                                    {"[sym+4]", "0f3F800000"},
+                                                    {"%p1|%p2", "%r1", "%r2", "%p3"}};
+  ASSERT_EQ(m->statements.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const Statement& st = m->statements[i];
+    ASSERT_EQ(st.operand_count, expected[i].size()) << st.name;
+    for (size_t k = 0; k < expected[i].size(); ++k)
+      EXPECT_EQ(m->operands_of(st)[k], expected[i][k]) << st.name;
+    EXPECT_EQ(kText[st.span.end - 1], ';') << st.name;
+    EXPECT_EQ(
+        kText.substr(st.span.begin, st.name.size() + st.guard.size() + (st.guard.empty() ? 0 : 1)),
+        st.guard.empty() ? std::string(st.name)
+                         : std::string(st.guard) + " " + std::string(st.name));
+  }
+  EXPECT_EQ(m->statements[2].loc.line, 7u);
+  EXPECT_EQ(m->statements[3].loc.line, 10u);  // line counting continues across the fast path
+  EXPECT_EQ(m->statements[4].loc.line, 11u);
+}
+
 struct BadCase {
   const char* text;
   uint32_t line, col;

@@ -47,6 +47,17 @@ class Lexer {
   /// Why the last kError token was produced.
   std::string_view error_reason() const { return error_reason_; }
 
+  /// Fast path for the parser: from `at` (the first operand of an instruction), splits the
+  /// comma-separated operands at bracket depth 0 up to the terminating ';', appends them (trimmed)
+  /// to `out` and leaves the lexer just after the ';'. Returns false, changing nothing, for
+  /// anything unusual (comments, strings, unbalanced brackets, an empty operand, the end of the
+  /// input, a directive at the start of a line): the caller then takes the token-level path,
+  /// which produces the located error.
+  template <class Vec>
+  bool scan_operands(const SourceLoc& at, Vec& out);
+  /// Byte offset of the next unread character.
+  uint32_t position() const { return pos_; }
+
  private:
   std::string_view text_;
   uint32_t pos_ = 0;
