@@ -368,6 +368,10 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
           verified->accepted ? "" : verified->log);
     else if (o.verify && r->ok)
       fmt::print(stderr, "not verified: {}\n", verify_note);
+    else if (r->ok)
+      fmt::print(stderr,
+                 "not verified: only the feature table was checked; --verify assembles the "
+                 "result with ptxas\n");
     if (r->ok && !wrote) fmt::print("{}", r->text);
   }
   if (!r->ok) return kExitFindings;
