@@ -372,7 +372,12 @@ std::vector<std::string> override_implications(ComputeCapability fake, ComputeCa
                                   real.to_string()));
         break;
       default:
-        out.push_back(fmt::format("{} cannot run on {}: {}", what, real.to_string(), fit.reason));
+        if (fit.reason.rfind(what + " cannot run", 0) == 0) {
+          out.push_back(fit.reason);  // the catalog's sentence already says it
+        } else {
+          out.push_back(
+              fmt::format("{} cannot run on {}: {}", what, real.to_string(), fit.reason));
+        }
         break;
     }
   }
