@@ -1,7 +1,7 @@
 // Cost of the trace shim (libsmcompat_trace.so) against the test suite's fake driver: the entry
 // points a program gets with and without the shim, called in the same process. The fake libcuda
-// and the shim are dlopen'ed from the build tree (../tests/trace/fakecuda/libcuda.so.1 and
-// ../lib/libsmcompat_trace.so next to this executable; override with SMCOMPAT_FAKE_CUDA and
+// and the shim are dlopen'ed from the build tree (../tests/fakedriver/lib/libcuda.so.1 and
+// ../lib/libsmcompat_trace.so next to this executable; override with SMCOMPAT_FAKE_LIBCUDA and
 // SMCOMPAT_TRACE_LIB). The fixture is ../tests/trace/fixtures/sm120.fatbin (build trace_tests
 // first). Records go to /dev/null (SMCOMPAT_TRACE_FILE), so the write(2) per event is counted
 // but not the disk.
@@ -49,12 +49,12 @@ const Setup& setup() {
   static Setup* s = [] {
     auto* st = new Setup();
     fs::path bin = fs::canonical("/proc/self/exe").parent_path();
-    const char* fake_env = std::getenv("SMCOMPAT_FAKE_CUDA");
+    const char* fake_env = std::getenv("SMCOMPAT_FAKE_LIBCUDA");
     const char* shim_env = std::getenv("SMCOMPAT_TRACE_LIB");
-    std::string fake = fake_env ? fake_env : (bin.parent_path() / "tests/trace/fakecuda/libcuda.so.1").string();
+    std::string fake = fake_env ? fake_env : (bin.parent_path() / "tests/fakedriver/lib/libcuda.so.1").string();
     std::string shim = shim_env ? shim_env : (bin.parent_path() / "lib/libsmcompat_trace.so").string();
     fs::path fixture = bin.parent_path() / "tests/trace/fixtures/sm120.fatbin";
-    setenv("SMCOMPAT_FAKE_GPUS", "NVIDIA GeForce RTX 5090=12.0", 1);
+    setenv("SMCOMPAT_FAKE_GPUS", "RTX 5090", 1);
     setenv("SMCOMPAT_TRACE_FILE", "/dev/null", 1);
     st->fake = dlopen(fake.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (!st->fake) {

@@ -336,6 +336,22 @@ CUresult function_attribute(int* v, int attr, const void* h) {
   }
 }
 
+CUresult function_name(const char** name, const void* h) {
+  if (!name) return kInvalidValue;
+  FakeFunction* f = live_function(h);
+  if (!f) return kInvalidHandle;
+  *name = f->name.c_str();
+  return kSuccess;
+}
+
+CUresult link_add(void* state, const uint8_t* data, size_t size) {
+  if (!data || size == 0 || size > (1ull << 31)) return kInvalidValue;
+  std::lock_guard<std::mutex> lock(handles().mu);
+  if (!handles().links.count(state)) return kInvalidHandle;
+  static_cast<LinkState*>(state)->inputs.emplace_back(data, data + size);
+  return kSuccess;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -350,12 +366,16 @@ FAKE_EXPORT CUresult cuModuleLoadDataEx(void** module, const void* image, unsign
                       reinterpret_cast<FakeModule**>(module));
 }
 
+// Entry points never call each other through their exported names, so that a preloaded shim
+// sees each application call exactly once.
 FAKE_EXPORT CUresult cuModuleLoadData(void** module, const void* image) {
-  return cuModuleLoadDataEx(module, image, 0, nullptr, nullptr);
+  return build_module(image, 1ull << 32, false, JitOutputs{},
+                      reinterpret_cast<FakeModule**>(module));
 }
 
 FAKE_EXPORT CUresult cuModuleLoadFatBinary(void** module, const void* fatbin) {
-  return cuModuleLoadDataEx(module, fatbin, 0, nullptr, nullptr);
+  return build_module(fatbin, 1ull << 32, false, JitOutputs{},
+                      reinterpret_cast<FakeModule**>(module));
 }
 
 FAKE_EXPORT CUresult cuModuleLoad(void** module, const char* path) {
@@ -393,13 +413,7 @@ FAKE_EXPORT CUresult cuFuncGetAttribute(int* v, int attr, void* fn) {
   return function_attribute(v, attr, fn);
 }
 
-FAKE_EXPORT CUresult cuFuncGetName(const char** name, void* fn) {
-  if (!name) return kInvalidValue;
-  FakeFunction* f = live_function(fn);
-  if (!f) return kInvalidHandle;
-  *name = f->name.c_str();
-  return kSuccess;
-}
+FAKE_EXPORT CUresult cuFuncGetName(const char** name, void* fn) { return function_name(name, fn); }
 
 // Libraries: context-independent modules; a CUkernel is the same object as its CUfunction here.
 FAKE_EXPORT CUresult cuLibraryLoadData(void** lib, const void* code, int* jo, void** jv,
@@ -449,7 +463,7 @@ FAKE_EXPORT CUresult cuKernelGetAttribute(int* v, int attr, void* kernel, int /*
 }
 
 FAKE_EXPORT CUresult cuKernelGetName(const char** name, void* kernel) {
-  return cuFuncGetName(name, kernel);
+  return function_name(name, kernel);
 }
 
 // Launches do nothing (and cost nothing) in the fake.
@@ -470,19 +484,14 @@ FAKE_EXPORT CUresult cuLinkCreate_v2(unsigned, int*, void**, void** state) {
 
 FAKE_EXPORT CUresult cuLinkAddData_v2(void* state, int /*type*/, void* data, size_t size,
                                       const char* /*name*/, unsigned, int*, void**) {
-  if (!data || size == 0 || size > (1ull << 31)) return kInvalidValue;
-  std::lock_guard<std::mutex> lock(handles().mu);
-  if (!handles().links.count(state)) return kInvalidHandle;
-  auto* bytes = static_cast<const uint8_t*>(data);
-  static_cast<LinkState*>(state)->inputs.emplace_back(bytes, bytes + size);
-  return kSuccess;
+  return link_add(state, static_cast<const uint8_t*>(data), size);
 }
 
 FAKE_EXPORT CUresult cuLinkAddFile_v2(void* state, int type, const char* path, unsigned n,
                                       int* opts, void** vals) {
   std::vector<uint8_t> bytes;
   if (CUresult r = read_file(path, bytes); r != kSuccess) return r;
-  return cuLinkAddData_v2(state, type, bytes.data(), bytes.size(), path, n, opts, vals);
+  return link_add(state, bytes.data(), bytes.size());
 }
 
 FAKE_EXPORT CUresult cuLinkComplete(void* state, void** cubin, size_t* size) {

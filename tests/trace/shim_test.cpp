@@ -24,9 +24,9 @@ using testing::run;
 using testing::TempDir;
 using Env = std::vector<std::pair<std::string, std::string>>;
 
-const char* kRtx5090 = "NVIDIA GeForce RTX 5090=12.0";
-const char* kH100 = "NVIDIA H100 80GB HBM3=9.0";
-const char* kRtx3090 = "NVIDIA GeForce RTX 3090=8.6";
+const char* kRtx5090 = "RTX 5090";
+const char* kH100 = "H100 SXM";
+const char* kRtx3090 = "RTX 3090";
 
 struct Traced {
   Output output;
@@ -128,7 +128,7 @@ TEST_P(ShimPaths, NoBinaryForGpu) {
 TEST_P(ShimPaths, OverrideReportsCapabilityButDriverChoosesByRealOne) {
   Env env = {{"SMCOMPAT_REPORT_CC", "9.0"}};
   Traced cc = run_prog(GetParam(), {"cc"}, kRtx5090, env);
-  EXPECT_EQ(cc.output.out, "attribute 9.0\ncompute_capability 9.0\nsms 100\n");
+  EXPECT_EQ(cc.output.out, "attribute 9.0\ncompute_capability 9.0\nsms 170\n");
   ASSERT_EQ(cc.log.processes.size(), 1u);
   EXPECT_EQ(cc.log.processes[0].report_cc, "9.0");
   ASSERT_FALSE(cc.log.cc_queries.empty());
@@ -151,14 +151,14 @@ TEST_P(ShimPaths, OverrideScopedToChosenLibraries) {
   Traced other = run_prog(GetParam(), {"cc"}, kRtx5090,
                           {{"SMCOMPAT_REPORT_CC", "9.0"},
                            {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so"}});
-  EXPECT_EQ(other.output.out, "attribute 12.0\ncompute_capability 12.0\nsms 100\n");
+  EXPECT_EQ(other.output.out, "attribute 12.0\ncompute_capability 12.0\nsms 170\n");
   ASSERT_FALSE(other.log.cc_queries.empty());
   EXPECT_FALSE(other.log.cc_queries[0].overridden);
   std::string self = GetParam() == "plt" ? "trace_driver_prog" : "trace_driver_prog_dl";
   Traced mine = run_prog(GetParam(), {"cc"}, kRtx5090,
                          {{"SMCOMPAT_REPORT_CC", "9.0"},
                           {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so:" + self}});
-  EXPECT_EQ(mine.output.out, "attribute 9.0\ncompute_capability 9.0\nsms 100\n");
+  EXPECT_EQ(mine.output.out, "attribute 9.0\ncompute_capability 9.0\nsms 170\n");
 }
 
 TEST_P(ShimPaths, FileLoadsAndLibraries) {
@@ -197,7 +197,7 @@ TEST_P(ShimPaths, OutputUnchangedByTheShim) {
 TEST(ShimJit, ErrorLogAndUnsupportedPtx) {
   // PTX ISA 9.0 (CUDA 13.0) on a driver that supports CUDA 12.8: 222, with the driver's log.
   Traced t = run_prog("gpa", {"loadex", fixture("ptx120.fatbin")}, kRtx5090,
-                      {{"SMCOMPAT_FAKE_DRIVER_CUDA", "12080"}});
+                      {{"SMCOMPAT_FAKE_CUDA", "12080"}});
   EXPECT_EQ(t.output.out,
             "log [fake driver] the PTX ISA version is newer than this driver supports\nload 222\n");
   ASSERT_EQ(t.log.loads.size(), 1u);

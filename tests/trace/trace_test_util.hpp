@@ -17,7 +17,7 @@
 namespace smcompat::trace::testing {
 
 inline const std::string kTestDir = SMCOMPAT_TRACE_TEST_DIR;
-inline const std::string kFakeDir = kTestDir + "/fakecuda";
+inline const std::string kFakeDir = SMCOMPAT_FAKE_DRIVER_DIR;
 inline const std::string kShim = std::string(SMCOMPAT_BINARY_DIR) + "/lib/libsmcompat_trace.so";
 inline const std::string kProg = kTestDir + "/trace_driver_prog";
 inline const std::string kProgDl = kTestDir + "/trace_driver_prog_dl";
