@@ -1,7 +1,8 @@
 // Reading, analysing and printing the trace shim's records. Classification follows
 // ../shared/reference/driver-api.md section 5.2 (BINARY_VERSION equal to an offered SASS arch:
 // that SASS ran; equal to the device's arch with no such SASS: PTX was JIT-compiled); the
-// prediction is the working model of compatibility-rules.md section 7, built on Catalog::fit.
+// prediction is verdict/'s (the working model of compatibility-rules.md section 7), the same one
+// `smcompat scan` makes for these images.
 // Observed facts and predictions are kept apart and labelled in the output.
 #include <fmt/format.h>
 
@@ -10,8 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "smcompat/binary/inventory.hpp"
 #include "smcompat/report/table.hpp"
 #include "smcompat/trace/trace.hpp"
+#include "smcompat/verdict/verdict.hpp"
 
 namespace smcompat::trace {
 
@@ -199,46 +202,55 @@ Result<TraceLog> read_trace(const std::string& path) {
 Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc,
                    std::optional<Version> driver_cuda, const JitEnv& env,
                    const Catalog& catalog) {
-  const OfferedImage* exact = nullptr;
-  const OfferedImage* compatible = nullptr;
-  const OfferedImage* ptx = nullptr;
-  bool unsupported = false;
+  // The images of one load are alternatives for the same code: one unit for verdict/.
+  // CUDA_FORCE_PTX_JIT hides the SASS from the driver; CUDA_DISABLE_PTX_JIT refuses the JIT
+  // (compatibility-rules.md section 8).
+  FileInventory inv;
+  inv.format = FileFormat::kFatbin;
   for (const OfferedImage& img : images) {
-    FitResult fit = catalog.fit(img.target, cc, img.ptx_isa, driver_cuda);
-    switch (fit.fit) {
-      case ImageFit::kNative:
-        if (!env.force_ptx_jit && !exact) exact = &img;
-        break;
-      case ImageFit::kCompatibleSass:
-        if (!env.force_ptx_jit && (!compatible || img.target.arch > compatible->target.arch))
-          compatible = &img;
-        break;
-      case ImageFit::kPtxJit:
-        if (!ptx || img.target.arch > ptx->target.arch) ptx = &img;
-        break;
-      case ImageFit::kUnsupportedPtx:
-        unsupported = true;
-        break;
-      default:
-        break;
-    }
+    if (env.force_ptx_jit && img.target.kind == ImageKind::kSass) continue;
+    DeviceImage d;
+    d.target = img.target;
+    d.ptx_version = img.ptx_isa;
+    inv.images.push_back(std::move(d));
   }
+  ContainerInfo unit;
+  unit.image_count = inv.images.size();
+  inv.containers.push_back(unit);
+  Target target;
+  target.cc = cc;
+  target.driver_cuda = driver_cuda;
+  target.label = cc.to_string();
+  FileVerdict fv = judge_file(inv, target, catalog);
   Prediction p;
-  if (exact) {
-    p = {Outcome::kNative, exact->target, 0, exact->target.to_string() + " matches " + cc.to_string()};
-  } else if (compatible) {
-    p = {Outcome::kCompatibleSass, compatible->target, 0,
-         compatible->target.to_string() + " is binary-compatible with " + cc.to_string()};
-  } else if (ptx && !env.disable_ptx_jit) {
-    p = {Outcome::kPtxJit, ptx->target, 0,
-         "no SASS for " + cc.to_string() + "; " + ptx->target.to_string() + " PTX can be JIT-compiled"};
-  } else if (ptx) {
-    p = {Outcome::kFailed, std::nullopt, 223, "only PTX fits, and CUDA_DISABLE_PTX_JIT=1"};
-  } else if (unsupported) {
-    p = {Outcome::kFailed, std::nullopt, 222, "the PTX is newer than the driver understands"};
-  } else {
+  if (fv.units.empty()) {
     p = {Outcome::kFailed, std::nullopt, 209, "no image can run on " + cc.to_string()};
+    return p;
   }
+  const UnitVerdict& u = fv.units.front();
+  p.reason = u.reason;
+  if (u.chosen) p.image = inv.images[*u.chosen].target;
+  switch (u.verdict) {
+    case Verdict::kNative: p.outcome = Outcome::kNative; break;
+    case Verdict::kCompatibleSass: p.outcome = Outcome::kCompatibleSass; break;
+    case Verdict::kPtxJit:
+      p.outcome = Outcome::kPtxJit;
+      if (env.disable_ptx_jit) {
+        p = {Outcome::kFailed, std::nullopt, 223, "only PTX fits, and CUDA_DISABLE_PTX_JIT=1"};
+      }
+      break;
+    case Verdict::kUnsupportedPtx:
+      p.outcome = Outcome::kFailed;
+      p.image.reset();
+      p.error = 222;
+      break;
+    default:
+      p.outcome = Outcome::kFailed;
+      p.image.reset();
+      p.error = 209;
+      break;
+  }
+  if (p.reason.empty()) p.reason = to_string(u.verdict);
   return p;
 }
 

@@ -61,8 +61,9 @@ struct JitEnv {
   std::string module_loading;    ///< CUDA_MODULE_LOADING
 };
 
-/// Working-model prediction for `images` on a device of compute capability `cc` with a driver
-/// supporting CUDA `driver_cuda` (if known), under `env`.
+/// What `smcompat scan` predicts (verdict/'s judge_file, treating the images as one unit) for
+/// `images` on a device of compute capability `cc` with a driver supporting CUDA `driver_cuda`
+/// (if known), adjusted for CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT in `env`.
 Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc,
                    std::optional<Version> driver_cuda, const JitEnv& env,
                    const Catalog& catalog = Catalog::builtin());
