@@ -402,6 +402,49 @@ std::vector<std::string> override_implications(ComputeCapability fake, ComputeCa
   return out;
 }
 
+std::vector<std::string> override_implications_for_files(const std::vector<std::string>& paths,
+                                                         ComputeCapability fake,
+                                                         ComputeCapability real,
+                                                         std::optional<Version> driver_cuda,
+                                                         const Catalog& catalog) {
+  std::vector<std::string> out;
+  Target target;
+  target.cc = real;
+  target.driver_cuda = driver_cuda;
+  target.label = real.to_string();
+  for (const std::string& path : paths) {
+    InspectOptions opts;
+    opts.jobs = 1;
+    for (const FileInventory& inv : inspect_file(path, opts)) {
+      if (inv.images.empty()) {
+        if (!inv.errors.empty() && inv.member.empty())
+          out.push_back(fmt::format("{}: not readable: {}", inv.display_name(),
+                                    inv.errors.front().to_string()));
+        continue;
+      }
+      FileVerdict fv = judge_file(inv, target, catalog);
+      out.push_back(fmt::format("{}: on the real {}: {}", inv.display_name(), real.to_string(),
+                                fv.summary.empty() ? to_string(fv.verdict) : fv.summary));
+      std::map<std::string, std::pair<size_t, std::string>> for_fake;  // target -> count, fate
+      for (size_t i = 0; i < inv.images.size(); ++i) {
+        const DeviceImage& img = inv.images[i];
+        if (img.target.arch != fake.arch()) continue;
+        auto& [count, fate] = for_fake[img.target.to_string()];
+        ++count;
+        const ImageVerdict& iv = fv.images[i];
+        fate = iv.fit == ImageFit::kNative || iv.fit == ImageFit::kCompatibleSass
+                   ? "runs on " + real.to_string()
+                   : iv.fit == ImageFit::kPtxJit ? "will be JIT-compiled for " + real.to_string()
+                                                 : "cannot run: " + iv.reason;
+      }
+      for (const auto& [name, info] : for_fake)
+        out.push_back(fmt::format("  {} image(s) for {}, the reported capability: {}", info.first,
+                                  name, info.second));
+    }
+  }
+  return out;
+}
+
 namespace {
 
 std::string images_text(const TracedLoad& l) {

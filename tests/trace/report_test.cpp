@@ -94,6 +94,21 @@ TEST(TraceParse, RecordsAndDamagedLines) {
   EXPECT_EQ(log.warnings[1].to_string(), "t.jsonl: line 9: not a JSON object (a record cut short?)");
 }
 
+TEST(TraceParse, EveryPrefixParses) {
+  // A crash of the traced program can cut the file anywhere: every prefix gives records or
+  // warnings, never a crash, and whole lines are never lost.
+  std::string_view all(kRecords);
+  size_t previous = 0;
+  for (size_t n = 0; n <= all.size(); ++n) {
+    TraceLog log = parse_trace(all.substr(0, n), "cut");
+    analyze(log);
+    (void)render_text(log, {});
+    EXPECT_GE(log.loads.size(), previous);
+    previous = log.loads.size();
+  }
+  EXPECT_EQ(previous, 4u);
+}
+
 TEST(TraceAnalyze, ClassifiesAndCompares) {
   TraceLog log = parse_trace(kRecords, "t.jsonl");
   analyze(log);

@@ -24,6 +24,7 @@ struct TraceArgs {
   std::string from;
   std::string report_cc;
   std::vector<std::string> only_for;
+  std::vector<std::string> images;
   std::vector<std::string> command;
 };
 
@@ -34,6 +35,26 @@ std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
+}
+
+// The file execvp would run for `name` (PATH search for names without a slash).
+std::optional<std::string> find_program(const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (name.find('/') != std::string::npos)
+    return fs::is_regular_file(name, ec) ? std::optional<std::string>(name) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
+    if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0)
+      return candidate.string();
+    start = end + 1;
+  }
+  return std::nullopt;
 }
 
 int write_report(const std::string& text, const std::string& output, FILE* fallback) {
@@ -134,6 +155,12 @@ int run(const TraceArgs& a, Context& ctx) {
                    a.only_for.empty() ? "" : " (only to callers in the --only-for libraries)");
         for (const std::string& line : trace::override_implications(*report_cc, *real))
           fmt::print(stderr, "  - {}\n", line);
+        // The program's own file and the files named with --images (prediction, from the files).
+        std::vector<std::string> files = a.images;
+        if (auto exe = find_program(a.command.front())) files.insert(files.begin(), *exe);
+        auto lines = trace::override_implications_for_files(files, *report_cc, *real, std::nullopt);
+        if (!lines.empty()) fmt::print(stderr, "  predicted for the images in these files:\n");
+        for (const std::string& line : lines) fmt::print(stderr, "    {}\n", line);
       } else {
         fmt::print(stderr,
                    "smcompat trace: reporting compute capability {}; no driver answered here, so "
@@ -192,6 +219,9 @@ void register_trace(CLI::App& app, Context& ctx) {
                   "Report this compute capability (e.g. 9.0) to the program instead of the real one");
   cmd->add_option("--only-for", args->only_for,
                   "Apply --report-cc only to callers in these libraries (e.g. libtorch_cuda.so)");
+  cmd->add_option("--images", args->images,
+                  "With --report-cc: also predict for the device code in these files (libraries "
+                  "the program will load)");
   cmd->add_flag("--env", args->env,
                 "Print the environment variables that load the shim without this command");
   cmd->add_option("command", args->command, "The program and its arguments (after --)");

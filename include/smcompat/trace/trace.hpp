@@ -163,6 +163,14 @@ TraceSummary summarize(const TraceLog& log);
 std::vector<std::string> override_implications(ComputeCapability fake, ComputeCapability real,
                                                const Catalog& catalog = Catalog::builtin());
 
+/// The same for the images in files the application will load (its executable, libraries named
+/// by the user): per file, how its code fares on the real device (verdict/, as `scan` predicts
+/// it) and what becomes of the images built for the reported capability. Files without device
+/// code are skipped; unreadable ones get a line saying so.
+std::vector<std::string> override_implications_for_files(
+    const std::vector<std::string>& paths, ComputeCapability fake, ComputeCapability real,
+    std::optional<Version> driver_cuda, const Catalog& catalog = Catalog::builtin());
+
 /// Text report for people.
 struct PrintOptions {
   bool color = false;
