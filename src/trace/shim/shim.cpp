@@ -1192,7 +1192,7 @@ dlsym:
   .size dlsym, .-dlsym
 )");
 #else
-extern "C" SMCOMPAT_EXPORT void* dlsym(void* handle, const char* name) {
+extern "C" SMCOMPAT_EXPORT void* dlsym(void* handle, const char* name) noexcept {
   return smcompat_dlsym_impl(handle, name);
 }
 #endif
