@@ -3,13 +3,12 @@
 // every GPU, unreadable device nodes and a compute-capability masquerade. Each case runs the CLI
 // in a child process with an exact environment; expected values come from data/catalog.json and
 // the formulas in tests/fakedriver/README.md.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "run_child.hpp"
@@ -36,7 +35,9 @@ Probe probe(Env env, std::vector<std::string> extra = {}, std::optional<unsigned
   static TempDir empty_dev;
   if (!env.count("LD_LIBRARY_PATH")) env["LD_LIBRARY_PATH"] = kFakeDir;
   std::vector<std::string> argv{SMCOMPAT_CLI, "--color", "never", "probe", "--json"};
-  auto given = [&](const char* opt) { return std::find(extra.begin(), extra.end(), opt) != extra.end(); };
+  auto given = [&](const char* opt) {
+    return std::find(extra.begin(), extra.end(), opt) != extra.end();
+  };
   if (!given("--proc-version")) {
     argv.push_back("--proc-version");
     argv.push_back("/nonexistent/proc/driver/nvidia/version");
@@ -295,6 +296,32 @@ TEST(ProbeCli, CudaVisibleDevicesReorders) {
   EXPECT_EQ(p.j["devices"][1]["name"], "NVIDIA GeForce RTX 5090");
   EXPECT_EQ(p.j["devices"][1]["nvml_index"], 0);
   EXPECT_EQ(p.j["devices"][1]["masquerade"], false);
+}
+
+TEST(ProbeCli, CudaVisibleDevicesHidingSomeIsAWarning) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090,RTX 5090,B200"}, {"CUDA_VISIBLE_DEVICES", "2"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(p.j["devices"].size(), 1u);
+  EXPECT_EQ(p.j["devices"][0]["name"], "NVIDIA B200");
+  EXPECT_EQ(p.j["devices"][0]["pci_bus_id"], "0000:21:00.0");
+  ASSERT_EQ(p.j["warnings"].size(), 1u);
+  EXPECT_EQ(p.j["warnings"][0], "CUDA_VISIBLE_DEVICES=\"2\" hides 2 of the 3 GPUs NVML sees");
+}
+
+TEST(ProbeCli, KernelModuleWithoutUserSpaceLibraries) {
+  TempDir dir;
+  std::string proc = dir.path() + "/version";
+  std::ofstream(proc) << "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  "
+                         "Release Build  (dvs-builder@U16-I3-B03-4-3)\n";
+  auto p =
+      probe({}, {"--libcuda", "/nonexistent/libcuda.so.1", "--no-nvml", "--proc-version", proc});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.j["status"], "no_driver");
+  EXPECT_EQ(p.j["kernel_module"], "open");
+  EXPECT_EQ(p.j["driver_version"], "580.95.05");
+  EXPECT_NE(p.j["explanation"].get<std::string>().find("kernel module is loaded (580.95.05)"),
+            std::string::npos)
+      << p.j["explanation"];
 }
 
 TEST(ProbeCli, MasqueradeDetected) {
