@@ -51,8 +51,10 @@ const Setup& setup() {
     fs::path bin = fs::canonical("/proc/self/exe").parent_path();
     const char* fake_env = std::getenv("SMCOMPAT_FAKE_LIBCUDA");
     const char* shim_env = std::getenv("SMCOMPAT_TRACE_LIB");
-    std::string fake = fake_env ? fake_env : (bin.parent_path() / "tests/fakedriver/lib/libcuda.so.1").string();
-    std::string shim = shim_env ? shim_env : (bin.parent_path() / "lib/libsmcompat_trace.so").string();
+    std::string fake =
+        fake_env ? fake_env : (bin.parent_path() / "tests/fakedriver/lib/libcuda.so.1").string();
+    std::string shim =
+        shim_env ? shim_env : (bin.parent_path() / "lib/libsmcompat_trace.so").string();
     fs::path fixture = bin.parent_path() / "tests/trace/fixtures/sm120.fatbin";
     setenv("SMCOMPAT_FAKE_GPUS", "RTX 5090", 1);
     setenv("SMCOMPAT_TRACE_FILE", "/dev/null", 1);

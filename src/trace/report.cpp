@@ -22,11 +22,16 @@ using nlohmann::json;
 
 const char* to_string(Outcome o) {
   switch (o) {
-    case Outcome::kNative: return "native";
-    case Outcome::kCompatibleSass: return "compatible-sass";
-    case Outcome::kPtxJit: return "ptx-jit";
-    case Outcome::kFailed: return "failed";
-    case Outcome::kUnknown: return "unknown";
+    case Outcome::kNative:
+      return "native";
+    case Outcome::kCompatibleSass:
+      return "compatible-sass";
+    case Outcome::kPtxJit:
+      return "ptx-jit";
+    case Outcome::kFailed:
+      return "failed";
+    case Outcome::kUnknown:
+      return "unknown";
   }
   return "?";
 }
@@ -92,7 +97,8 @@ TraceLog parse_trace(std::string_view text, const std::string& name) {
     if (line.empty()) continue;
     json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
-      Error e = make_error(fmt::format("line {}: not a JSON object (a record cut short?)", line_no));
+      Error e =
+          make_error(fmt::format("line {}: not a JSON object (a record cut short?)", line_no));
       e.file = name;
       log.warnings.push_back(std::move(e));
       continue;
@@ -160,7 +166,8 @@ TraceLog parse_trace(std::string_view text, const std::string& name) {
     } else if (ev == "unload") {
       auto id = opt<uint64_t>(j, "id");
       if (!id) continue;
-      if (auto it = by_id.find({pid, *id}); it != by_id.end()) log.loads[it->second].unloaded = true;
+      if (auto it = by_id.find({pid, *id}); it != by_id.end())
+        log.loads[it->second].unloaded = true;
     } else if (ev == "lookup") {
       TracedLookup k;
       k.via = str(j, "via");
@@ -200,8 +207,7 @@ Result<TraceLog> read_trace(const std::string& path) {
 }
 
 Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc,
-                   std::optional<Version> driver_cuda, const JitEnv& env,
-                   const Catalog& catalog) {
+                   std::optional<Version> driver_cuda, const JitEnv& env, const Catalog& catalog) {
   // The images of one load are alternatives for the same code: one unit for verdict/.
   // CUDA_FORCE_PTX_JIT hides the SASS from the driver; CUDA_DISABLE_PTX_JIT refuses the JIT
   // (compatibility-rules.md section 8).
@@ -231,8 +237,12 @@ Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc
   p.reason = u.reason;
   if (u.chosen) p.image = inv.images[*u.chosen].target;
   switch (u.verdict) {
-    case Verdict::kNative: p.outcome = Outcome::kNative; break;
-    case Verdict::kCompatibleSass: p.outcome = Outcome::kCompatibleSass; break;
+    case Verdict::kNative:
+      p.outcome = Outcome::kNative;
+      break;
+    case Verdict::kCompatibleSass:
+      p.outcome = Outcome::kCompatibleSass;
+      break;
     case Verdict::kPtxJit:
       p.outcome = Outcome::kPtxJit;
       if (env.disable_ptx_jit) {
@@ -359,10 +369,10 @@ std::vector<std::string> override_implications(ComputeCapability fake, ComputeCa
                               real.to_string()));
     return out;
   }
-  out.push_back(fmt::format(
-      "the driver still selects code by the real compute capability {}: only what the "
-      "application believes changes",
-      real.to_string()));
+  out.push_back(
+      fmt::format("the driver still selects code by the real compute capability {}: only what the "
+                  "application believes changes",
+                  real.to_string()));
   const ArchInfo* info = catalog.arch(fake.arch());
   std::vector<SmTarget> targets = {{ImageKind::kSass, fake.arch(), ArchVariant::kBase},
                                    {ImageKind::kPtx, fake.arch(), ArchVariant::kBase}};
@@ -373,7 +383,8 @@ std::vector<std::string> override_implications(ComputeCapability fake, ComputeCa
   if (info && info->has_f) targets.push_back({ImageKind::kSass, fake.arch(), ArchVariant::kFamily});
   for (const SmTarget& t : targets) {
     FitResult fit = catalog.fit(t, real);
-    std::string what = t.kind == ImageKind::kSass ? t.to_string() + " SASS" : t.to_string() + " PTX";
+    std::string what =
+        t.kind == ImageKind::kSass ? t.to_string() + " SASS" : t.to_string() + " PTX";
     switch (fit.fit) {
       case ImageFit::kNative:
       case ImageFit::kCompatibleSass:
@@ -387,18 +398,17 @@ std::vector<std::string> override_implications(ComputeCapability fake, ComputeCa
         if (fit.reason.rfind(what + " cannot run", 0) == 0) {
           out.push_back(fit.reason);  // the catalog's sentence already says it
         } else {
-          out.push_back(
-              fmt::format("{} cannot run on {}: {}", what, real.to_string(), fit.reason));
+          out.push_back(fmt::format("{} cannot run on {}: {}", what, real.to_string(), fit.reason));
         }
         break;
     }
   }
-  out.push_back(fmt::format(
-      "code generators that trust the reported {} (Triton, torch.compile, NVRTC, nvcc "
-      "-arch=native) may emit sm_{} code the device cannot load",
-      fake.to_string(), fake.arch()));
-  out.push_back(fmt::format("NVML (nvidia-smi) is left truthful and still reports {}",
-                            real.to_string()));
+  out.push_back(
+      fmt::format("code generators that trust the reported {} (Triton, torch.compile, NVRTC, nvcc "
+                  "-arch=native) may emit sm_{} code the device cannot load",
+                  fake.to_string(), fake.arch()));
+  out.push_back(
+      fmt::format("NVML (nvidia-smi) is left truthful and still reports {}", real.to_string()));
   return out;
 }
 
@@ -434,8 +444,8 @@ std::vector<std::string> override_implications_for_files(const std::vector<std::
         const ImageVerdict& iv = fv.images[i];
         fate = iv.fit == ImageFit::kNative || iv.fit == ImageFit::kCompatibleSass
                    ? "runs on " + real.to_string()
-                   : iv.fit == ImageFit::kPtxJit ? "will be JIT-compiled for " + real.to_string()
-                                                 : "cannot run: " + iv.reason;
+               : iv.fit == ImageFit::kPtxJit ? "will be JIT-compiled for " + real.to_string()
+                                             : "cannot run: " + iv.reason;
       }
       for (const auto& [name, info] : for_fake)
         out.push_back(fmt::format("  {} image(s) for {}, the reported capability: {}", info.first,
@@ -457,20 +467,21 @@ std::string images_text(const TracedLoad& l) {
   return s;
 }
 
-std::string fmt_ms(double ms) { return ms < 10 ? fmt::format("{:.2f}", ms) : fmt::format("{:.1f}", ms); }
+std::string fmt_ms(double ms) {
+  return ms < 10 ? fmt::format("{:.2f}", ms) : fmt::format("{:.1f}", ms);
+}
 
 }  // namespace
 
 std::string render_text(const TraceLog& log, const PrintOptions& options) {
   Style style = options.color ? Style::for_stream(stdout, Style::Mode::kAlways) : Style::plain();
   std::string out;
-  out += style.bold("smcompat trace") +
-         (options.command.empty() ? "" : ": " + options.command) +
-         (options.exit_status ? fmt::format(" (exit status {})", *options.exit_status) : "") +
-         "\n";
+  out += style.bold("smcompat trace") + (options.command.empty() ? "" : ": " + options.command) +
+         (options.exit_status ? fmt::format(" (exit status {})", *options.exit_status) : "") + "\n";
   if (log.processes.empty()) {
-    out += "  the shim never started: the program did not load it (static binary, setuid, or "
-           "LD_PRELOAD removed)\n";
+    out +=
+        "  the shim never started: the program did not load it (static binary, setuid, or "
+        "LD_PRELOAD removed)\n";
   }
   // Devices seen (observed).
   std::map<int, std::string> devices;
@@ -480,18 +491,17 @@ std::string render_text(const TraceLog& log, const PrintOptions& options) {
     if (l.driver_cuda) driver = l.driver_cuda;
   }
   for (const auto& [dev, cc] : devices)
-    out += fmt::format("  device {}: compute capability {} (as the driver reports it){}\n", dev,
-                       cc,
+    out += fmt::format("  device {}: compute capability {} (as the driver reports it){}\n", dev, cc,
                        driver ? fmt::format(", driver supports CUDA {}",
                                             Version::from_cuda_int(*driver).to_string())
                               : "");
   for (const TracedProcess& p : log.processes) {
     if (p.report_cc.empty()) continue;
-    out += fmt::format("  capability override: {} reported to {} (pid {}); NVML left truthful\n",
-                       p.report_cc,
-                       p.only_for.empty() ? "every caller"
-                                          : "callers in " + fmt::format("{}", fmt::join(p.only_for, ", ")),
-                       p.pid);
+    out += fmt::format(
+        "  capability override: {} reported to {} (pid {}); NVML left truthful\n", p.report_cc,
+        p.only_for.empty() ? "every caller"
+                           : "callers in " + fmt::format("{}", fmt::join(p.only_for, ", ")),
+        p.pid);
   }
   for (const CcQuery& q : log.cc_queries) {
     std::string caller = q.caller.empty() ? "?" : q.caller.substr(q.caller.rfind('/') + 1);
@@ -522,7 +532,8 @@ std::string render_text(const TraceLog& log, const PrintOptions& options) {
         if (l.disagrees) predicted += " " + style.red("DISAGREES");
       }
       std::string load = fmt_ms(l.load_ms);
-      if (l.jit_wall_ms && *l.jit_wall_ms > 0) load += fmt::format(" (JIT {})", fmt_ms(*l.jit_wall_ms));
+      if (l.jit_wall_ms && *l.jit_wall_ms > 0)
+        load += fmt::format(" (JIT {})", fmt_ms(*l.jit_wall_ms));
       table.add_row({std::to_string(l.id), l.api, source, images_text(l), observed, l.how, load,
                      l.first_use_ms ? fmt_ms(*l.first_use_ms) : "-", predicted});
     }
@@ -556,8 +567,9 @@ std::string render_text(const TraceLog& log, const PrintOptions& options) {
                      s.disagreements ? " (marked DISAGREES above; the prediction's ranking of "
                                        "several fitting images is unverified)"
                                      : "");
-  out += "  observed = what the driver reported (CU_FUNC_ATTRIBUTE_BINARY_VERSION/PTX_VERSION); "
-         "predicted = smcompat's model from the images alone\n";
+  out +=
+      "  observed = what the driver reported (CU_FUNC_ATTRIBUTE_BINARY_VERSION/PTX_VERSION); "
+      "predicted = smcompat's model from the images alone\n";
   for (const Error& w : log.warnings) out += "  warning: " + w.to_string() + "\n";
   return out;
 }
@@ -583,12 +595,10 @@ std::string render_json(const TraceLog& log, const PrintOptions& options,
   j["processes"] = std::move(procs);
   json loads = json::array();
   for (const TracedLoad& l : log.loads) {
-    json lj = {{"id", l.id},           {"pid", l.pid},
-               {"record_line", l.line}, {"api", l.api},
-               {"kind", l.kind},       {"source", l.source},
-               {"result", l.result},   {"load_ms", l.load_ms},
-               {"outcome", to_string(l.outcome)}, {"how", l.how},
-               {"observed", true},     {"unloaded", l.unloaded}};
+    json lj = {{"id", l.id},         {"pid", l.pid},         {"record_line", l.line},
+               {"api", l.api},       {"kind", l.kind},       {"source", l.source},
+               {"result", l.result}, {"load_ms", l.load_ms}, {"outcome", to_string(l.outcome)},
+               {"how", l.how},       {"observed", true},     {"unloaded", l.unloaded}};
     if (!l.path.empty()) lj["path"] = l.path;
     if (!l.format.empty()) lj["format"] = l.format;
     if (!l.error.empty()) lj["error"] = l.error;
@@ -628,13 +638,19 @@ std::string render_json(const TraceLog& log, const PrintOptions& options,
   j["loads"] = std::move(loads);
   json queries = json::array();
   for (const CcQuery& q : log.cc_queries)
-    queries.push_back({{"api", q.api}, {"caller", q.caller}, {"real_cc", q.real_cc},
-                       {"reported_cc", q.reported_cc}, {"overridden", q.overridden},
+    queries.push_back({{"api", q.api},
+                       {"caller", q.caller},
+                       {"real_cc", q.real_cc},
+                       {"reported_cc", q.reported_cc},
+                       {"overridden", q.overridden},
                        {"pid", q.pid}});
   j["cc_queries"] = std::move(queries);
   json lookups = json::array();
   for (const TracedLookup& k : log.lookups) {
-    json kj = {{"via", k.via}, {"name", k.name}, {"wrapped", k.wrapped}, {"found", k.found},
+    json kj = {{"via", k.via},
+               {"name", k.name},
+               {"wrapped", k.wrapped},
+               {"found", k.found},
                {"pid", k.pid}};
     if (k.version) {
       kj["version"] = *k.version;
@@ -644,7 +660,8 @@ std::string render_json(const TraceLog& log, const PrintOptions& options,
   }
   j["lookups"] = std::move(lookups);
   TraceSummary s = summarize(log);
-  json sj = {{"loads", s.loads}, {"disagreements", s.disagreements},
+  json sj = {{"loads", s.loads},
+             {"disagreements", s.disagreements},
              {"overridden_queries", s.overridden_queries}};
   json by = json::object(), fby = json::object();
   for (Outcome o : {Outcome::kNative, Outcome::kCompatibleSass, Outcome::kPtxJit, Outcome::kFailed,

@@ -65,7 +65,8 @@ Result<int> run_traced(const std::vector<std::string>& argv, const RunOptions& o
   } while (n < 0 && errno == EINTR);
   close(err_pipe[0]);
   // Like time(1): the terminal's Ctrl-C goes to the child; we wait for it and then report.
-  struct sigaction ignore {}, old_int {}, old_quit {};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);

@@ -3,8 +3,8 @@
 // driver's choice is simulated with the working model of ../shared/reference/compatibility-rules.md
 // section 7 (exact SASS, then the highest compatible SASS, then the highest compatible PTX, each
 // judged by Catalog::fit), with the error codes of its table (209 no binary, 222 unsupported PTX,
-// 223 JIT disabled) and CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT / CUDA_MODULE_LOADING (section 8).
-// Function attributes follow driver-api.md 5.2: BINARY_VERSION is the SASS arch that runs (the
+// 223 JIT disabled) and CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT / CUDA_MODULE_LOADING (section
+// 8). Function attributes follow driver-api.md 5.2: BINARY_VERSION is the SASS arch that runs (the
 // device's own arch after a JIT), PTX_VERSION the virtual arch the code came from.
 // JIT is simulated by sleeping SMCOMPAT_FAKE_JIT_MS milliseconds (default 0), at load time, or at
 // the first use of a function when CUDA_MODULE_LOADING=LAZY.
@@ -23,8 +23,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "fake_state.hpp"
 #include "../../src/trace/shim/readable_extent.hpp"
+#include "fake_state.hpp"
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/catalog.hpp"
 
@@ -240,8 +240,8 @@ CUresult build_module(const void* image, uint64_t max_size, bool library, const 
     } else {
       auto t0 = std::chrono::steady_clock::now();
       simulate_jit();
-      jo.set_wall_time(std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0)
-                           .count());
+      jo.set_wall_time(
+          std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - t0).count());
     }
   } else {
     jo.set_wall_time(0.0f);
@@ -327,12 +327,26 @@ CUresult function_attribute(int* v, int attr, const void* h) {
   FakeFunction* f = live_function(h);
   if (!f) return kInvalidHandle;
   switch (attr) {
-    case 0: *v = 1024; return kSuccess;  // MAX_THREADS_PER_BLOCK
-    case 1: case 2: case 3: case 8: *v = 0; return kSuccess;
-    case 4: *v = f->num_regs; return kSuccess;
-    case 5: *v = f->ptx_version; return kSuccess;
-    case 6: *v = f->binary_version; return kSuccess;
-    default: return kInvalidValue;
+    case 0:
+      *v = 1024;
+      return kSuccess;  // MAX_THREADS_PER_BLOCK
+    case 1:
+    case 2:
+    case 3:
+    case 8:
+      *v = 0;
+      return kSuccess;
+    case 4:
+      *v = f->num_regs;
+      return kSuccess;
+    case 5:
+      *v = f->ptx_version;
+      return kSuccess;
+    case 6:
+      *v = f->binary_version;
+      return kSuccess;
+    default:
+      return kInvalidValue;
   }
 }
 

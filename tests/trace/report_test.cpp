@@ -15,8 +15,8 @@ OfferedImage img(const char* target, const char* isa = nullptr) {
 }
 
 TEST(TracePredict, ExactSassWinsOverPtx) {
-  Prediction p = predict({img("sm_80"), img("compute_80", "9.0"), img("sm_90")}, {9, 0},
-                         Version{13, 0}, {});
+  Prediction p =
+      predict({img("sm_80"), img("compute_80", "9.0"), img("sm_90")}, {9, 0}, Version{13, 0}, {});
   EXPECT_EQ(p.outcome, Outcome::kNative);
   EXPECT_EQ(p.image->to_string(), "sm_90");
 }
@@ -90,8 +90,10 @@ TEST(TraceParse, RecordsAndDamagedLines) {
   ASSERT_EQ(log.lookups.size(), 1u);
   EXPECT_EQ(log.lookups[0].name, "cuGetProcAddress_v2");
   ASSERT_EQ(log.warnings.size(), 2u);
-  EXPECT_EQ(log.warnings[0].to_string(), "t.jsonl: line 8: not a JSON object (a record cut short?)");
-  EXPECT_EQ(log.warnings[1].to_string(), "t.jsonl: line 9: not a JSON object (a record cut short?)");
+  EXPECT_EQ(log.warnings[0].to_string(),
+            "t.jsonl: line 8: not a JSON object (a record cut short?)");
+  EXPECT_EQ(log.warnings[1].to_string(),
+            "t.jsonl: line 9: not a JSON object (a record cut short?)");
 }
 
 TEST(TraceParse, EveryPrefixParses) {

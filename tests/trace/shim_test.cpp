@@ -148,16 +148,16 @@ TEST_P(ShimPaths, OverrideReportsCapabilityButDriverChoosesByRealOne) {
 }
 
 TEST_P(ShimPaths, OverrideScopedToChosenLibraries) {
-  Traced other = run_prog(GetParam(), {"cc"}, kRtx5090,
-                          {{"SMCOMPAT_REPORT_CC", "9.0"},
-                           {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so"}});
+  Traced other = run_prog(
+      GetParam(), {"cc"}, kRtx5090,
+      {{"SMCOMPAT_REPORT_CC", "9.0"}, {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so"}});
   EXPECT_EQ(other.output.out, "attribute 12.0\ncompute_capability 12.0\nsms 170\n");
   ASSERT_FALSE(other.log.cc_queries.empty());
   EXPECT_FALSE(other.log.cc_queries[0].overridden);
   std::string self = GetParam() == "plt" ? "trace_driver_prog" : "trace_driver_prog_dl";
-  Traced mine = run_prog(GetParam(), {"cc"}, kRtx5090,
-                         {{"SMCOMPAT_REPORT_CC", "9.0"},
-                          {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so:" + self}});
+  Traced mine = run_prog(
+      GetParam(), {"cc"}, kRtx5090,
+      {{"SMCOMPAT_REPORT_CC", "9.0"}, {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so:" + self}});
   EXPECT_EQ(mine.output.out, "attribute 9.0\ncompute_capability 9.0\nsms 170\n");
 }
 
@@ -210,7 +210,8 @@ TEST(ShimJit, ErrorLogAndUnsupportedPtx) {
 
 TEST(ShimJit, LazyLoadingMovesJitToFirstUse) {
   Traced t = run_prog("plt", {"load", fixture("ptx90.fatbin")}, kRtx5090,
-                      {{"SMCOMPAT_FAKE_JIT_MS", "40"}, {"CUDA_MODULE_LOADING", "LAZY"},
+                      {{"SMCOMPAT_FAKE_JIT_MS", "40"},
+                       {"CUDA_MODULE_LOADING", "LAZY"},
                        {"SMCOMPAT_TRACE_ENUMERATE", "0"}});
   ASSERT_EQ(t.log.loads.size(), 1u);
   EXPECT_LT(t.log.loads[0].load_ms, 40.0);
@@ -225,8 +226,8 @@ TEST(ShimJit, ForceAndDisablePtxJit) {
   EXPECT_EQ(forced.output.out, "load 0\nfunction scale binary=86 ptx=80\n");
   EXPECT_EQ(forced.log.loads[0].outcome, Outcome::kPtxJit);
   EXPECT_FALSE(forced.log.loads[0].disagrees);
-  Traced off = run_prog("plt", {"load", fixture("ptx90.fatbin")}, kRtx5090,
-                        {{"CUDA_DISABLE_PTX_JIT", "1"}});
+  Traced off =
+      run_prog("plt", {"load", fixture("ptx90.fatbin")}, kRtx5090, {{"CUDA_DISABLE_PTX_JIT", "1"}});
   EXPECT_EQ(off.output.out, "load 223\n");
   EXPECT_EQ(off.log.loads[0].predicted->error, 223);
   EXPECT_FALSE(off.log.loads[0].disagrees);
@@ -256,7 +257,8 @@ TEST(ShimStress, SixteenThreadsLoadingAtOnce) {
   }
   EXPECT_EQ(ids.size(), 400u);
   size_t pos = 0;
-  while ((pos = t.raw.find(R"("ev":"get_function")", pos)) != std::string::npos) ++get_functions, ++pos;
+  while ((pos = t.raw.find(R"("ev":"get_function")", pos)) != std::string::npos)
+    ++get_functions, ++pos;
   pos = 0;
   while ((pos = t.raw.find(R"("ev":"unload")", pos)) != std::string::npos) ++unloads, ++pos;
   EXPECT_EQ(get_functions, 400u);

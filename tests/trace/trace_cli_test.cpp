@@ -42,8 +42,8 @@ TEST(TraceCli, JsonReportOfAJitLoad) {
 }
 
 TEST(TraceCli, FailedLoadIsAFinding) {
-  Output o = run({SMCOMPAT_CLI, "trace", "--", kProg, "plt", "load", fixture("sm90a.fatbin")},
-                 fake_env());
+  Output o =
+      run({SMCOMPAT_CLI, "trace", "--", kProg, "plt", "load", fixture("sm90a.fatbin")}, fake_env());
   EXPECT_EQ(o.status, 1);
   EXPECT_EQ(o.out, "load 209\n");
   EXPECT_NE(o.err.find("CUDA_ERROR_NO_BINARY_FOR_GPU"), std::string::npos) << o.err;
@@ -71,8 +71,8 @@ TEST(TraceCli, ReportCcPrintsImplicationsAndOverrides) {
 }
 
 TEST(TraceCli, EnvPrintsTheVariables) {
-  Output o = run({SMCOMPAT_CLI, "trace", "--env", "--records", "/tmp/x.jsonl", "--report-cc",
-                  "9.0", "--only-for", "libtorch_cuda.so"},
+  Output o = run({SMCOMPAT_CLI, "trace", "--env", "--records", "/tmp/x.jsonl", "--report-cc", "9.0",
+                  "--only-for", "libtorch_cuda.so"},
                  fake_env());
   EXPECT_EQ(o.status, 0);
   EXPECT_NE(o.out.find("export LD_PRELOAD=" + testing::kShim + "\n"), std::string::npos) << o.out;
@@ -101,12 +101,11 @@ TEST(TraceCli, UsageAndIoErrors) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("cannot run /nonexistent/program: No such file or directory"),
             std::string::npos);
-  EXPECT_EQ(run({SMCOMPAT_CLI, "trace", "--report-cc", "banana", "--", kProg, "plt", "cc"},
-                fake_env())
-                .status,
-            2);
-  EXPECT_EQ(run({SMCOMPAT_CLI, "trace", "--only-for", "x.so", "--", kProg, "plt", "cc"},
-                fake_env())
+  EXPECT_EQ(
+      run({SMCOMPAT_CLI, "trace", "--report-cc", "banana", "--", kProg, "plt", "cc"}, fake_env())
+          .status,
+      2);
+  EXPECT_EQ(run({SMCOMPAT_CLI, "trace", "--only-for", "x.so", "--", kProg, "plt", "cc"}, fake_env())
                 .status,
             2);
 }

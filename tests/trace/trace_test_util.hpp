@@ -40,7 +40,8 @@ inline std::string slurp(const std::string& path) {
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "smcompat-trace-test-XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "smcompat-trace-test-XXXXXX").string();
     path = mkdtemp(tmpl.data());
   }
   ~TempDir() {

@@ -2,6 +2,8 @@
 // reports every GPU module it loaded, what the driver chose, JIT time and failures, next to the
 // prediction from the images (trace/ module; docs/trace.md). `--from FILE` reports on records
 // written earlier; `--env` prints the variables to use the shim without this command.
+#include "smcompat/trace/trace.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,7 +12,6 @@
 #include <fstream>
 
 #include "commands.hpp"
-#include "smcompat/trace/trace.hpp"
 
 namespace smcompat::cli {
 
@@ -75,7 +76,8 @@ int run(const TraceArgs& a, Context& ctx) {
   if (!a.report_cc.empty()) {
     report_cc = ComputeCapability::parse(a.report_cc);
     if (!report_cc || report_cc->major <= 0) {
-      fmt::print(stderr, "smcompat trace: --report-cc: '{}' is not a compute capability (e.g. 9.0)\n",
+      fmt::print(stderr,
+                 "smcompat trace: --report-cc: '{}' is not a compute capability (e.g. 9.0)\n",
                  a.report_cc);
       return kExitError;
     }
@@ -92,7 +94,8 @@ int run(const TraceArgs& a, Context& ctx) {
   if (a.env) {
     auto shim = trace::find_shim("");
     if (!shim) {
-      fmt::print(stderr, "smcompat trace: libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)\n");
+      fmt::print(stderr,
+                 "smcompat trace: libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)\n");
       return kExitError;
     }
     ro.shim_path = *shim;
@@ -117,17 +120,20 @@ int run(const TraceArgs& a, Context& ctx) {
     records_path = a.from;
   } else {
     if (a.command.empty()) {
-      fmt::print(stderr, "smcompat trace: no command (usage: smcompat trace [options] -- COMMAND ARGS)\n");
+      fmt::print(stderr,
+                 "smcompat trace: no command (usage: smcompat trace [options] -- COMMAND ARGS)\n");
       return kExitError;
     }
     auto shim = trace::find_shim("");
     if (!shim) {
-      fmt::print(stderr, "smcompat trace: libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)\n");
+      fmt::print(stderr,
+                 "smcompat trace: libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)\n");
       return kExitError;
     }
     ro.shim_path = *shim;
     if (a.records.empty()) {
-      std::string tmpl = (std::filesystem::temp_directory_path() / "smcompat-trace-XXXXXX").string();
+      std::string tmpl =
+          (std::filesystem::temp_directory_path() / "smcompat-trace-XXXXXX").string();
       int fd = mkstemp(tmpl.data());
       if (fd < 0) {
         fmt::print(stderr, "smcompat trace: cannot create a temporary file\n");
@@ -209,14 +215,16 @@ int run(const TraceArgs& a, Context& ctx) {
 void register_trace(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<TraceArgs>();
   auto* cmd = app.add_subcommand(
-      "trace", "Run a program and report which GPU code the driver really loaded (LD_PRELOAD shim)");
+      "trace",
+      "Run a program and report which GPU code the driver really loaded (LD_PRELOAD shim)");
   cmd->add_flag("--json", args->json, "JSON report (schema smcompat.trace/1)");
   cmd->add_option("-o,--output", args->output, "Write the report to FILE (default: stderr)");
   cmd->add_option("--records", args->records,
                   "Keep the shim's raw records (JSON lines) in FILE (default: a temporary file)");
   cmd->add_option("--from", args->from, "Report on records written earlier (no program is run)");
-  cmd->add_option("--report-cc", args->report_cc,
-                  "Report this compute capability (e.g. 9.0) to the program instead of the real one");
+  cmd->add_option(
+      "--report-cc", args->report_cc,
+      "Report this compute capability (e.g. 9.0) to the program instead of the real one");
   cmd->add_option("--only-for", args->only_for,
                   "Apply --report-cc only to callers in these libraries (e.g. libtorch_cuda.so)");
   cmd->add_option("--images", args->images,

@@ -33,7 +33,7 @@ struct TracedFunction {
   std::optional<int> binary_version;  ///< CU_FUNC_ATTRIBUTE_BINARY_VERSION (e.g. 120)
   std::optional<int> ptx_version;     ///< CU_FUNC_ATTRIBUTE_PTX_VERSION (e.g. 90)
   std::optional<int> num_regs;
-  std::optional<double> get_ms;       ///< time of the cuModuleGetFunction/cuKernelGetFunction call
+  std::optional<double> get_ms;  ///< time of the cuModuleGetFunction/cuKernelGetFunction call
 };
 
 /// How a load ended up running.
@@ -72,14 +72,14 @@ Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc
 struct TracedLoad {
   uint64_t id = 0;
   int pid = 0;
-  size_t line = 0;         ///< line of the record in the trace file (1-based)
-  std::string api;         ///< cuModuleLoadData, cuLibraryLoadData, ...
-  std::string kind;        ///< "module" or "library"
-  std::string source;      ///< "memory" or "file"
-  std::string path;        ///< for file loads
-  std::string format;      ///< fatbin, cubin, ptx, ... (inventory)
-  int result = 0;          ///< CUresult
-  std::string error;       ///< CUresult name when result != 0
+  size_t line = 0;     ///< line of the record in the trace file (1-based)
+  std::string api;     ///< cuModuleLoadData, cuLibraryLoadData, ...
+  std::string kind;    ///< "module" or "library"
+  std::string source;  ///< "memory" or "file"
+  std::string path;    ///< for file loads
+  std::string format;  ///< fatbin, cubin, ptx, ... (inventory)
+  int result = 0;      ///< CUresult
+  std::string error;   ///< CUresult name when result != 0
   std::optional<int> device;
   std::optional<ComputeCapability> device_cc;  ///< the real CC (never the override)
   std::optional<int> driver_cuda;              ///< cuDriverGetVersion
@@ -97,13 +97,13 @@ struct TracedLoad {
   std::optional<SmTarget> chosen;  ///< the offered image the driver's answer points to
   std::string how;                 ///< "sm_80 SASS on 8.6", "JIT of compute_90 to sm_120", ...
   std::optional<Prediction> predicted;
-  bool disagrees = false;          ///< observed and predicted outcome/image differ
+  bool disagrees = false;  ///< observed and predicted outcome/image differ
 };
 
 /// A symbol lookup the shim saw (only bootstrap lookups and wrapped names are recorded by
 /// default).
 struct TracedLookup {
-  std::string via;   ///< "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2"
+  std::string via;  ///< "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2"
   std::string name;
   std::optional<int> version;
   uint64_t flags = 0;
@@ -184,8 +184,8 @@ std::string render_json(const TraceLog& log, const PrintOptions& options,
 
 /// Running a command under the shim.
 struct RunOptions {
-  std::string shim_path;    ///< libsmcompat_trace.so
-  std::string trace_file;   ///< where the shim appends its records
+  std::string shim_path;   ///< libsmcompat_trace.so
+  std::string trace_file;  ///< where the shim appends its records
   std::optional<ComputeCapability> report_cc;
   std::vector<std::string> only_for;
 };

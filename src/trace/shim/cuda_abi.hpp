@@ -29,11 +29,11 @@ inline constexpr int kFuncNumRegs = 4;        // CU_FUNC_ATTRIBUTE_NUM_REGS
 inline constexpr int kFuncPtxVersion = 5;     // CU_FUNC_ATTRIBUTE_PTX_VERSION
 inline constexpr int kFuncBinaryVersion = 6;  // CU_FUNC_ATTRIBUTE_BINARY_VERSION
 
-inline constexpr CUjit_option kJitWallTime = 2;           // CU_JIT_WALL_TIME (float ms, out)
-inline constexpr CUjit_option kJitInfoLogBuffer = 3;      // CU_JIT_INFO_LOG_BUFFER
-inline constexpr CUjit_option kJitInfoLogBufferSize = 4;  // CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
-inline constexpr CUjit_option kJitErrorLogBuffer = 5;     // CU_JIT_ERROR_LOG_BUFFER
-inline constexpr CUjit_option kJitErrorLogBufferSize = 6; // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+inline constexpr CUjit_option kJitWallTime = 2;            // CU_JIT_WALL_TIME (float ms, out)
+inline constexpr CUjit_option kJitInfoLogBuffer = 3;       // CU_JIT_INFO_LOG_BUFFER
+inline constexpr CUjit_option kJitInfoLogBufferSize = 4;   // CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
+inline constexpr CUjit_option kJitErrorLogBuffer = 5;      // CU_JIT_ERROR_LOG_BUFFER
+inline constexpr CUjit_option kJitErrorLogBufferSize = 6;  // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
 
 using PFN_cuGetProcAddress_v11030 = CUresult (*)(const char*, void**, int, uint64_t);
 using PFN_cuGetProcAddress_v12000 = CUresult (*)(const char*, void**, int, uint64_t, int*);
@@ -52,8 +52,8 @@ using PFN_cuModuleGetFunctionCount = CUresult (*)(unsigned*, CUmodule);
 using PFN_cuModuleEnumerateFunctions = CUresult (*)(CUfunction*, unsigned, CUmodule);
 using PFN_cuFuncGetAttribute = CUresult (*)(int*, int, CUfunction);
 using PFN_cuFuncGetName = CUresult (*)(const char**, CUfunction);
-using PFN_cuLibraryLoadData = CUresult (*)(CUlibrary*, const void*, CUjit_option*, void**,
-                                           unsigned, CUlibraryOption*, void**, unsigned);
+using PFN_cuLibraryLoadData = CUresult (*)(CUlibrary*, const void*, CUjit_option*, void**, unsigned,
+                                           CUlibraryOption*, void**, unsigned);
 using PFN_cuLibraryLoadFromFile = CUresult (*)(CUlibrary*, const char*, CUjit_option*, void**,
                                                unsigned, CUlibraryOption*, void**, unsigned);
 using PFN_cuLibraryUnload = CUresult (*)(CUlibrary);

@@ -14,10 +14,9 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <strings.h>
 
 #include <atomic>
 #include <cerrno>
@@ -110,13 +109,13 @@ std::string object_of(const void* addr) {
 // ---------------------------------------------------------------------------------------------
 // Configuration from the environment (documented in docs/trace.md).
 struct Config {
-  int fd = -1;                       // SMCOMPAT_TRACE_FILE, opened O_APPEND
-  bool override_cc = false;          // SMCOMPAT_REPORT_CC
+  int fd = -1;               // SMCOMPAT_TRACE_FILE, opened O_APPEND
+  bool override_cc = false;  // SMCOMPAT_REPORT_CC
   int cc_major = 0, cc_minor = 0;
   std::vector<std::string> only_for;  // SMCOMPAT_REPORT_CC_ONLY_FOR (':' or ',' separated)
-  bool enumerate = true;             // SMCOMPAT_TRACE_ENUMERATE (0 disables)
-  bool jit_log = true;               // SMCOMPAT_TRACE_JIT_LOG (0 disables)
-  bool all_lookups = false;          // SMCOMPAT_TRACE_LOOKUPS=all
+  bool enumerate = true;              // SMCOMPAT_TRACE_ENUMERATE (0 disables)
+  bool jit_log = true;                // SMCOMPAT_TRACE_JIT_LOG (0 disables)
+  bool all_lookups = false;           // SMCOMPAT_TRACE_LOOKUPS=all
 };
 
 bool env_flag(const char* name, bool fallback) {
@@ -155,7 +154,8 @@ Config make_config() {
     int major = 0, minor = 0;
     char dot = 0;
     int n = std::sscanf(cc, "%d%c%d", &major, &dot, &minor);
-    if (n >= 1 && major > 0 && major < 100 && (n == 1 || (dot == '.' && minor >= 0 && minor < 10))) {
+    if (n >= 1 && major > 0 && major < 100 &&
+        (n == 1 || (dot == '.' && minor >= 0 && minor < 10))) {
       cfg.override_cc = true;
       cfg.cc_major = major;
       cfg.cc_minor = n == 3 ? minor : 0;
@@ -179,7 +179,9 @@ Config make_config() {
   cfg.all_lookups = lookups && std::strcmp(lookups, "all") == 0;
 
   if (cfg.fd >= 0) {
-    json start = {{"ev", "start"}, {"shim", SMCOMPAT_VERSION}, {"ppid", static_cast<int>(getppid())},
+    json start = {{"ev", "start"},
+                  {"shim", SMCOMPAT_VERSION},
+                  {"ppid", static_cast<int>(getppid())},
                   {"time_unix_ms", unix_ms()}};
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -395,7 +397,8 @@ void add_device(json& ev) {
 json images_json(const smcompat::FileInventory& inv) {
   json images = json::array();
   for (const smcompat::DeviceImage& img : inv.images) {
-    json j = {{"target", img.target.to_string()}, {"offset", img.entry_offset},
+    json j = {{"target", img.target.to_string()},
+              {"offset", img.entry_offset},
               {"stored_size", img.stored_size}};
     if (img.ptx_version) j["ptx_isa"] = img.ptx_version->to_string();
     if (img.compression != smcompat::Compression::kNone)
@@ -436,7 +439,8 @@ void add_file_inventory(json& ev, const char* path) {
     ev["format"] = smcompat::to_string(invs.front().format);
     ev["size"] = invs.front().size;
     ev["images"] = images_json(invs.front());
-    if (!invs.front().errors.empty()) ev["inventory_error"] = invs.front().errors.front().to_string();
+    if (!invs.front().errors.empty())
+      ev["inventory_error"] = invs.front().errors.front().to_string();
   } catch (...) {
     ev["inventory_error"] = "internal error while reading the file";
   }
@@ -515,7 +519,8 @@ void enumerate_library(json& ev, CUlibrary lib) {
     if (a.kernel_get_name && a.kernel_get_name(&name, k) == kSuccess && name) j["name"] = name;
     int v = 0;
     if (a.kernel_get_attribute) {
-      if (a.kernel_get_attribute(&v, kFuncBinaryVersion, k, dev) == kSuccess) j["binary_version"] = v;
+      if (a.kernel_get_attribute(&v, kFuncBinaryVersion, k, dev) == kSuccess)
+        j["binary_version"] = v;
       if (a.kernel_get_attribute(&v, kFuncPtxVersion, k, dev) == kSuccess) j["ptx_version"] = v;
       if (a.kernel_get_attribute(&v, kFuncNumRegs, k, dev) == kSuccess) j["num_regs"] = v;
     }
@@ -558,9 +563,9 @@ struct LoadRecord {
   const char* api;
   LoadKind kind;
   CUresult result;
-  void* handle;        // module or library (null on failure)
-  const void* image;   // in-memory image or null
-  const char* path;    // file or null
+  void* handle;       // module or library (null on failure)
+  const void* image;  // in-memory image or null
+  const char* path;   // file or null
   double load_ms;
   unsigned n_opts = 0;
   const CUjit_option* opts = nullptr;
@@ -657,15 +662,14 @@ void record_override(const Config& cfg, const char* api, const void* caller, int
       if (k == key) return;
     g_registry.override_seen.push_back(key);
   }
-  emit(cfg, {{"ev", "cc_query"},
-             {"api", api},
-             {"caller", obj},
-             {"real_cc", std::to_string(real_major) + "." + std::to_string(real_minor)},
-             {"reported_cc", applied ? std::to_string(cfg.cc_major) + "." +
-                                           std::to_string(cfg.cc_minor)
-                                     : std::to_string(real_major) + "." +
-                                           std::to_string(real_minor)},
-             {"overridden", applied}});
+  emit(cfg,
+       {{"ev", "cc_query"},
+        {"api", api},
+        {"caller", obj},
+        {"real_cc", std::to_string(real_major) + "." + std::to_string(real_minor)},
+        {"reported_cc", applied ? std::to_string(cfg.cc_major) + "." + std::to_string(cfg.cc_minor)
+                                : std::to_string(real_major) + "." + std::to_string(real_minor)},
+        {"overridden", applied}});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -843,8 +847,13 @@ SMCOMPAT_EXPORT CUresult cuModuleLoadDataEx(CUmodule* module, const void* image,
   CUresult r = real(module, image, n, opts, vals);
   auto t1 = std::chrono::steady_clock::now();
   try {
-    LoadRecord rec{"cuModuleLoadDataEx", LoadKind::kModule, r,
-                   r == kSuccess && module ? *module : nullptr, image, nullptr, ms_between(t0, t1)};
+    LoadRecord rec{"cuModuleLoadDataEx",
+                   LoadKind::kModule,
+                   r,
+                   r == kSuccess && module ? *module : nullptr,
+                   image,
+                   nullptr,
+                   ms_between(t0, t1)};
     rec.n_opts = n;
     rec.opts = opts;
     rec.vals = vals;
@@ -880,8 +889,13 @@ SMCOMPAT_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
                            : real(module, image);
   auto t1 = std::chrono::steady_clock::now();
   try {
-    LoadRecord rec{"cuModuleLoadData", LoadKind::kModule, r,
-                   r == kSuccess && module ? *module : nullptr, image, nullptr, ms_between(t0, t1)};
+    LoadRecord rec{"cuModuleLoadData",
+                   LoadKind::kModule,
+                   r,
+                   r == kSuccess && module ? *module : nullptr,
+                   image,
+                   nullptr,
+                   ms_between(t0, t1)};
     if (cap) {
       rec.n_opts = static_cast<unsigned>(cap->opts.size());
       rec.opts = cap->opts.data();
@@ -948,7 +962,8 @@ SMCOMPAT_EXPORT CUresult cuModuleGetFunction(CUfunction* fn, CUmodule module, co
   try {
     if (recording()) {
       auto id = lookup(g_registry.modules, module);
-      json ev = {{"ev", "get_function"}, {"api", "cuModuleGetFunction"}, {"ms", ms_between(t0, t1)}};
+      json ev = {
+          {"ev", "get_function"}, {"api", "cuModuleGetFunction"}, {"ms", ms_between(t0, t1)}};
       if (id) {
         ev["id"] = *id;
         if (claim_first_use(*id)) ev["first_use"] = true;
@@ -974,8 +989,13 @@ SMCOMPAT_EXPORT CUresult cuLibraryLoadData(CUlibrary* lib, const void* code, CUj
   CUresult r = real(lib, code, jo, jv, nj, lo, lv, nl);
   auto t1 = std::chrono::steady_clock::now();
   try {
-    LoadRecord rec{"cuLibraryLoadData", LoadKind::kLibrary, r,
-                   r == kSuccess && lib ? *lib : nullptr, code, nullptr, ms_between(t0, t1)};
+    LoadRecord rec{"cuLibraryLoadData",
+                   LoadKind::kLibrary,
+                   r,
+                   r == kSuccess && lib ? *lib : nullptr,
+                   code,
+                   nullptr,
+                   ms_between(t0, t1)};
     rec.n_opts = nj;
     rec.opts = jo;
     rec.vals = jv;
@@ -996,8 +1016,13 @@ SMCOMPAT_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary* lib, const char* path,
   CUresult r = real(lib, path, jo, jv, nj, lo, lv, nl);
   auto t1 = std::chrono::steady_clock::now();
   try {
-    LoadRecord rec{"cuLibraryLoadFromFile", LoadKind::kLibrary, r,
-                   r == kSuccess && lib ? *lib : nullptr, nullptr, path, ms_between(t0, t1)};
+    LoadRecord rec{"cuLibraryLoadFromFile",
+                   LoadKind::kLibrary,
+                   r,
+                   r == kSuccess && lib ? *lib : nullptr,
+                   nullptr,
+                   path,
+                   ms_between(t0, t1)};
     rec.n_opts = nj;
     rec.opts = jo;
     rec.vals = jv;
@@ -1076,7 +1101,8 @@ SMCOMPAT_EXPORT CUresult cuKernelGetFunction(CUfunction* fn, CUkernel kernel) {
   auto t1 = std::chrono::steady_clock::now();
   try {
     if (recording()) {
-      json ev = {{"ev", "get_function"}, {"api", "cuKernelGetFunction"}, {"ms", ms_between(t0, t1)}};
+      json ev = {
+          {"ev", "get_function"}, {"api", "cuKernelGetFunction"}, {"ms", ms_between(t0, t1)}};
       if (auto id = lookup(g_registry.kernels, kernel)) ev["id"] = *id;
       add_result(ev, r);
       if (r == kSuccess && fn && *fn) ev.update(function_json(*fn, nullptr));
@@ -1097,8 +1123,11 @@ SMCOMPAT_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, int type, void* dat
   CUresult r = real(state, type, data, size, name, n, opts, vals);
   try {
     if (recording()) {
-      json ev = {{"ev", "link_input"}, {"api", "cuLinkAddData_v2"}, {"input_type", type},
-                 {"bytes", size}, {"link", hex(state)}};
+      json ev = {{"ev", "link_input"},
+                 {"api", "cuLinkAddData_v2"},
+                 {"input_type", type},
+                 {"bytes", size},
+                 {"link", hex(state)}};
       if (name) ev["name"] = name;
       add_result(ev, r);
       if (data && size > 0) {
@@ -1125,7 +1154,9 @@ SMCOMPAT_EXPORT CUresult cuLinkComplete(CUlinkState state, void** cubin, size_t*
   auto t1 = std::chrono::steady_clock::now();
   try {
     if (recording()) {
-      json ev = {{"ev", "link_complete"}, {"api", "cuLinkComplete"}, {"link", hex(state)},
+      json ev = {{"ev", "link_complete"},
+                 {"api", "cuLinkComplete"},
+                 {"link", hex(state)},
                  {"ms", ms_between(t0, t1)}};
       add_result(ev, r);
       if (r == kSuccess && cubin && *cubin && size && *size) {

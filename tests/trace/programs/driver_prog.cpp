@@ -258,9 +258,10 @@ int load_library(const Api& a, const std::string& how, const char* file) {
   }
   CUlibrary lib = nullptr;
   std::vector<char> bytes = read_file(file);
-  CUresult r = how == "library"
-                   ? a.library_load_data(&lib, bytes.data(), nullptr, nullptr, 0, nullptr, nullptr, 0)
-                   : a.library_load_from_file(&lib, file, nullptr, nullptr, 0, nullptr, nullptr, 0);
+  CUresult r =
+      how == "library"
+          ? a.library_load_data(&lib, bytes.data(), nullptr, nullptr, 0, nullptr, nullptr, 0)
+          : a.library_load_from_file(&lib, file, nullptr, nullptr, 0, nullptr, nullptr, 0);
   std::printf("load %d\n", static_cast<int>(r));
   if (r != CUDA_SUCCESS) return 1;
   CUkernel k = nullptr;
@@ -280,8 +281,8 @@ int link(const Api& a, const char* file) {
   std::vector<char> bytes = read_file(file);
   CUlinkState ls = nullptr;
   if (a.link_create(0, nullptr, nullptr, &ls) != CUDA_SUCCESS) return 1;
-  CUresult r = a.link_add_data(ls, CU_JIT_INPUT_CUBIN, bytes.data(), bytes.size() - 1, "input",
-                               0, nullptr, nullptr);
+  CUresult r = a.link_add_data(ls, CU_JIT_INPUT_CUBIN, bytes.data(), bytes.size() - 1, "input", 0,
+                               nullptr, nullptr);
   void* out = nullptr;
   size_t size = 0;
   if (r == CUDA_SUCCESS) r = a.link_complete(ls, &out, &size);
