@@ -503,6 +503,20 @@ std::string render_text(const TraceLog& log, const PrintOptions& options) {
                            : "callers in " + fmt::format("{}", fmt::join(p.only_for, ", ")),
         p.pid);
   }
+  // How the program reached the driver (lookups the shim answered).
+  std::map<std::string, size_t> via;
+  bool bootstrap = false;
+  for (const TracedLookup& k : log.lookups) {
+    ++via[k.via];
+    if (k.name == "cuGetProcAddress" && k.wrapped && k.version) bootstrap = true;
+  }
+  if (!via.empty()) {
+    std::string paths;
+    for (const auto& [name, n] : via)
+      paths += fmt::format("{}{} ({})", paths.empty() ? "" : ", ", name, n);
+    out += fmt::format("  driver reached through: {}{}\n", paths,
+                       bootstrap ? "; cuGetProcAddress bootstrap answered by the shim" : "");
+  }
   for (const CcQuery& q : log.cc_queries) {
     std::string caller = q.caller.empty() ? "?" : q.caller.substr(q.caller.rfind('/') + 1);
     out += fmt::format("    {} from {}: real {}, reported {}{}\n", q.api, caller, q.real_cc,

@@ -388,6 +388,33 @@ TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
   EXPECT_EQ(dl.out, "cuInit failed: 34\n");
 }
 
+TEST(ShimFailOpen, BrokenDriverLeavesErrorsUnchanged) {
+  // A driver whose cuInit fails (as with a kernel module / library version mismatch).
+  for (const char* path : {"plt", "dlsym", "gpa"}) {
+    Env env = {{"SMCOMPAT_FAKE_INIT_ERROR", "803"}};
+    Traced with = run_prog(path, {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090, env);
+    Traced without = run_prog(path, {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090, env, false);
+    EXPECT_EQ(without.output.out, "cuInit failed: 803\n") << path;
+    EXPECT_EQ(with.output.out, without.output.out) << path;
+    EXPECT_EQ(with.output.err, without.output.err) << path;
+    EXPECT_EQ(with.output.status, without.output.status) << path;
+  }
+  std::string prog = testing::kTestDir + "/cudart_prog_shared";
+  if (!std::filesystem::exists(prog)) return;
+  Env base = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
+              {"SMCOMPAT_FAKE_GPUS", kRtx5090},
+              {"SMCOMPAT_FAKE_INIT_ERROR", "803"}};
+  Output without = run({prog}, base);
+  TempDir tmp;
+  Env env = base;
+  env.push_back({"LD_PRELOAD", kShim});
+  env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});
+  Output with = run({prog}, env);
+  EXPECT_EQ(with.out, without.out);
+  EXPECT_EQ(with.err, without.err);
+  EXPECT_EQ(with.status, without.status);
+}
+
 TEST(ShimFailOpen, UnwritableTraceFileIsAPassThrough) {
   Traced t = run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_TRACE_FILE", "/nonexistent-dir/records.jsonl"}});
