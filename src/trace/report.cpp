@@ -514,8 +514,8 @@ std::string render_text(const TraceLog& log, const PrintOptions& options) {
     std::string paths;
     for (const auto& [name, n] : via)
       paths += fmt::format("{}{} ({})", paths.empty() ? "" : ", ", name, n);
-    out += fmt::format("  driver reached through: {}{}\n", paths,
-                       bootstrap ? "; cuGetProcAddress bootstrap answered by the shim" : "");
+    out += fmt::format("  lookups answered by the shim (bootstrap and wrapped names): {}{}\n",
+                       paths, bootstrap ? "; cuGetProcAddress bootstrap answered by the shim" : "");
   }
   for (const CcQuery& q : log.cc_queries) {
     std::string caller = q.caller.empty() ? "?" : q.caller.substr(q.caller.rfind('/') + 1);
