@@ -438,5 +438,21 @@ TEST(ShimFailOpen, GarbageImageDoesNotCrash) {
   EXPECT_EQ(t.log.loads[0].outcome, Outcome::kFailed);
 }
 
+TEST(ShimFailOpen, TruncatedImagesNeverCrash) {
+  // Prefixes of a real fatbin: headers claim more than is there. The image pointer carries no
+  // size, so both the fake driver and the shim bound their reads by the readable mapping; what
+  // they read past the prefix is heap garbage, so only "no crash, one record" is asserted.
+  std::string whole = testing::slurp(fixture("sm80_ptx80.fatbin"));
+  TempDir tmp;
+  for (size_t n : {size_t{0}, size_t{4}, size_t{15}, size_t{16}, size_t{17}, size_t{64},
+                   size_t{100}, whole.size() / 2, whole.size() - 1}) {
+    std::string path = tmp.file("cut" + std::to_string(n));
+    std::ofstream(path, std::ios::binary).write(whole.data(), static_cast<std::streamsize>(n));
+    Traced t = run_prog("plt", {"load", path}, kRtx5090);
+    EXPECT_LT(t.output.status, 128) << n;  // not killed by a signal
+    EXPECT_EQ(t.log.loads.size(), 1u) << n << " " << t.raw;
+  }
+}
+
 }  // namespace
 }  // namespace smcompat::trace
