@@ -607,6 +607,13 @@ std::string render_json(const TraceLog& log, const PrintOptions& options,
     procs.push_back(std::move(pj));
   }
   j["processes"] = std::move(procs);
+  if (!options.override_implications.empty()) {
+    json oj = {{"predicted", true},
+               {"implications", options.override_implications},
+               {"files", options.override_file_predictions}};
+    if (options.real_cc) oj["real_cc"] = options.real_cc->to_string();
+    j["override"] = std::move(oj);
+  }
   json loads = json::array();
   for (const TracedLoad& l : log.loads) {
     json lj = {{"id", l.id},         {"pid", l.pid},         {"record_line", l.line},

@@ -70,6 +70,25 @@ TEST(TraceCli, ReportCcPrintsImplicationsAndOverrides) {
   EXPECT_NE(o.err.find("NVML left truthful"), std::string::npos);
 }
 
+TEST(TraceCli, JsonCarriesTheOverridePrediction) {
+  TempDir tmp;
+  std::string report = tmp.file("report.json");
+  Output o = run({SMCOMPAT_CLI, "trace", "--json", "-o", report, "--report-cc", "9.0", "--", kProg,
+                  "gpa", "load", fixture("sm90_ptx90.fatbin")},
+                 fake_env());
+  EXPECT_EQ(o.status, 0) << o.err;
+  nlohmann::json j = nlohmann::json::parse(testing::slurp(report));
+  EXPECT_EQ(j["override"]["real_cc"], "12.0");
+  EXPECT_EQ(j["override"]["predicted"], true);
+  EXPECT_EQ(j["override"]["implications"][1],
+            "sm_90 SASS cannot run on 12.0: SASS never crosses major versions");
+  EXPECT_EQ(j["processes"][0]["report_cc"], "9.0");
+  EXPECT_EQ(j["processes"][0]["nvml_overridden"], false);
+  // Observed: the driver JIT-compiled compute_90 for the real 12.0 despite the override.
+  EXPECT_EQ(j["loads"][0]["outcome"], "ptx-jit");
+  EXPECT_EQ(j["loads"][0]["chosen"], "compute_90");
+}
+
 TEST(TraceCli, EnvPrintsTheVariables) {
   Output o = run({SMCOMPAT_CLI, "trace", "--env", "--records", "/tmp/x.jsonl", "--report-cc", "9.0",
                   "--only-for", "libtorch_cuda.so"},

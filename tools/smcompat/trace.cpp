@@ -108,6 +108,7 @@ int run(const TraceArgs& a, Context& ctx) {
     return kExitOk;
   }
 
+  trace::PrintOptions po;
   std::string records_path;
   bool remove_records = false;
   std::optional<int> exit_status;
@@ -159,7 +160,9 @@ int run(const TraceArgs& a, Context& ctx) {
         fmt::print(stderr, "smcompat trace: reporting compute capability {} instead of {}{}:\n",
                    report_cc->to_string(), real->to_string(),
                    a.only_for.empty() ? "" : " (only to callers in the --only-for libraries)");
-        for (const std::string& line : trace::override_implications(*report_cc, *real))
+        po.real_cc = real;
+        po.override_implications = trace::override_implications(*report_cc, *real);
+        for (const std::string& line : po.override_implications)
           fmt::print(stderr, "  - {}\n", line);
         // The program's own file and the files named with --images (prediction, from the files).
         std::vector<std::string> files = a.images;
@@ -167,6 +170,7 @@ int run(const TraceArgs& a, Context& ctx) {
         auto lines = trace::override_implications_for_files(files, *report_cc, *real, std::nullopt);
         if (!lines.empty()) fmt::print(stderr, "  predicted for the images in these files:\n");
         for (const std::string& line : lines) fmt::print(stderr, "    {}\n", line);
+        po.override_file_predictions = lines;
       } else {
         fmt::print(stderr,
                    "smcompat trace: reporting compute capability {}; no driver answered here, so "
@@ -195,7 +199,6 @@ int run(const TraceArgs& a, Context& ctx) {
     return kExitError;
   }
   trace::analyze(*log);
-  trace::PrintOptions po;
   po.exit_status = exit_status;
   po.command = command_text;
   // The traced program owns stdout; the report goes to stderr (like time(1)) unless -o is given.

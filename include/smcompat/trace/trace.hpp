@@ -176,6 +176,10 @@ struct PrintOptions {
   bool color = false;
   std::optional<int> exit_status;  ///< of the traced command
   std::string command;
+  /// Printed before the run for --report-cc (predicted): the JSON report carries them too.
+  std::vector<std::string> override_implications;
+  std::vector<std::string> override_file_predictions;
+  std::optional<ComputeCapability> real_cc;  ///< the device's capability queried before the run
 };
 std::string render_text(const TraceLog& log, const PrintOptions& options);
 /// JSON report, schema "smcompat.trace/1" (docs/trace.md).
