@@ -278,6 +278,21 @@ TEST(ShimBootstrap, LaunchesAreNeverWrapped) {
   EXPECT_TRUE(saw_launch);
 }
 
+TEST(ShimBootstrap, NewerAbiVersionsAreNotWrapped) {
+  // The wrappers implement the CUDA 13.0 ABIs; a request for a later cudaVersion may mean a newer
+  // ABI of the same name, so it gets the driver's own pointer.
+  Env env = {{"SMCOMPAT_FAKE_CUDA", "14000"}, {"SMCOMPAT_TRACE_LOOKUPS", "all"}};
+  Traced newer = run_prog("gpa", {"lookup", "cuModuleLoadData", "14000"}, kRtx5090, env);
+  EXPECT_EQ(newer.output.out, "lookup 0 found\n");
+  ASSERT_FALSE(newer.log.lookups.empty());
+  EXPECT_EQ(newer.log.lookups.back().name, "cuModuleLoadData");
+  EXPECT_EQ(newer.log.lookups.back().version, 14000);
+  EXPECT_TRUE(newer.log.lookups.back().found);
+  EXPECT_FALSE(newer.log.lookups.back().wrapped);
+  Traced known = run_prog("gpa", {"lookup", "cuModuleLoadData", "13000"}, kRtx5090, env);
+  EXPECT_TRUE(known.log.lookups.back().wrapped);
+}
+
 TEST(ShimBootstrap, RecordsTheRuntimeStyleBootstrap) {
   Traced t = run_prog("gpa", {"cc"}, kRtx5090);
   ASSERT_GE(t.log.lookups.size(), 2u) << t.raw;

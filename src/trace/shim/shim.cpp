@@ -1230,39 +1230,45 @@ extern "C" SMCOMPAT_EXPORT void* dlsym(void* handle, const char* name) noexcept 
 
 namespace {
 
+// The ABIs below are those of the CUDA 13.0 headers (cudaTypedefs.h). A request for a newer
+// cudaVersion might mean a newer ABI of the same name, so it gets the driver's pointer, unwrapped.
+constexpr int kKnownAbiLimit = 13999;
+
 Slot g_slots[kSlotCount] = {
     {"cuGetProcAddress", 11030, 11999, "cuGetProcAddress",
      reinterpret_cast<void*>(&cuGetProcAddress)},
-    {"cuGetProcAddress", 12000, 1 << 30, "cuGetProcAddress_v2",
+    {"cuGetProcAddress", 12000, kKnownAbiLimit, "cuGetProcAddress_v2",
      reinterpret_cast<void*>(&cuGetProcAddress_v2)},
-    {"cuDeviceGetAttribute", 2000, 1 << 30, "cuDeviceGetAttribute",
+    {"cuDeviceGetAttribute", 2000, kKnownAbiLimit, "cuDeviceGetAttribute",
      reinterpret_cast<void*>(&cuDeviceGetAttribute)},
-    {"cuDeviceComputeCapability", 2000, 1 << 30, "cuDeviceComputeCapability",
+    {"cuDeviceComputeCapability", 2000, kKnownAbiLimit, "cuDeviceComputeCapability",
      reinterpret_cast<void*>(&cuDeviceComputeCapability)},
-    {"cuModuleLoad", 2000, 1 << 30, "cuModuleLoad", reinterpret_cast<void*>(&cuModuleLoad)},
-    {"cuModuleLoadData", 2000, 1 << 30, "cuModuleLoadData",
+    {"cuModuleLoad", 2000, kKnownAbiLimit, "cuModuleLoad", reinterpret_cast<void*>(&cuModuleLoad)},
+    {"cuModuleLoadData", 2000, kKnownAbiLimit, "cuModuleLoadData",
      reinterpret_cast<void*>(&cuModuleLoadData)},
-    {"cuModuleLoadDataEx", 2010, 1 << 30, "cuModuleLoadDataEx",
+    {"cuModuleLoadDataEx", 2010, kKnownAbiLimit, "cuModuleLoadDataEx",
      reinterpret_cast<void*>(&cuModuleLoadDataEx)},
-    {"cuModuleLoadFatBinary", 2000, 1 << 30, "cuModuleLoadFatBinary",
+    {"cuModuleLoadFatBinary", 2000, kKnownAbiLimit, "cuModuleLoadFatBinary",
      reinterpret_cast<void*>(&cuModuleLoadFatBinary)},
-    {"cuModuleUnload", 2000, 1 << 30, "cuModuleUnload", reinterpret_cast<void*>(&cuModuleUnload)},
-    {"cuModuleGetFunction", 2000, 1 << 30, "cuModuleGetFunction",
+    {"cuModuleUnload", 2000, kKnownAbiLimit, "cuModuleUnload",
+     reinterpret_cast<void*>(&cuModuleUnload)},
+    {"cuModuleGetFunction", 2000, kKnownAbiLimit, "cuModuleGetFunction",
      reinterpret_cast<void*>(&cuModuleGetFunction)},
-    {"cuLibraryLoadData", 12000, 1 << 30, "cuLibraryLoadData",
+    {"cuLibraryLoadData", 12000, kKnownAbiLimit, "cuLibraryLoadData",
      reinterpret_cast<void*>(&cuLibraryLoadData)},
-    {"cuLibraryLoadFromFile", 12000, 1 << 30, "cuLibraryLoadFromFile",
+    {"cuLibraryLoadFromFile", 12000, kKnownAbiLimit, "cuLibraryLoadFromFile",
      reinterpret_cast<void*>(&cuLibraryLoadFromFile)},
-    {"cuLibraryUnload", 12000, 1 << 30, "cuLibraryUnload",
+    {"cuLibraryUnload", 12000, kKnownAbiLimit, "cuLibraryUnload",
      reinterpret_cast<void*>(&cuLibraryUnload)},
-    {"cuLibraryGetKernel", 12000, 1 << 30, "cuLibraryGetKernel",
+    {"cuLibraryGetKernel", 12000, kKnownAbiLimit, "cuLibraryGetKernel",
      reinterpret_cast<void*>(&cuLibraryGetKernel)},
-    {"cuKernelGetFunction", 12000, 1 << 30, "cuKernelGetFunction",
+    {"cuKernelGetFunction", 12000, kKnownAbiLimit, "cuKernelGetFunction",
      reinterpret_cast<void*>(&cuKernelGetFunction)},
     // cuLinkAddData before 6.5 had another internal ABI; only the _v2 one is wrapped.
-    {"cuLinkAddData", 6050, 1 << 30, "cuLinkAddData_v2",
+    {"cuLinkAddData", 6050, kKnownAbiLimit, "cuLinkAddData_v2",
      reinterpret_cast<void*>(&cuLinkAddData_v2)},
-    {"cuLinkComplete", 5050, 1 << 30, "cuLinkComplete", reinterpret_cast<void*>(&cuLinkComplete)},
+    {"cuLinkComplete", 5050, kKnownAbiLimit, "cuLinkComplete",
+     reinterpret_cast<void*>(&cuLinkComplete)},
 };
 
 }  // namespace

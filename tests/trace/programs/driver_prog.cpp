@@ -7,7 +7,8 @@
 //                "cuGetProcAddress" at 12000 and resolve everything through the answer),
 //           gpa11 (the same with the 11.3 ABI: "cuGetProcAddress" at 11030).
 //   ACTION: cc | load FILE | loadex FILE | loadfile FILE | fatbin FILE | library FILE |
-//           libfile FILE | link FILE | stress THREADS ITERATIONS FILE | launches N FILE
+//           libfile FILE | link FILE | stress THREADS ITERATIONS FILE |
+//           lookup NAME VERSION (gpa only: one more lookup through the bootstrap pointer)
 // Driver prototypes come from the toolkit headers (cuda.h, cudaTypedefs.h); the program itself
 // never links the real driver. Reference: ../shared/reference/driver-api.md sections 2 and 3.
 #define CUDA_ENABLE_DEPRECATED 1
@@ -28,6 +29,7 @@
 namespace {
 
 struct Api {
+  PFN_cuGetProcAddress_v12000 gpa = nullptr;  // the bootstrap answer (gpa path only)
   PFN_cuInit_v2000 init = nullptr;
   PFN_cuDeviceGet_v2000 device_get = nullptr;
   PFN_cuDeviceGetAttribute_v2000 get_attribute = nullptr;
@@ -145,6 +147,7 @@ bool bind_gpa(Api& a, void* h, bool v11) {
   }
   if (exported("cuGetProcAddress", &p, 12000, 0, &st) != CUDA_SUCCESS || !p) return false;
   auto gpa = reinterpret_cast<PFN_cuGetProcAddress_v12000>(p);
+  a.gpa = gpa;
   auto get = [&](const char* name, int version, auto& f) {
     void* q = nullptr;
     CUdriverProcAddressQueryResult s{};
@@ -362,6 +365,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc < 4) return 2;
+  if (action == "lookup" && argc >= 5 && a.gpa) {
+    void* p = nullptr;
+    CUdriverProcAddressQueryResult st{};
+    CUresult r = a.gpa(argv[3], &p, std::atoi(argv[4]), 0, &st);
+    std::printf("lookup %d %s\n", static_cast<int>(r), p ? "found" : "null");
+    return 0;
+  }
   if (action == "load" || action == "loadex" || action == "loadfile" || action == "fatbin")
     return load_module(a, action, argv[3]);
   if (action == "library" || action == "libfile") return load_library(a, action, argv[3]);
