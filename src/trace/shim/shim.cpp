@@ -602,41 +602,14 @@ void record_load(const LoadRecord& r) {
   emit(std::move(ev));
 }
 
-// Runs a load through the driver with the JIT wall time and error log requested (when the caller
-// did not ask for them itself), so JIT time and JIT errors show up in the record.
+// The options cuModuleLoadData is rewritten with (as a cuModuleLoadDataEx call): the JIT wall
+// time and an error log, so JIT time and JIT errors show up in the record (driver-api.md 5.3).
 struct JitCapture {
   static constexpr unsigned kLogSize = 8192;
   char error_log[kLogSize] = {};
-  std::vector<CUjit_option> opts;
-  std::vector<void*> vals;
-  unsigned added = 0;  // how many of ours were appended
-
-  void build(unsigned n, const CUjit_option* user_opts, void* const* user_vals) {
-    opts.assign(user_opts, user_opts + (user_opts ? n : 0));
-    vals.assign(user_vals, user_vals + (user_vals ? n : 0));
-    bool has_wall = false, has_err = false;
-    for (CUjit_option o : opts) {
-      has_wall |= o == kJitWallTime;
-      has_err |= o == kJitErrorLogBuffer || o == kJitErrorLogBufferSize;
-    }
-    if (!has_wall) {
-      opts.push_back(kJitWallTime);
-      vals.push_back(nullptr);
-      ++added;
-    }
-    if (!has_err) {
-      opts.push_back(kJitErrorLogBuffer);
-      vals.push_back(error_log);
-      opts.push_back(kJitErrorLogBufferSize);
-      vals.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(kLogSize)));
-      added += 2;
-    }
-  }
-  // Copies the caller's values back (the driver writes outputs in place).
-  void copy_back(unsigned n, void** user_vals) const {
-    if (user_vals)
-      for (unsigned i = 0; i < n && i < vals.size(); ++i) user_vals[i] = vals[i];
-  }
+  std::vector<CUjit_option> opts{kJitWallTime, kJitErrorLogBuffer, kJitErrorLogBufferSize};
+  std::vector<void*> vals{nullptr, error_log,
+                          reinterpret_cast<void*>(static_cast<uintptr_t>(kLogSize))};
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -875,10 +848,7 @@ SMCOMPAT_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
   try {
     if (recording() && config().jit_log) {
       ex = aux().module_load_data_ex;
-      if (ex) {
-        cap = new JitCapture();
-        cap->build(0, nullptr, nullptr);
-      }
+      if (ex) cap = new JitCapture();
     }
   } catch (...) {
     ex = nullptr;
