@@ -1173,9 +1173,14 @@ __attribute__((visibility("hidden"))) void* smcompat_dlsym_impl(void* handle, co
 }  // extern "C"
 
 #if defined(__x86_64__)
-// dlsym(handle, name): RTLD_NEXT ((void*)-1) goes straight to the real dlsym with the caller's
-// return address intact (glibc resolves RTLD_NEXT relative to the caller); everything else goes
-// through smcompat_dlsym_impl.
+// dlsym(handle, name): RTLD_NEXT ((void*)-1) goes straight to the real dlsym by a tail jump, with
+// the caller's return address intact (glibc resolves RTLD_NEXT relative to the caller); if the
+// real dlsym is not known yet (a preloaded library's constructor, or a sanitizer runtime, asking
+// before ours ran) it is resolved first, preserving the arguments. Everything else goes through
+// smcompat_dlsym_impl.
+extern "C" __attribute__((visibility("hidden"))) void* smcompat_resolve_real_dlsym() {
+  return reinterpret_cast<void*>(real_dlsym());
+}
 asm(R"(
   .text
   .globl dlsym
@@ -1186,7 +1191,17 @@ dlsym:
   jne 1f
   movq smcompat_real_dlsym_ptr(%rip), %rax
   testq %rax, %rax
+  jne 2f
+  pushq %rdi
+  pushq %rsi
+  subq $8, %rsp
+  call smcompat_resolve_real_dlsym
+  addq $8, %rsp
+  popq %rsi
+  popq %rdi
+  testq %rax, %rax
   je 1f
+2:
   jmp *%rax
 1:
   jmp smcompat_dlsym_impl
