@@ -83,7 +83,8 @@ Result<ElfFile> ElfFile::parse(ByteView bytes) {
     s.info = bytes.read_or_zero<uint32_t>(h + 44);
     s.addralign = bytes.read_or_zero<uint64_t>(h + 48);
     s.entsize = bytes.read_or_zero<uint64_t>(h + 56);
-    if (s.type != kShtNobits) {
+    // 0x7000000a: .nv.shared.<k> in relocatable cubins, which occupies no file bytes either.
+    if (s.type != kShtNobits && s.type != 0x7000000a) {
       if (auto end = checked_add(s.offset, s.size))
         f.described_size_ = std::max(f.described_size_, *end);
     }

@@ -298,6 +298,10 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
   }
   if (elf->is_cuda()) {
     inv.format = FileFormat::kCubin;
+    if (elf->described_size() > bytes.size())
+      inv.errors.push_back(bytes.error_at(
+          bytes.size(), fmt::format("file is truncated: its headers describe {:#x} bytes",
+                                    elf->described_size())));
     auto c = parse_cubin(bytes, false);
     if (!c) {
       inv.errors.push_back(c.error());
@@ -315,6 +319,10 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
     return;
   }
   inv.format = FileFormat::kHostElf;
+  if (elf->described_size() > bytes.size())
+    inv.errors.push_back(bytes.error_at(
+        bytes.size(),
+        fmt::format("file is truncated: its headers describe {:#x} bytes", elf->described_size())));
   // Sections are scanned in parallel, each into its own partial inventory, merged in order.
   std::vector<const ElfSection*> regions;
   for (const auto& s : elf->sections())
@@ -341,7 +349,7 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
 
 void inspect_fatbin_file(ByteView bytes, const InspectOptions& opt, FileInventory& inv) {
   uint64_t pos = 0;
-  while (pos + 16 <= bytes.size() && fatbin_sniff(bytes.clamp(pos, 16))) {
+  while (pos < bytes.size() && fatbin_sniff(bytes.clamp(pos, 16))) {  // < 16 bytes: an error
     auto c = parse_fatbin(bytes.clamp(pos, bytes.size()));
     if (!c) {
       inv.errors.push_back(c.error());
@@ -416,6 +424,10 @@ void walk_archive(ByteView bytes, const std::string& path, const std::string& me
     pos += 60 + *size;
     pos += pos & 1;
   }
+  if (pos < bytes.size())
+    self.errors.push_back(bytes.error_at(pos, fmt::format("archive ends inside a member header "
+                                                          "({} of 60 bytes)",
+                                                          bytes.size() - pos)));
 }
 
 struct ZipCloser {
@@ -456,6 +468,7 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
           make_error(fmt::format("zip member declares {} bytes, above the {}-byte "
                                  "limit; not read",
                                  st.size, opt.max_member_bytes)));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
@@ -463,16 +476,29 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
     if (!f) {
       minv.errors.push_back(
           make_error(fmt::format("zip member cannot be opened: {}", zip_strerror(z.get()))));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
-    std::vector<uint8_t> data(st.size);
-    zip_int64_t got = st.size ? zip_fread(f.get(), data.data(), st.size) : 0;
+    // Read in chunks so memory grows with the bytes that really arrive, not with the declared
+    // size: a 350 KB wheel declaring a 3.75 GiB member must not allocate (or fail to) 3.75 GiB.
+    std::vector<uint8_t> data;
+    zip_int64_t got = 0;
+    while (static_cast<uint64_t>(got) < st.size) {
+      uint64_t chunk = std::min<uint64_t>(st.size - got, 16 << 20);
+      data.resize(got + chunk);
+      zip_int64_t r = zip_fread(f.get(), data.data() + got, chunk);
+      if (r < 0) got = -1;
+      if (r <= 0) break;
+      got += r;
+    }
+    if (got >= 0) data.resize(got);
     if (got < 0 || static_cast<uint64_t>(got) != st.size) {
       // libzip verifies the CRC and the declared size: a member that lies about either ends here.
       minv.errors.push_back(make_error(
           fmt::format("zip member does not match its declared size of {} bytes (read {}): {}",
                       st.size, got, got < 0 ? zip_file_strerror(f.get()) : "short read")));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }

@@ -85,6 +85,9 @@ std::optional<double> theoretical_bandwidth_gbs(int memory_clock_khz, int bus_wi
 
 namespace {
 
+// More GPUs than any machine has (the topology walk is quadratic): counts above it are clamped.
+constexpr int kMaxDevices = 256;
+
 // ---- small helpers ------------------------------------------------------------------------------
 
 std::optional<std::string> read_small_file(const std::string& path) {
@@ -620,12 +623,19 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
     classify_failure(opt, cu, kCudaErrorNoDevice, rep);
     return finish();
   }
+  if (count > kMaxDevices) {  // a broken or hostile library must not make the probe hang
+    rep.warnings.push_back(
+        fmt::format("cuDeviceGetCount reported {} GPUs; only the first {} are "
+                    "probed",
+                    count, kMaxDevices));
+    count = kMaxDevices;
+  }
 
   // Devices, joined with NVML by PCI bus id.
   std::vector<nvmlDevice_t> nvml_by_ordinal(static_cast<size_t>(count), nullptr);
   std::vector<nvmlDevice_t> nvml_by_index;
   if (nv.initialised && nv.by_index && rep.nvml_device_count) {
-    for (int i = 0; i < *rep.nvml_device_count; ++i) {
+    for (int i = 0; i < std::min(*rep.nvml_device_count, kMaxDevices); ++i) {
       nvmlDevice_t h = nullptr;
       nvml_by_index.push_back(nv.by_index(static_cast<unsigned>(i), &h) == kNvmlSuccess ? h
                                                                                         : nullptr);

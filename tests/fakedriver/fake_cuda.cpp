@@ -292,6 +292,9 @@ CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
 
 CUresult cuDeviceGetAttribute(int* value, int attrib, CUdevice dev) {
   if (CUresult r = check_device(value, dev)) return r;
+  const auto& failing = state().failing_attributes;
+  if (std::find(failing.begin(), failing.end(), attrib) != failing.end())
+    return kCudaErrorNotSupported;  // fault injection (SMCOMPAT_FAKE_FAIL_ATTRIBUTES)
   const FakeGpu& g = *gpu(dev);
   unsigned bus = 0, device = 0, domain = 0;
   std::sscanf(g.pci_bus_id.c_str(), "%x:%x:%x", &domain, &bus, &device);

@@ -60,6 +60,7 @@ void fill_pci(const FakeGpu& g, NvmlPciInfo* info) {
 
 nvmlReturn_t init() {
   if (!state().errors.empty()) return kNvmlErrorUnknown;
+  if (state().nvml_init_error != 0) return state().nvml_init_error;
   ++g_init_count;
   return kNvmlSuccess;
 }

@@ -144,6 +144,18 @@ FakeState load() {
     st.errors.push_back("SMCOMPAT_FAKE_NVLINK is not a count of links per GPU pair");
   if (!parse_int(env_or("SMCOMPAT_FAKE_INIT_ERROR", "0"), st.init_error))
     st.errors.push_back("SMCOMPAT_FAKE_INIT_ERROR is not a CUresult number");
+  if (!parse_int(env_or("SMCOMPAT_FAKE_NVML_INIT_ERROR", "0"), st.nvml_init_error))
+    st.errors.push_back("SMCOMPAT_FAKE_NVML_INIT_ERROR is not an nvmlReturn_t number");
+  std::string failing = env_or("SMCOMPAT_FAKE_FAIL_ATTRIBUTES", "");
+  if (!trim(failing).empty()) {
+    for (const std::string& a : split(failing, ',')) {
+      int v = 0;
+      if (parse_int(a, v))
+        st.failing_attributes.push_back(v);
+      else
+        st.errors.push_back("SMCOMPAT_FAKE_FAIL_ATTRIBUTES: \"" + a + "\" is not a number");
+    }
+  }
   std::string gpus = env_or("SMCOMPAT_FAKE_GPUS", "");
   if (!trim(gpus).empty()) {
     int index = 0;

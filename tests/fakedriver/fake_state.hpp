@@ -53,7 +53,9 @@ struct FakeState {
   bool p2p = true;          ///< SMCOMPAT_FAKE_P2P
   int nvlink_per_pair = 0;  ///< SMCOMPAT_FAKE_NVLINK
   int init_error = 0;       ///< SMCOMPAT_FAKE_INIT_ERROR: cuInit returns this if non-zero
-  std::vector<std::string> errors;  ///< configuration problems (unknown GPU names...)
+  int nvml_init_error = 0;  ///< SMCOMPAT_FAKE_NVML_INIT_ERROR: nvmlInit_v2 returns this
+  std::vector<int> failing_attributes;  ///< SMCOMPAT_FAKE_FAIL_ATTRIBUTES: answer NOT_SUPPORTED
+  std::vector<std::string> errors;      ///< configuration problems (unknown GPU names...)
 };
 
 /// The configuration, read once from the environment (see tests/fakedriver/README.md).
