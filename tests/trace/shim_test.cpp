@@ -248,7 +248,9 @@ TEST(ShimLink, LinkerInputsAndOutputAreRecorded) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
   Traced t = run_prog("gpa", {"link", fixture("sm120.cubin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "link 0\nload 0\n");
-  EXPECT_NE(t.raw.find(R"("ev":"link_input")"), std::string::npos);
+  EXPECT_NE(t.raw.find(R"("api":"cuLinkAddData_v2")"), std::string::npos) << t.raw;
+  EXPECT_NE(t.raw.find(R"("api":"cuLinkAddFile_v2")"), std::string::npos) << t.raw;
+  EXPECT_NE(t.raw.find(R"("images":[{"offset":0,"stored_size")"), std::string::npos) << t.raw;
   EXPECT_NE(t.raw.find(R"("ev":"link_complete")"), std::string::npos);
   ASSERT_EQ(t.log.loads.size(), 1u);
   EXPECT_EQ(t.log.loads[0].outcome, Outcome::kNative);

@@ -65,6 +65,8 @@ using PFN_cuKernelGetAttribute = CUresult (*)(int*, int, CUkernel, CUdevice);
 using PFN_cuKernelGetName = CUresult (*)(const char**, CUkernel);
 using PFN_cuLinkAddData = CUresult (*)(CUlinkState, int, void*, size_t, const char*, unsigned,
                                        CUjit_option*, void**);
+using PFN_cuLinkAddFile = CUresult (*)(CUlinkState, int, const char*, unsigned, CUjit_option*,
+                                       void**);
 using PFN_cuLinkComplete = CUresult (*)(CUlinkState, void**, size_t*);
 using PFN_cuGetErrorName = CUresult (*)(CUresult, const char**);
 

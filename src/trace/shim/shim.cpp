@@ -242,6 +242,7 @@ enum SlotId {
   kLibraryGetKernel,
   kKernelGetFunction,
   kLinkAddDataV2,
+  kLinkAddFileV2,
   kLinkComplete,
   kSlotCount
 };
@@ -1114,6 +1115,29 @@ SMCOMPAT_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, int type, void* dat
   return r;
 }
 
+SMCOMPAT_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, int type, const char* path, unsigned n,
+                                          CUjit_option* opts, void** vals) {
+  auto real = real_of<PFN_cuLinkAddFile>(kLinkAddFileV2);
+  if (!real) return kErrorNotInitialized;
+  if (t_depth > 0) return real(state, type, path, n, opts, vals);
+  Guard g;
+  CUresult r = real(state, type, path, n, opts, vals);
+  try {
+    if (recording()) {
+      json ev = {{"ev", "link_input"},
+                 {"api", "cuLinkAddFile_v2"},
+                 {"input_type", type},
+                 {"link", hex(state)}};
+      if (path) ev["path"] = path;
+      add_result(ev, r);
+      add_file_inventory(ev, path);
+      emit(std::move(ev));
+    }
+  } catch (...) {
+  }
+  return r;
+}
+
 SMCOMPAT_EXPORT CUresult cuLinkComplete(CUlinkState state, void** cubin, size_t* size) {
   auto real = real_of<PFN_cuLinkComplete>(kLinkComplete);
   if (!real) return kErrorNotInitialized;
@@ -1252,6 +1276,8 @@ Slot g_slots[kSlotCount] = {
     // cuLinkAddData before 6.5 had another internal ABI; only the _v2 one is wrapped.
     {"cuLinkAddData", 6050, kKnownAbiLimit, "cuLinkAddData_v2",
      reinterpret_cast<void*>(&cuLinkAddData_v2)},
+    {"cuLinkAddFile", 6050, kKnownAbiLimit, "cuLinkAddFile_v2",
+     reinterpret_cast<void*>(&cuLinkAddFile_v2)},
     {"cuLinkComplete", 5050, kKnownAbiLimit, "cuLinkComplete",
      reinterpret_cast<void*>(&cuLinkComplete)},
 };

@@ -52,6 +52,7 @@ struct Api {
   PFN_cuLibraryUnload_v12000 library_unload = nullptr;
   PFN_cuLinkCreate_v6050 link_create = nullptr;
   PFN_cuLinkAddData_v6050 link_add_data = nullptr;
+  PFN_cuLinkAddFile_v6050 link_add_file = nullptr;
   PFN_cuLinkComplete_v5050 link_complete = nullptr;
   PFN_cuLinkDestroy_v5050 link_destroy = nullptr;
   PFN_cuLaunchKernel_v4000 launch = nullptr;
@@ -79,6 +80,7 @@ void bind_plt(Api& a) {
   a.library_unload = &cuLibraryUnload;
   a.link_create = &cuLinkCreate;
   a.link_add_data = &cuLinkAddData;
+  a.link_add_file = &cuLinkAddFile;
   a.link_complete = &cuLinkComplete;
   a.link_destroy = &cuLinkDestroy;
   a.launch = &cuLaunchKernel;
@@ -111,6 +113,7 @@ void bind_dlsym(Api& a, void* h) {
   by_dlsym(h, a.library_unload, "cuLibraryUnload");
   by_dlsym(h, a.link_create, "cuLinkCreate_v2");
   by_dlsym(h, a.link_add_data, "cuLinkAddData_v2");
+  by_dlsym(h, a.link_add_file, "cuLinkAddFile_v2");
   by_dlsym(h, a.link_complete, "cuLinkComplete");
   by_dlsym(h, a.link_destroy, "cuLinkDestroy");
   by_dlsym(h, a.launch, "cuLaunchKernel");
@@ -176,6 +179,7 @@ bool bind_gpa(Api& a, void* h, bool v11) {
   get("cuLibraryUnload", 12000, a.library_unload);
   get("cuLinkCreate", 6050, a.link_create);
   get("cuLinkAddData", 6050, a.link_add_data);
+  get("cuLinkAddFile", 6050, a.link_add_file);
   get("cuLinkComplete", 5050, a.link_complete);
   get("cuLinkDestroy", 5050, a.link_destroy);
   get("cuLaunchKernel", 4000, a.launch);
@@ -288,6 +292,8 @@ int link(const Api& a, const char* file) {
   if (a.link_create(0, nullptr, nullptr, &ls) != CUDA_SUCCESS) return 1;
   CUresult r = a.link_add_data(ls, CU_JIT_INPUT_CUBIN, bytes.data(), bytes.size() - 1, "input", 0,
                                nullptr, nullptr);
+  if (r == CUDA_SUCCESS && a.link_add_file)
+    r = a.link_add_file(ls, CU_JIT_INPUT_CUBIN, file, 0, nullptr, nullptr);
   void* out = nullptr;
   size_t size = 0;
   if (r == CUDA_SUCCESS) r = a.link_complete(ls, &out, &size);
