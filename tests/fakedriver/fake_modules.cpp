@@ -150,7 +150,9 @@ CUresult build_module(const void* image, uint64_t max_size, bool library, const 
   opts.jobs = 1;
   opts.bare_cubins = false;
   // Never read past readable memory, whatever the headers claim.
-  max_size = std::min<uint64_t>(max_size, smcompat::trace_shim::readable_extent(image));
+  uint64_t extent = 0;
+  image = smcompat::trace_shim::unwrap_fatbin_wrapper(image, extent);
+  max_size = std::min<uint64_t>(max_size, extent);
   smcompat::FileInventory inv = smcompat::inspect_memory_image(image, max_size, opts);
   if (inv.images.empty()) {
     jo.set_error_log("[fake driver] not a loadable image" +

@@ -115,6 +115,17 @@ TEST_P(ShimPaths, CompatibleSassOnAmpereMinor) {
   EXPECT_EQ(t.log.loads[0].how, "sm_80 SASS on 8.6");
 }
 
+TEST_P(ShimPaths, FatbinWrapperIsFollowed) {
+  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  Traced t = run_prog(GetParam(), {"wrapper", fixture("sm90_ptx90.fatbin")}, kH100);
+  EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=90 ptx=90\n");
+  ASSERT_EQ(t.log.loads.size(), 1u);
+  EXPECT_EQ(t.log.loads[0].format, "fatbin");
+  ASSERT_EQ(t.log.loads[0].images.size(), 2u);
+  EXPECT_EQ(t.log.loads[0].outcome, Outcome::kNative);
+  EXPECT_EQ(t.log.loads[0].chosen->to_string(), "sm_90");
+}
+
 TEST_P(ShimPaths, NoBinaryForGpu) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kRtx5090);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace smcompat::trace_shim {
@@ -45,6 +46,24 @@ inline uint64_t readable_extent(const void* p) {
     }
   }
   return region_end > addr ? region_end - addr : 0;
+}
+
+/// If `image` is a __fatBinC_Wrapper_t (magic 0x466243B1, fatbin-format.md 1.1), the container it
+/// points to; otherwise `image`. Either way `extent` becomes the readable extent of the result, so
+/// the bound applies to the bytes that are actually parsed.
+inline const void* unwrap_fatbin_wrapper(const void* image, uint64_t& extent) {
+  extent = readable_extent(image);
+  if (extent < 16) return image;
+  uint32_t magic = 0;
+  std::memcpy(&magic, image, sizeof magic);
+  if (magic != 0x466243B1u) return image;
+  uint64_t data = 0;
+  std::memcpy(&data, static_cast<const char*>(image) + 8, sizeof data);
+  const void* container = reinterpret_cast<const void*>(static_cast<uintptr_t>(data));
+  uint64_t container_extent = container ? readable_extent(container) : 0;
+  if (container_extent == 0) return image;  // let the inventory report the bad pointer
+  extent = container_extent;
+  return container;
 }
 
 }  // namespace smcompat::trace_shim

@@ -415,12 +415,13 @@ void add_memory_inventory(json& ev, const void* image) {
   try {
     smcompat::InspectOptions opts;
     opts.bare_cubins = false;
-    uint64_t extent = smcompat::trace_shim::readable_extent(image);
+    uint64_t extent = 0;
+    const void* bytes = smcompat::trace_shim::unwrap_fatbin_wrapper(image, extent);
     if (extent == 0) {
       ev["inventory_error"] = "the image pointer is not in readable memory";
       return;
     }
-    smcompat::FileInventory inv = smcompat::inspect_memory_image(image, extent, opts);
+    smcompat::FileInventory inv = smcompat::inspect_memory_image(bytes, extent, opts);
     ev["format"] = smcompat::to_string(inv.format);
     ev["size"] = inv.size;
     ev["images"] = images_json(inv);

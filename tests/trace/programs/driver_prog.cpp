@@ -6,7 +6,8 @@
 //           gpa (dlsym of cuGetProcAddress_v2 only, then the runtime's bootstrap: ask it for
 //                "cuGetProcAddress" at 12000 and resolve everything through the answer),
 //           gpa11 (the same with the 11.3 ABI: "cuGetProcAddress" at 11030).
-//   ACTION: cc | load FILE | loadex FILE | loadfile FILE | fatbin FILE | library FILE |
+//   ACTION: cc | load FILE | loadex FILE | loadfile FILE | fatbin FILE | wrapper FILE |
+//           library FILE |
 //           libfile FILE | link FILE | stress THREADS ITERATIONS FILE |
 //           lookup NAME VERSION (gpa only: one more lookup through the bootstrap pointer)
 // Driver prototypes come from the toolkit headers (cuda.h, cudaTypedefs.h); the program itself
@@ -246,6 +247,14 @@ int load_module(const Api& a, const std::string& how, const char* file) {
     r = a.module_load(&mod, file);
   } else if (how == "fatbin") {
     r = a.module_load_fatbinary(&mod, bytes.data());
+  } else if (how == "wrapper") {  // a __fatBinC_Wrapper_t, as nvcc emits for host code
+    struct {
+      int magic;
+      int version;
+      const void* data;
+      void* filename_or_fatbins;
+    } wrapper = {0x466243B1, 1, bytes.data(), nullptr};
+    r = a.module_load_fatbinary(&mod, &wrapper);
   }
   std::printf("load %d\n", static_cast<int>(r));
   if (r != CUDA_SUCCESS) return 1;
@@ -384,7 +393,8 @@ int main(int argc, char** argv) {
     std::printf("lookup %d %s\n", static_cast<int>(r), p ? "found" : "null");
     return 0;
   }
-  if (action == "load" || action == "loadex" || action == "loadfile" || action == "fatbin")
+  if (action == "load" || action == "loadex" || action == "loadfile" || action == "fatbin" ||
+      action == "wrapper")
     return load_module(a, action, argv[3]);
   if (action == "library" || action == "libfile") return load_library(a, action, argv[3]);
   if (action == "link") return link(a, argv[3]);
