@@ -14,14 +14,20 @@
 #include <utility>
 #include <vector>
 
-/// Under sanitizer builds the shim links the instrumented libsmcompat and cannot be preloaded into
-/// arbitrary programs (nvcc-built ones have no sanitizer runtime), so the tests that run programs
-/// under the shim are skipped there; the record parser and report tests still run.
+/// Tests that run programs under the shim need the uninstrumented shim (under sanitizer builds
+/// it links the instrumented libsmcompat and cannot be preloaded into arbitrary programs, e.g.
+/// nvcc-built ones), and the test programs and nvcc fixtures (built only where the CUDA toolkit
+/// is installed). Elsewhere they are skipped; the record parser and report tests still run.
 #ifdef SMCOMPAT_TRACE_SANITIZED
 #define SMCOMPAT_SKIP_UNDER_SANITIZERS() \
   GTEST_SKIP() << "needs the uninstrumented shim: runs in the default build"
 #else
-#define SMCOMPAT_SKIP_UNDER_SANITIZERS() (void)0
+#define SMCOMPAT_SKIP_UNDER_SANITIZERS()                                                     \
+  do {                                                                                       \
+    if (!std::filesystem::exists(::smcompat::trace::testing::fixture("sm80.fatbin")) ||      \
+        !std::filesystem::exists(::smcompat::trace::testing::kProg))                         \
+      GTEST_SKIP() << "test programs or nvcc fixtures not built (no CUDA toolkit at build)"; \
+  } while (0)
 #endif
 
 namespace smcompat::trace::testing {
