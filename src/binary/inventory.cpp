@@ -669,7 +669,15 @@ FileInventory inspect_memory_image(const void* image, uint64_t max_size,
       inv.errors.push_back(make_error("fatbin wrapper has a null data pointer"));
       return inv;
     }
-    return inspect_memory_image(reinterpret_cast<const void*>(data), max_size, options);
+    // A wrapper points at a container, never at another wrapper: unwrap exactly one level (a
+    // wrapper pointing at itself must not recurse).
+    const void* inner = reinterpret_cast<const void*>(data);
+    if (ByteView(static_cast<const uint8_t*>(inner), 4).read_or_zero<uint32_t>(0) ==
+        kFatbinWrapperMagic) {
+      inv.errors.push_back(make_error("fatbin wrapper points at another wrapper, not a container"));
+      return inv;
+    }
+    return inspect_memory_image(inner, max_size, options);
   }
   if (magic == kFatbinMagic) {
     ByteView h(static_cast<const uint8_t*>(image), std::min<uint64_t>(max_size, 16));

@@ -213,6 +213,13 @@ TEST(Inventory, ContainersAreFoundAtEightAlignedOffsetsOnly) {
   FileInventory via = inspect_memory_image(&w, sizeof w + c.size(), {});
   ASSERT_EQ(via.images.size(), 1u);
   EXPECT_EQ(via.images[0].target.to_string(), "sm_86");
+  // A wrapper pointing at itself (or at another wrapper) is an error, not endless recursion.
+  Wrapper self{0x466243B1, 1, nullptr, nullptr};
+  self.data = &self;
+  FileInventory loop = inspect_memory_image(&self, sizeof self, {});
+  EXPECT_TRUE(loop.images.empty());
+  ASSERT_EQ(loop.errors.size(), 1u);
+  EXPECT_NE(loop.errors[0].what.find("another wrapper"), std::string::npos);
   // PTX handed over as a string.
   std::string ptx = synth::ptx_text("sm_120");
   FileInventory p = inspect_memory_image(ptx.c_str(), ptx.size() + 1, {});
