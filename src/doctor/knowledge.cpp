@@ -52,7 +52,8 @@ PackageKnowledge load() {
     t.torch = str(c, "torch");
     t.channel = str(c, "channel");
     t.cuda = Version::parse(str(c, "cuda")).value_or(Version{});
-    for (auto a : split(str(c, "archs"), ';'))
+    std::string archs = str(c, "archs");
+    for (auto a : split(archs, ';'))
       if (!a.empty()) t.archs.emplace_back(a);
     t.note = str(c, "note");
     t.source = str(c, "source");
