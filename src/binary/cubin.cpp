@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "smcompat/binary/elf.hpp"
+#include "smcompat/util/strings.hpp"
 
 namespace smcompat {
 
@@ -170,6 +171,7 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
         continue;
       CubinKernel k;
       k.name = std::string(*name);
+      k.demangled = demangle(k.name);
       k.sass_bytes = syms.read_or_zero<uint64_t>(o + 16);
       kernel_by_symbol[static_cast<uint32_t>(i)] = info.kernels.size();
       kernel_by_text[shndx] = info.kernels.size();
@@ -177,7 +179,9 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
     }
   }
   for (const auto& s : secs) {
-    if (s.type == kShtNobits && s.name.starts_with(".nv.shared.") && s.name != ".nv.shared.reserved.0") {
+    // Linked cubins give .nv.shared.<k> SHT_NOBITS; relocatable (-rdc) ones SHT_LOPROC+0xa.
+    if ((s.type == kShtNobits || s.type == 0x7000000a) && s.name.starts_with(".nv.shared.") &&
+        s.name != ".nv.shared.reserved.0") {
       std::string kname = s.name.substr(11);
       for (auto& k : info.kernels)
         if (k.name == kname) k.shared_section_bytes = s.size;

@@ -57,12 +57,12 @@ bool have_avx2() {
 }
 #endif
 
-// Finds the next hit at or after `pos` (region-relative); hits are 8-aligned in the file, not
-// necessarily in the region.
-std::optional<MagicHit> next_magic(ByteView region, uint64_t pos, bool want_zstd) {
+// Finds the next hit at or after `pos` (region-relative); hits are 8-aligned relative to `base`,
+// the file offset where the ELF starts (an archive member starts at any even offset).
+std::optional<MagicHit> next_magic(ByteView region, uint64_t base, uint64_t pos, bool want_zstd) {
   const uint8_t* d = region.data();
   const uint64_t n = region.size();
-  uint64_t mis = (region.file_offset() + pos) & 7;
+  uint64_t mis = (region.file_offset() - base + pos) & 7;
   if (mis) pos += 8 - mis;
 #if defined(__x86_64__)
   if (have_avx2()) pos = scan_avx2(d, pos, n, want_zstd);  // stops at a block holding a hit
@@ -146,7 +146,7 @@ void scan_region(ByteView buf, ByteView region, const std::string& section,
   const bool relocatable = section == "__nv_relfatbin";
   const bool want_zstd = opt.bare_cubins;
   uint64_t pos = 0;
-  while (auto hit = next_magic(region, pos, want_zstd)) {
+  while (auto hit = next_magic(region, buf.file_offset(), pos, want_zstd)) {
     ByteView at = region.clamp(hit->offset, region.size());
     if (hit->zstd) {
       if (auto frame = bare_cubin_frame(at)) {
@@ -400,7 +400,8 @@ void walk_archive(ByteView bytes, const std::string& path, const std::string& me
       }
       if (!name.empty() && name.back() == '/') name.pop_back();
       std::string sub = member.empty() ? name : member + "!" + name;
-      walk(*data, path, sub, opt, depth + 1, sink);
+      // Offsets (and the 8-byte alignment of containers) are relative to the member itself.
+      walk(ByteView(data->data(), data->size(), 0), path, sub, opt, depth + 1, sink);
     }
     pos += 60 + *size;
     pos += pos & 1;

@@ -1,17 +1,103 @@
-// `smcompat scan`: placeholder registered while the module is being built; replaced by its
-// real implementation (see issues). Prints a clear message and exits 2.
+// `smcompat scan PATH...`: inventory of device code with a verdict for a target GPU.
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include "commands.hpp"
+#include "smcompat/report/scan_report.hpp"
+#include "smcompat/scan/scan.hpp"
 
 namespace smcompat::cli {
 
+namespace {
+
+struct ScanArgs {
+  std::vector<std::string> paths;
+  std::string gpu, target, driver, fail_on;
+  bool deep = false, json = false, verbose = false, quiet = false;
+  unsigned jobs = 0;
+};
+
+// Exit code for --fail-on: 1 when something at or above the threshold was found.
+bool fails(const ScanReport& r, const std::string& fail_on) {
+  if (fail_on.empty()) return false;
+  for (const auto& f : r.files) {
+    if (fail_on == "error" && !f.inventory.errors.empty()) return true;
+    if (!f.verdict || !f.verdict->has_device_code) continue;
+    const FileVerdict& v = *f.verdict;
+    if (fail_on == "warning" &&
+        (!v.resource_warnings.empty() || v.verdict >= Verdict::kPtxJit || v.partial ||
+         !f.inventory.errors.empty()))
+      return true;
+    if (auto threshold = parse_verdict(fail_on); threshold && v.verdict >= *threshold) return true;
+  }
+  return fail_on == "error" && !r.errors.empty();
+}
+
+}  // namespace
+
 void register_scan(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("scan", "(not available yet)");
-  cmd->allow_extras();
+  static ScanArgs a;
+  auto* cmd = app.add_subcommand("scan", "Inventory the GPU code in files, directories, archives "
+                                         "and wheels, with a verdict for a GPU");
+  cmd->add_option("paths", a.paths, "Files or directories (.so, executables, .o, .a, .cubin, "
+                                    ".fatbin, .ptx, .whl, site-packages, ...)")->required();
+  cmd->add_option("--gpu", a.gpu, "Judge for this GPU, e.g. \"RTX 5090\", B200, GB10, \"H100 SXM\"");
+  cmd->add_option("--target", a.target, "Judge for this architecture: 12.0, sm_120, sm_90a");
+  cmd->add_option("--driver", a.driver, "Driver to judge PTX against: a CUDA version (12.8) or a "
+                                        "driver build (570.124.06)");
+  cmd->add_flag("--deep", a.deep, "Decode every image: kernels, registers, shared memory, stack");
+  cmd->add_flag("--json", a.json, "JSON output (schema smcompat.scan/1, docs/json-schema.md)");
+  cmd->add_flag("-v,--verbose", a.verbose, "List every unit and full target lists");
+  cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
+  cmd->add_option("-j,--jobs", a.jobs, "Threads (default: all cores)");
+  cmd->add_option("--fail-on", a.fail_on, "Exit 1 if any file is at or worse than this: no-image, "
+                                          "unsupported-ptx, ptx-jit, warning (also partial "
+                                          "coverage, resource warnings, read errors) or error")
+      ->check(CLI::IsMember({"no-image", "unsupported-ptx", "ptx-jit", "warning", "error"}));
   cmd->callback([&ctx] {
-    fmt::print(stderr, "smcompat scan: not available in this build yet\n");
-    ctx.exit_code = kExitError;
+    ScanOptions opt;
+    opt.jobs = a.jobs;
+    opt.inspect.deep = a.deep;
+    if (!a.gpu.empty() && !a.target.empty()) {
+      fmt::print(stderr, "smcompat scan: give --gpu or --target, not both\n");
+      ctx.exit_code = kExitError;
+      return;
+    }
+    std::string which = !a.gpu.empty() ? a.gpu : a.target;
+    if (!which.empty()) {
+      auto t = Target::parse(which, a.driver);
+      if (!t) {
+        fmt::print(stderr, "smcompat scan: {}\n", t.error().what);
+        ctx.exit_code = kExitError;
+        return;
+      }
+      opt.target = *t;
+    } else if (!a.driver.empty() || (!a.fail_on.empty() && a.fail_on != "error")) {
+      fmt::print(stderr, "smcompat scan: --driver and --fail-on need a target (--gpu or --target)\n");
+      ctx.exit_code = kExitError;
+      return;
+    }
+    bool show_progress = !a.quiet && isatty(fileno(stderr));
+    if (show_progress) {
+      opt.progress = [](const ScanProgress& p) {
+        if (p.files_total < 2) return;
+        fmt::print(stderr, "\r\x1b[K[{}/{}] {}", p.files_done, p.files_total, p.current);
+        if (p.files_done == p.files_total) fmt::print(stderr, "\r\x1b[K");
+        std::fflush(stderr);
+      };
+    }
+    ScanReport report = scan_paths(a.paths, opt);
+    ScanRenderOptions render{a.deep, a.verbose, ctx.argv};
+    if (a.json) fmt::print("{}\n", scan_to_json(report, opt, render).dump(2));
+    else fmt::print("{}", render_scan_text(report, opt, render, ctx.out_style()));
+    // 2: a path named on the command line could not be read at all.
+    for (const auto& e : report.errors) {
+      for (const auto& p : a.paths)
+        if (e.file == p) ctx.exit_code = kExitError;
+    }
+    if (ctx.exit_code == kExitOk && fails(report, a.fail_on)) ctx.exit_code = kExitFindings;
   });
 }
 

@@ -1,0 +1,31 @@
+// Rendering of scan reports: aligned text for people, versioned JSON for programs.
+// JSON schema: docs/json-schema.md ("smcompat.scan/1").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "smcompat/report/table.hpp"
+#include "smcompat/scan/scan.hpp"
+
+namespace smcompat {
+
+struct ScanRenderOptions {
+  bool deep = false;     ///< per-kernel tables
+  bool verbose = false;  ///< every file and unit, full target lists
+  std::vector<std::string> argv;
+};
+
+inline constexpr const char* kScanSchema = "smcompat.scan/1";
+
+std::string render_scan_text(const ScanReport& report, const ScanOptions& options,
+                             const ScanRenderOptions& render, const Style& style);
+nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options,
+                            const ScanRenderOptions& render);
+
+/// Colour for a verdict (green native/compatible, yellow JIT, red failures).
+std::string styled_verdict(Verdict v, const Style& style);
+
+}  // namespace smcompat

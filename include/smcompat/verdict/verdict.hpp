@@ -1,0 +1,97 @@
+// Verdicts: will the device code in a file run on a target GPU, and how? Pure functions of an
+// Inventory (binary/) and a Target, using the catalog's compatibility rules. These are
+// predictions from files; `smcompat trace` observes what the driver really does.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "smcompat/binary/inventory.hpp"
+#include "smcompat/catalog/catalog.hpp"
+#include "smcompat/util/result.hpp"
+
+namespace smcompat {
+
+/// Ordered from best to worst.
+enum class Verdict {
+  kNative,          ///< SASS for exactly this architecture
+  kCompatibleSass,  ///< SASS for a lower minor of the same major, or a family member
+  kPtxJit,          ///< only PTX fits: the driver JIT-compiles it at first load
+  kUnsupportedPtx,  ///< only PTX fits, and its ISA is newer than the driver
+  kNoImage,         ///< nothing fits: "no kernel image is available for execution on the device"
+};
+inline constexpr size_t kVerdictCount = 5;
+const char* to_string(Verdict v);  // "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"
+std::optional<Verdict> parse_verdict(std::string_view s);
+inline Verdict worse(Verdict a, Verdict b) { return a > b ? a : b; }
+
+/// The GPU a verdict is for.
+struct Target {
+  ComputeCapability cc;
+  const GpuSpec* gpu = nullptr;          ///< set when given by name
+  std::optional<Version> driver_cuda;    ///< CUDA version the driver supports (PTX ISA check)
+  std::optional<DriverVersion> driver;   ///< driver build, if given as one
+  std::string label;                     ///< "GeForce RTX 5090 (12.0)" or "sm_120 (12.0)"
+
+  /// Parses "RTX 5090", "12.0", "sm_120", "sm_120a" and an optional driver given either as a
+  /// CUDA version ("12.8", "12080") or as a driver build ("570.124.06").
+  static Result<Target> parse(std::string_view gpu_or_arch, std::string_view driver = {},
+                              const Catalog& catalog = Catalog::builtin());
+};
+
+/// How one image fits the target.
+struct ImageVerdict {
+  ImageFit fit = ImageFit::kIncompatible;
+  std::string reason;
+};
+
+/// A unit of loading: a fatbin container (all of its images are alternatives for the same code)
+/// or a standalone image (bare cubin, .cubin or .ptx file).
+struct UnitVerdict {
+  Verdict verdict = Verdict::kNoImage;
+  std::optional<size_t> chosen;  ///< index into FileInventory::images of the predicted choice
+  std::vector<size_t> images;    ///< indices of the unit's images
+  bool specialized_elsewhere = false;  ///< nothing fits and every image is an `a`/`f` target for
+                                       ///< other GPUs: a library's arch-gated specialisation
+  bool bare = false;           ///< a bare cubin the library loads itself (chooses by arch)
+  std::string section;
+  uint64_t offset = 0;
+  std::string reason;
+};
+
+/// A kernel whose resources exceed what the target allows.
+struct ResourceWarning {
+  size_t image = 0;  ///< index into FileInventory::images
+  std::string kernel;
+  std::string message;
+};
+
+struct FileVerdict {
+  Verdict verdict = Verdict::kNoImage;  ///< see judge_file() for how units combine
+  bool partial = false;  ///< some units have no image although the verdict is not no-image
+  size_t units_without_image = 0;
+  bool has_device_code = false;
+  std::vector<ImageVerdict> images;     ///< parallel to FileInventory::images
+  std::vector<UnitVerdict> units;
+  std::array<size_t, kVerdictCount> unit_counts{};  ///< units per verdict
+  size_t specialized_elsewhere = 0;     ///< no-image units that are arch-gated specialisations
+  std::vector<ResourceWarning> resource_warnings;
+  std::string summary;                  ///< one line for people
+};
+
+/// Judges every image and unit of a file. The file verdict is the best way the file's code can
+/// run on the target: multi-architecture libraries (cuBLAS, cuDNN) compile many units for one
+/// architecture each and select among them at run time, so units without an image for this GPU
+/// are normal there; which units a library will call cannot be known from the file. Such units
+/// are counted (`units_without_image`, `partial`) and the ones holding only `a`/`f` code for
+/// other GPUs are told apart (`specialized_elsewhere`). A file none of whose units fits is
+/// `no-image`: nothing in it can run.
+/// Image choice within a unit follows the working model of compatibility-rules.md 7: exact SASS,
+/// then the highest compatible SASS, then the highest compatible PTX (unverified on a GPU).
+FileVerdict judge_file(const FileInventory& inv, const Target& target,
+                       const Catalog& catalog = Catalog::builtin());
+
+}  // namespace smcompat

@@ -1,0 +1,289 @@
+// Path walking, package grouping and parallel inspection (include/smcompat/scan/scan.hpp).
+#include "smcompat/scan/scan.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include "smcompat/util/mapped_file.hpp"
+#include "smcompat/util/strings.hpp"
+#include "smcompat/util/thread_pool.hpp"
+
+namespace smcompat {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Files whose name says they cannot hold object code are not opened (site-packages hold tens of
+// thousands of .py files).
+bool skip_by_name(const std::string& name) {
+  static const char* kText[] = {".py", ".pyc", ".pyi", ".pyx", ".pxd", ".txt", ".md", ".rst",
+                                ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".h", ".hpp",
+                                ".cuh", ".hxx", ".inl", ".c", ".cc", ".cpp", ".cu", ".html",
+                                ".js", ".css", ".png", ".jpg", ".svg", ".csv", ".typed",
+                                ".pth", ".sh", ".bat", ".xml", ".proto", ".cmake", ".pc"};
+  for (const char* ext : kText)
+    if (ends_with(name, ext)) return true;
+  return name == "RECORD" || name == "METADATA" || name == "WHEEL" || name == "LICENSE" ||
+         name == "INSTALLER" || name == "REQUESTED";
+}
+
+struct Candidate {
+  std::string path;
+  std::string root;  // the scan root it was found under ("" for a path given as a file)
+};
+
+struct Walker {
+  std::vector<Candidate> files;
+  std::vector<Error> errors;
+  std::set<std::pair<dev_t, ino_t>> visited_dirs;
+  size_t seen = 0, skipped = 0;
+
+  void add_file(const std::string& path, const std::string& root, bool explicit_path) {
+    ++seen;
+    if (!explicit_path && skip_by_name(fs::path(path).filename().string())) {
+      ++skipped;
+      return;
+    }
+    files.push_back({path, root});
+  }
+
+  void walk_dir(const std::string& dir, const std::string& root, int depth) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) {
+      errors.push_back(make_error(fmt::format("cannot stat directory: {}", std::strerror(errno))).in_file(dir));
+      return;
+    }
+    if (!visited_dirs.insert({st.st_dev, st.st_ino}).second) {
+      errors.push_back(make_error("directory already visited through another path (symlink "
+                                  "cycle); not descended again").in_file(dir));
+      return;
+    }
+    if (depth > 64) {
+      errors.push_back(make_error("directory nesting deeper than 64 levels; not descended").in_file(dir));
+      return;
+    }
+    std::error_code ec;
+    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    if (ec) {
+      errors.push_back(make_error(fmt::format("cannot read directory: {}", ec.message())).in_file(dir));
+      return;
+    }
+    std::vector<std::string> entries;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      entries.push_back(it->path().string());
+    }
+    std::sort(entries.begin(), entries.end());  // deterministic order
+    for (const auto& p : entries) visit(p, root, depth + 1, false);
+  }
+
+  void visit(const std::string& path, const std::string& root, int depth, bool explicit_path) {
+    struct stat lst {};
+    if (::lstat(path.c_str(), &lst) != 0) {
+      errors.push_back(make_error(fmt::format("cannot access: {}", std::strerror(errno))).in_file(path));
+      return;
+    }
+    struct stat st = lst;
+    if (S_ISLNK(lst.st_mode)) {
+      if (::stat(path.c_str(), &st) != 0) {
+        int err = errno;
+        errors.push_back(make_error(err == ELOOP ? std::string("symbolic link loop")
+                                                 : fmt::format("dangling symbolic link: {}",
+                                                               std::strerror(err))).in_file(path));
+        return;
+      }
+    }
+    if (S_ISDIR(st.st_mode)) {
+      walk_dir(path, root.empty() ? path : root, depth);
+    } else if (S_ISREG(st.st_mode)) {
+      // A symlink to a regular file under the same root (libfoo.so -> libfoo.so.1) is scanned
+      // once: through its target's canonical path.
+      if (S_ISLNK(lst.st_mode) && !explicit_path) {
+        ++seen;
+        ++skipped;
+        return;
+      }
+      add_file(path, root, explicit_path);
+    } else if (explicit_path) {
+      errors.push_back(make_error("not a regular file or directory").in_file(path));
+    }
+  }
+};
+
+// dist-info RECORD files under a root: relative path -> (distribution, version).
+struct DistIndex {
+  std::unordered_map<std::string, std::pair<std::string, std::string>> by_path;
+};
+
+std::pair<std::string, std::string> dist_name_version(const std::string& dist_info_dir) {
+  // "torch-2.7.0+cu128.dist-info" -> ("torch", "2.7.0+cu128"); METADATA would also have them.
+  std::string base = fs::path(dist_info_dir).filename().string();
+  base = base.substr(0, base.size() - std::string(".dist-info").size());
+  size_t dash = base.find('-');
+  if (dash == std::string::npos) return {base, ""};
+  return {base.substr(0, dash), base.substr(dash + 1)};
+}
+
+void index_records(const std::string& site, DistIndex& index) {
+  std::error_code ec;
+  for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto& p = it->path();
+    if (!ends_with(p.filename().string(), ".dist-info")) continue;
+    auto [name, version] = dist_name_version(p.string());
+    std::ifstream rec(p / "RECORD");
+    std::string line;
+    while (std::getline(rec, line)) {
+      // RECORD is CSV: path,hash,size; paths with commas are quoted.
+      std::string rel;
+      if (!line.empty() && line[0] == '"') {
+        size_t q = line.find('"', 1);
+        rel = line.substr(1, q == std::string::npos ? std::string::npos : q - 1);
+      } else {
+        rel = line.substr(0, line.find(','));
+      }
+      if (rel.empty()) continue;
+      auto full = fs::weakly_canonical(fs::path(site) / rel, ec).string();
+      index.by_path[full] = {name, version};
+    }
+  }
+}
+
+// Wheel file name: {dist}-{version}(-{build})?-{python}-{abi}-{platform}.whl
+std::pair<std::string, std::string> wheel_name_version(const std::string& path) {
+  std::string base = fs::path(path).filename().string();
+  auto parts = split(base, '-');
+  if (parts.size() < 5) return {base, ""};
+  return {std::string(parts[0]), std::string(parts[1])};
+}
+
+}  // namespace
+
+std::vector<std::string> distinct_targets(const std::vector<DeviceImage>& images, ImageKind kind) {
+  std::set<SmTarget> set;
+  for (const auto& img : images)
+    if (img.target.kind == kind) set.insert(img.target);
+  std::vector<std::string> out;
+  for (const auto& t : set) out.push_back(t.to_string());
+  return out;
+}
+
+ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options) {
+  ScanReport report;
+  Walker walker;
+  for (const auto& p : paths) walker.visit(p, "", 0, true);
+  report.errors = std::move(walker.errors);
+  report.files_seen = walker.seen;
+  report.files_skipped = walker.skipped;
+
+  // Python distributions: index RECORDs of every directory that holds *.dist-info folders and is
+  // an ancestor of (or equal to) a scanned file's directory.
+  DistIndex dists;
+  std::set<std::string> indexed;
+  for (const auto& c : walker.files) {
+    std::error_code ec;
+    for (fs::path dir = fs::path(c.path).parent_path(); !dir.empty(); dir = dir.parent_path()) {
+      std::string d = fs::weakly_canonical(dir, ec).string();
+      if (!indexed.insert(d).second) break;
+      bool has_dist = false;
+      for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
+        if (ends_with(it->path().filename().string(), ".dist-info")) { has_dist = true; break; }
+      if (has_dist) index_records(d, dists);
+      if (dir == dir.parent_path()) break;
+    }
+  }
+
+  // Inspect files in parallel; a single large file gets the cores for its deep decode instead.
+  std::vector<std::vector<FileInventory>> results(walker.files.size());
+  unsigned jobs = options.jobs ? options.jobs : default_jobs();
+  InspectOptions inner = options.inspect;
+  inner.jobs = walker.files.size() == 1 ? jobs : 1;
+  std::mutex progress_mu;
+  ScanProgress progress;
+  progress.files_total = walker.files.size();
+  parallel_for(walker.files.size(), walker.files.size() == 1 ? 1 : jobs, [&](size_t i) {
+    results[i] = inspect_file(walker.files[i].path, inner);
+    if (options.progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      progress.files_done++;
+      progress.bytes_done += results[i].empty() ? 0 : results[i].front().size;
+      progress.current = walker.files[i].path;
+      options.progress(progress);
+    }
+  });
+
+  std::map<std::string, size_t> package_index;
+  for (size_t i = 0; i < walker.files.size(); ++i) {
+    const Candidate& c = walker.files[i];
+    for (auto& inv : results[i]) {
+      if (inv.member.empty()) report.bytes_scanned += inv.size;
+      bool unknown_top = inv.member.empty() && inv.format == FileFormat::kUnknown;
+      if (unknown_top && inv.errors.empty()) continue;  // not object code
+      if (inv.images.empty() && inv.errors.empty() && !c.root.empty())
+        continue;  // object code without device code, found by a directory walk
+      ScannedFile sf;
+      std::string pkg, version, kind;
+      std::error_code ec;
+      std::string canon = fs::weakly_canonical(c.path, ec).string();
+      if (auto it = dists.by_path.find(canon); it != dists.by_path.end()) {
+        pkg = it->second.first;
+        version = it->second.second;
+        kind = "python-distribution";
+      } else if (ends_with(c.path, ".whl")) {
+        std::tie(pkg, version) = wheel_name_version(c.path);
+        kind = "wheel";
+      } else if (!c.root.empty()) {
+        // The top-level folder under the scan root, or the file itself at the root's top.
+        fs::path rel = fs::path(c.path).lexically_relative(c.root);
+        auto first = rel.begin();
+        if (first != rel.end() && std::next(first) != rel.end()) {
+          pkg = first->string();
+          kind = "directory";
+        } else {
+          pkg = fs::path(c.path).filename().string();
+          kind = "file";
+        }
+      } else {
+        pkg = fs::path(c.path).filename().string();
+        kind = "file";
+      }
+      if (options.target) sf.verdict = judge_file(inv, *options.target);
+      sf.package = pkg;
+      sf.inventory = std::move(inv);
+      auto [it, inserted] = package_index.try_emplace(pkg, report.packages.size());
+      if (inserted) report.packages.push_back(PackageSummary{pkg, version, kind, {}, {}, {}, {}, 0, 0, {}, false, 0});
+      report.packages[it->second].files.push_back(report.files.size());
+      report.files.push_back(std::move(sf));
+    }
+  }
+  for (auto& p : report.packages) {
+    std::vector<DeviceImage> all;
+    for (size_t fi : p.files) {
+      const auto& f = report.files[fi];
+      p.images += f.inventory.images.size();
+      p.errors += f.inventory.errors.size();
+      all.insert(all.end(), f.inventory.images.begin(), f.inventory.images.end());
+      if (f.verdict && f.verdict->has_device_code)
+        p.verdict = p.verdict ? worse(*p.verdict, f.verdict->verdict) : f.verdict->verdict;
+      if (f.verdict) p.resource_warnings += f.verdict->resource_warnings.size();
+      if (f.verdict && f.verdict->partial) p.partial = true;
+    }
+    p.sass_targets = distinct_targets(all, ImageKind::kSass);
+    p.ptx_targets = distinct_targets(all, ImageKind::kPtx);
+    p.lto_targets = distinct_targets(all, ImageKind::kLto);
+  }
+  return report;
+}
+
+}  // namespace smcompat

@@ -1,0 +1,230 @@
+// Verdicts (include/smcompat/verdict/verdict.hpp), from ../shared/reference/compatibility-rules.md:
+// section 1 (which image runs where, via Catalog::fit), section 7 (selection order, working model)
+// and section 12 (resources beyond image presence).
+#include "smcompat/verdict/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "smcompat/util/strings.hpp"
+
+namespace smcompat {
+
+namespace {
+
+Verdict verdict_of(ImageFit fit) {
+  switch (fit) {
+    case ImageFit::kNative: return Verdict::kNative;
+    case ImageFit::kCompatibleSass: return Verdict::kCompatibleSass;
+    case ImageFit::kPtxJit: return Verdict::kPtxJit;
+    case ImageFit::kUnsupportedPtx: return Verdict::kUnsupportedPtx;
+    case ImageFit::kIncompatible:
+    case ImageFit::kNotLoadable: return Verdict::kNoImage;
+  }
+  return Verdict::kNoImage;
+}
+
+// Ranking within a unit (higher wins): exact SASS > compatible SASS (higher arch first) >
+// PTX JIT (higher arch first) > unsupported PTX. Among equal arches a base image is preferred to an
+// a/f one (which of the two the driver prefers is unverified; the verdict is the same).
+int64_t rank(const DeviceImage& img, const ImageVerdict& v) {
+  int64_t base = 0;
+  switch (v.fit) {
+    case ImageFit::kNative: base = 4'000'000; break;
+    case ImageFit::kCompatibleSass: base = 3'000'000; break;
+    case ImageFit::kPtxJit: base = 2'000'000; break;
+    case ImageFit::kUnsupportedPtx: base = 1'000'000; break;
+    default: return -1;
+  }
+  return base + img.target.arch * 10 + (img.target.variant == ArchVariant::kBase ? 1 : 0);
+}
+
+void choose(const FileInventory& inv, const std::vector<ImageVerdict>& iv, UnitVerdict& u) {
+  int64_t best = -1;
+  for (size_t i : u.images) {
+    int64_t r = rank(inv.images[i], iv[i]);
+    if (r > best) {
+      best = r;
+      u.chosen = i;
+    }
+  }
+  if (u.chosen) {
+    u.verdict = verdict_of(iv[*u.chosen].fit);
+    u.reason = iv[*u.chosen].reason;
+    return;
+  }
+  u.verdict = Verdict::kNoImage;
+  bool all_specific = !u.images.empty();
+  bool only_lto = !u.images.empty();
+  std::vector<std::string> offered;
+  for (size_t i : u.images) {
+    const auto& t = inv.images[i].target;
+    if (t.variant == ArchVariant::kBase) all_specific = false;
+    if (t.kind != ImageKind::kLto) only_lto = false;
+    offered.push_back(t.to_string());
+  }
+  std::sort(offered.begin(), offered.end());
+  offered.erase(std::unique(offered.begin(), offered.end()), offered.end());
+  std::string list;
+  for (const auto& o : offered) list += (list.empty() ? "" : ", ") + o;
+  u.specialized_elsewhere = all_specific && !u.bare;
+  if (only_lto) u.reason = fmt::format("only LTO-IR ({}), which the driver cannot load", list);
+  else if (u.specialized_elsewhere)
+    u.reason = fmt::format("only architecture/family-specific code for other GPUs ({})", list);
+  else u.reason = fmt::format("no compatible SASS and no usable PTX (offers {})", list);
+}
+
+}  // namespace
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kNative: return "native";
+    case Verdict::kCompatibleSass: return "compatible-sass";
+    case Verdict::kPtxJit: return "ptx-jit";
+    case Verdict::kUnsupportedPtx: return "unsupported-ptx";
+    case Verdict::kNoImage: return "no-image";
+  }
+  return "?";
+}
+
+std::optional<Verdict> parse_verdict(std::string_view s) {
+  for (size_t i = 0; i < kVerdictCount; ++i)
+    if (s == to_string(static_cast<Verdict>(i))) return static_cast<Verdict>(i);
+  return std::nullopt;
+}
+
+Result<Target> Target::parse(std::string_view gpu_or_arch, std::string_view driver,
+                             const Catalog& catalog) {
+  Target t;
+  std::string_view q = trim(gpu_or_arch);
+  // An arch spelled as such wins; anything else is looked up as a GPU name ("5090" included).
+  bool arch_like = q.starts_with("sm") || q.starts_with("compute") || q.find('.') != q.npos;
+  std::optional<ComputeCapability> cc = arch_like ? ComputeCapability::parse(q) : std::nullopt;
+  if (!cc) {
+    if (const GpuSpec* g = catalog.find_gpu(q)) {
+      t.gpu = g;
+      cc = g->cc;
+    }
+  }
+  if (!cc) cc = ComputeCapability::parse(q);  // "120", "90"
+  if (!cc) {
+    auto sugg = catalog.suggest_gpus(q);
+    std::string hint;
+    for (const auto* g : sugg) hint += (hint.empty() ? "" : ", ") + g->name;
+    return make_error(fmt::format("unknown GPU or architecture '{}'{}", q,
+                                  hint.empty() ? "; try a compute capability such as 12.0, an "
+                                                 "arch such as sm_120, or `smcompat gpus`"
+                                               : "; did you mean: " + hint));
+  }
+  t.cc = *cc;
+  if (!catalog.arch(cc->arch()))
+    return make_error(fmt::format("compute capability {} is not in the catalog (`smcompat arch`)",
+                                  cc->to_string()));
+  t.label = t.gpu ? fmt::format("{} ({})", t.gpu->name, cc->to_string())
+                  : fmt::format("sm_{} ({})", cc->arch(), cc->to_string());
+  driver = trim(driver);
+  if (!driver.empty()) {
+    if (auto d = DriverVersion::parse(driver)) {
+      t.driver = d;
+      t.driver_cuda = catalog.max_cuda_for_driver(*d);
+      if (!t.driver_cuda)
+        return make_error(fmt::format("driver {} is older than every CUDA release in the catalog",
+                                      driver));
+    } else if (auto v = Version::parse(driver)) {
+      t.driver_cuda = v;
+    } else {
+      return make_error(fmt::format("driver '{}' is neither a CUDA version (12.8, 12080) nor a "
+                                    "driver build (570.124.06)", driver));
+    }
+  }
+  return t;
+}
+
+FileVerdict judge_file(const FileInventory& inv, const Target& target, const Catalog& catalog) {
+  FileVerdict fv;
+  fv.has_device_code = !inv.images.empty();
+  fv.images.reserve(inv.images.size());
+  for (const auto& img : inv.images) {
+    auto r = catalog.fit(img.target, target.cc, img.ptx_version, target.driver_cuda);
+    fv.images.push_back(ImageVerdict{r.fit, std::move(r.reason)});
+  }
+  // Units: containers, then standalone images.
+  std::vector<bool> in_unit(inv.images.size(), false);
+  for (const auto& c : inv.containers) {
+    UnitVerdict u;
+    u.section = c.section;
+    u.offset = c.offset;
+    for (size_t i = c.first_image; i < c.first_image + c.image_count && i < inv.images.size(); ++i) {
+      u.images.push_back(i);
+      in_unit[i] = true;
+    }
+    choose(inv, fv.images, u);
+    fv.units.push_back(std::move(u));
+  }
+  for (size_t i = 0; i < inv.images.size(); ++i) {
+    if (in_unit[i]) continue;
+    UnitVerdict u;
+    u.section = inv.images[i].section;
+    u.offset = inv.images[i].entry_offset;
+    u.images = {i};
+    u.bare = inv.format == FileFormat::kHostElf;  // a cubin inside a host library
+    choose(inv, fv.images, u);
+    fv.units.push_back(std::move(u));
+  }
+  std::optional<Verdict> best;
+  for (const auto& u : fv.units) {
+    fv.unit_counts[static_cast<size_t>(u.verdict)]++;
+    if (u.specialized_elsewhere) fv.specialized_elsewhere++;
+    if (u.verdict == Verdict::kNoImage) fv.units_without_image++;
+    best = best ? std::min(*best, u.verdict) : u.verdict;
+  }
+  fv.verdict = best.value_or(Verdict::kNoImage);
+  fv.partial = fv.verdict != Verdict::kNoImage && fv.units_without_image > 0;
+
+  // Resources: static shared memory of the chosen SASS kernels against the opt-in limit.
+  const ArchInfo* arch = catalog.arch(target.cc.arch());
+  if (arch && arch->smem_per_block_optin) {
+    for (const auto& u : fv.units) {
+      if (!u.chosen) continue;
+      const DeviceImage& img = inv.images[*u.chosen];
+      if (!img.cubin) continue;
+      for (const auto& k : img.cubin->kernels) {
+        if (k.shared_bytes > *arch->smem_per_block_optin) {
+          fv.resource_warnings.push_back(ResourceWarning{
+              *u.chosen, k.name,
+              fmt::format("static shared memory {} bytes exceeds the {}-byte per-block opt-in "
+                          "limit of {}", k.shared_bytes, *arch->smem_per_block_optin,
+                          target.cc.to_string())});
+        }
+      }
+    }
+  }
+  size_t total = fv.units.size();
+  if (total == 0) {
+    fv.summary = "no device code";
+    return fv;
+  }
+  size_t fitting = total - fv.units_without_image;
+  if (fv.verdict == Verdict::kNoImage) {
+    fv.summary = fmt::format("none of {} units has an image for {}", total, target.cc.to_string());
+  } else {
+    std::string parts;
+    for (size_t v = 0; v + 1 < kVerdictCount; ++v) {
+      if (!fv.unit_counts[v]) continue;
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", fv.unit_counts[v],
+                           to_string(static_cast<Verdict>(v)));
+    }
+    fv.summary = fmt::format("{} of {} units run ({})", fitting, total, parts);
+    if (fv.partial) {
+      fv.summary += fmt::format("; {} have no image for {}", fv.units_without_image,
+                                target.cc.to_string());
+      if (fv.specialized_elsewhere)
+        fv.summary += fmt::format(" ({} of them a/f-specific code for other GPUs)",
+                                  fv.specialized_elsewhere);
+    }
+  }
+  return fv;
+}
+
+}  // namespace smcompat

@@ -1,0 +1,91 @@
+// The smcompat binary end to end: exit codes, --json, colour rules, usage errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/synth.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int code;
+  std::string out;
+};
+CliRun run(const std::string& args, const std::string& env = "") {
+  std::string cmd = env + " " + SMCOMPAT_CLI + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("smcompat_cli_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    auto write = [&](const char* name, const std::vector<uint8_t>& b) {
+      std::ofstream(dir_ / name, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), b.size());
+    };
+    using namespace smcompat::synth;
+    write("native.fatbin", container({sass_entry(120)}));
+    write("old.fatbin", container({sass_entry(80), sass_entry(90)}));
+    write("jit.fatbin", container({sass_entry(80), ptx_entry(80, "sm_80", 8, 0)}));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string p(const char* name) { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(CliTest, FailOnThresholds) {
+  EXPECT_EQ(run("scan " + p("native.fatbin") + " --gpu 'RTX 5090' --fail-on ptx-jit").code, 0);
+  EXPECT_EQ(run("scan " + p("jit.fatbin") + " --gpu 'RTX 5090' --fail-on ptx-jit").code, 1);
+  EXPECT_EQ(run("scan " + p("jit.fatbin") + " --gpu 'RTX 5090' --fail-on no-image").code, 0);
+  EXPECT_EQ(run("scan " + p("old.fatbin") + " --gpu 'RTX 5090' --fail-on no-image").code, 1);
+  EXPECT_EQ(run("scan " + p("old.fatbin") + " --gpu H100 --fail-on no-image").code, 0);
+  EXPECT_EQ(run("scan " + dir_.string() + " --target sm_120 --fail-on warning").code, 1);
+}
+
+TEST_F(CliTest, UsageAndIoErrorsExitTwo) {
+  EXPECT_EQ(run("scan " + p("native.fatbin") + " --gpu 'RTX 9999'").code, 2);
+  EXPECT_EQ(run("scan " + p("native.fatbin") + " --gpu H100 --target sm_90").code, 2);
+  EXPECT_EQ(run("scan " + p("native.fatbin") + " --fail-on no-image").code, 2);  // needs a target
+  EXPECT_EQ(run("scan " + p("does-not-exist")).code, 2);
+  EXPECT_EQ(run("scan").code, 2);
+  EXPECT_EQ(run("frobnicate").code, 2);
+}
+
+TEST_F(CliTest, JsonIsValidAndVersioned) {
+  CliRun r = run("scan " + dir_.string() + " --gpu 5090 --json");
+  ASSERT_EQ(r.code, 0);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "smcompat.scan/1");
+  EXPECT_EQ(j["target"]["gpu"], "GeForce RTX 5090");
+  EXPECT_EQ(j["files"].size(), 3u);
+  EXPECT_EQ(j["argv"][1], "scan");
+}
+
+TEST_F(CliTest, NoColourWhenPipedOrAsked) {
+  CliRun piped = run("scan " + p("old.fatbin") + " --gpu 5090");
+  EXPECT_EQ(piped.out.find("\x1b["), std::string::npos);
+  EXPECT_NE(piped.out.find("no-image"), std::string::npos);
+  CliRun forced = run("--color always scan " + p("old.fatbin") + " --gpu 5090");
+  EXPECT_NE(forced.out.find("\x1b[31mno-image"), std::string::npos);
+  CliRun gpus = run("gpus 5090 --json");
+  EXPECT_EQ(nlohmann::json::parse(gpus.out)["gpus"][0]["cc"], "12.0");
+  CliRun arch = run("arch sm_120");
+  EXPECT_NE(arch.out.find("101376 bytes"), std::string::npos) << arch.out;
+  EXPECT_NE(arch.out.find("runs SASS        sm_120, sm_120a, sm_120f"), std::string::npos) << arch.out;
+}
+
+}  // namespace
