@@ -1,0 +1,200 @@
+// The fake driver's configuration: the GPU set named by SMCOMPAT_FAKE_GPUS, resolved through the
+// built-in catalog (data/catalog.json), and the CUDA_VISIBLE_DEVICES filter as the real driver
+// applies it (driver-api.md §7: CUDA ordinals differ from NVML indices). Compiled into both fake
+// libraries; each reads the environment once. See README.md for the variables.
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string_view>
+
+#include "fake_state.hpp"
+#include "smcompat/catalog/catalog.hpp"
+
+namespace smcompat::fake {
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string(fallback);
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    out.push_back(trim(s.substr(start, pos == std::string_view::npos ? pos : pos - start)));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+uint64_t fnv1a(std::string_view s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// A stable, well-formed UUID per (position, name): "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx".
+std::string make_uuid(int index, const std::string& name) {
+  std::string key = std::to_string(index) + "/" + name;
+  uint64_t a = fnv1a(key), b = fnv1a(key, a ^ 0x9e3779b97f4a7c15ull);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "GPU-%08x-%04x-%04x-%04x-%012llx", unsigned(a >> 32),
+                unsigned((a >> 16) & 0xffff), unsigned(a & 0xffff), unsigned(b >> 48),
+                static_cast<unsigned long long>(b & 0xffffffffffffull));
+  return buf;
+}
+
+bool parse_int(const std::string& s, int& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  long v = std::strtol(s.c_str(), &end, 10);
+  if (*end != '\0' || v < -1000000 || v > 1000000) return false;
+  out = static_cast<int>(v);
+  return true;
+}
+
+std::optional<FakeGpu> make_gpu(const std::string& query, int index, FakeState& st) {
+  const Catalog& cat = Catalog::builtin();
+  const GpuSpec* spec = cat.find_gpu(query);
+  if (!spec) {
+    st.errors.push_back("SMCOMPAT_FAKE_GPUS: no catalog GPU matches \"" + query + "\"");
+    return std::nullopt;
+  }
+  FakeGpu g;
+  g.name = spec->name.rfind("NVIDIA ", 0) == 0 ? spec->name : "NVIDIA " + spec->name;
+  g.cc_major = spec->cc.major;
+  g.cc_minor = spec->cc.minor;
+  g.reported_cc_major = g.cc_major;
+  g.reported_cc_minor = g.cc_minor;
+  char bus[32];
+  std::snprintf(bus, sizeof bus, "00000000:%02x:00.0", 0x01 + 0x10 * index);
+  g.pci_bus_id = bus;
+  g.uuid = make_uuid(index, g.name);
+  g.physical_index = index;
+  g.sms = spec->sms;
+  if (spec->memory_gib) g.total_mem = static_cast<uint64_t>(*spec->memory_gib * 1073741824.0);
+  if (spec->l2_mb) g.l2_bytes = static_cast<int>(*spec->l2_mb * 1048576.0);
+  if (spec->boost_mhz) g.clock_khz = *spec->boost_mhz * 1000;
+  if (spec->bus_width_bits) g.bus_width_bits = *spec->bus_width_bits;
+  // Choose the memory clock so that 2 * clock * width / 8 reproduces the catalog bandwidth.
+  if (spec->bandwidth_gbs && spec->bus_width_bits && *spec->bus_width_bits > 0)
+    g.memory_clock_khz = static_cast<int>(*spec->bandwidth_gbs * 1e9 /
+                                          (2.0 * *spec->bus_width_bits / 8.0) / 1000.0 + 0.5);
+  if (const ArchInfo* a = cat.arch(spec->cc.arch())) {
+    g.smem_per_block_optin = static_cast<int>(a->smem_per_block_optin.value_or(0));
+    g.smem_per_sm = static_cast<int>(a->smem_per_sm.value_or(0));
+    g.reserved_smem_per_block = static_cast<int>(a->reserved_smem_per_block);
+    g.threads_per_sm = static_cast<int>(a->threads_per_sm.value_or(0));
+    g.blocks_per_sm = static_cast<int>(a->blocks_per_sm.value_or(0));
+    g.regs_per_sm = static_cast<int>(a->regs_per_sm);
+    g.regs_per_block = static_cast<int>(a->regs_per_block);
+  }
+  g.cluster_launch = spec->cc.major >= 9;
+  return g;
+}
+
+// CUDA_VISIBLE_DEVICES as the driver reads it: a comma-separated list of indices or UUID
+// prefixes; the list ends at the first entry that is invalid, out of range or repeated, so ""
+// and "-1" hide every device.
+std::vector<FakeGpu> apply_visible_devices(const std::vector<FakeGpu>& all) {
+  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!cvd) return all;
+  std::vector<FakeGpu> out;
+  std::set<int> seen;
+  for (const std::string& entry : split(cvd, ',')) {
+    int pick = -1;
+    int idx = 0;
+    if (parse_int(entry, idx)) {
+      if (idx >= 0 && idx < static_cast<int>(all.size())) pick = idx;
+    } else if (entry.rfind("GPU-", 0) == 0) {
+      int matches = 0;
+      for (const auto& g : all)
+        if (g.uuid.rfind(entry, 0) == 0) {
+          pick = g.physical_index;
+          ++matches;
+        }
+      if (matches != 1) pick = -1;
+    }
+    if (pick < 0 || !seen.insert(pick).second) break;
+    out.push_back(all[pick]);
+  }
+  return out;
+}
+
+FakeState load() {
+  FakeState st;
+  st.driver_version = env_or("SMCOMPAT_FAKE_DRIVER", "580.95.05");
+  if (!parse_int(env_or("SMCOMPAT_FAKE_CUDA", "13000"), st.driver_cuda_version))
+    st.errors.push_back("SMCOMPAT_FAKE_CUDA is not an integer such as 13000");
+  st.p2p = env_or("SMCOMPAT_FAKE_P2P", "1") != "0";
+  if (!parse_int(env_or("SMCOMPAT_FAKE_NVLINK", "0"), st.nvlink_per_pair) || st.nvlink_per_pair < 0)
+    st.errors.push_back("SMCOMPAT_FAKE_NVLINK is not a count of links per GPU pair");
+  if (!parse_int(env_or("SMCOMPAT_FAKE_INIT_ERROR", "0"), st.init_error))
+    st.errors.push_back("SMCOMPAT_FAKE_INIT_ERROR is not a CUresult number");
+  std::string gpus = env_or("SMCOMPAT_FAKE_GPUS", "");
+  if (!trim(gpus).empty()) {
+    int index = 0;
+    for (const std::string& name : split(gpus, ',')) {
+      if (auto g = make_gpu(name, index, st)) {
+        st.all_gpus.push_back(*g);
+        ++index;
+      }
+    }
+  }
+  std::string masq = env_or("SMCOMPAT_FAKE_MASQUERADE", "");
+  if (!masq.empty()) {
+    auto cc = ComputeCapability::parse(masq);
+    if (!cc) {
+      st.errors.push_back("SMCOMPAT_FAKE_MASQUERADE is not a compute capability such as 9.0");
+    } else {
+      for (auto& g : st.all_gpus) {
+        g.reported_cc_major = cc->major;
+        g.reported_cc_minor = cc->minor;
+      }
+    }
+  }
+  st.gpus = apply_visible_devices(st.all_gpus);
+  for (const auto& e : st.errors) std::fprintf(stderr, "smcompat fake driver: %s\n", e.c_str());
+  return st;
+}
+
+}  // namespace
+
+const FakeState& state() {
+  static const FakeState s = load();  // thread-safe initialisation (C++11 magic statics)
+  return s;
+}
+
+int nvlink_count(const FakeState& s, int a) {
+  int n = static_cast<int>(s.all_gpus.size());
+  if (a < 0 || a >= n || n < 2) return 0;
+  int count = s.nvlink_per_pair * (n - 1);
+  return count > 36 ? 36 : count;  // NVML_NVLINK_MAX_LINKS
+}
+
+int nvlink_peer(const FakeState& s, int a, int link) {
+  if (link < 0 || link >= nvlink_count(s, a) || s.nvlink_per_pair <= 0) return -1;
+  int k = link / s.nvlink_per_pair;  // k-th other GPU in index order
+  return k < a ? k : k + 1;
+}
+
+int nvlink_links(const FakeState& s, int a, int b) {
+  int links = 0;
+  for (int l = 0; l < nvlink_count(s, a); ++l)
+    if (nvlink_peer(s, a, l) == b) ++links;
+  return links;
+}
+
+}  // namespace smcompat::fake

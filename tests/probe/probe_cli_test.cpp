@@ -1,0 +1,374 @@
+// End-to-end tests of `smcompat probe --json` against the fake driver (tests/fakedriver) serving
+// catalog GPUs, the CUDA toolkit's stub libcuda.so, a missing driver, CUDA_VISIBLE_DEVICES hiding
+// every GPU, unreadable device nodes and a compute-capability masquerade. Each case runs the CLI
+// in a child process with an exact environment; expected values come from data/catalog.json and
+// the formulas in tests/fakedriver/README.md.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "run_child.hpp"
+
+namespace smcompat {
+namespace {
+
+using test::run_child;
+using test::TempDir;
+using Env = std::map<std::string, std::string>;
+using nlohmann::json;
+
+const std::string kFakeDir = SMCOMPAT_FAKEDRIVER_DIR;
+
+struct Probe {
+  int exit_code;
+  json j;
+  std::string err;
+};
+
+// Runs `smcompat probe --json` with the fake driver first on the library path (unless `env`
+// sets LD_LIBRARY_PATH itself) and a device directory that holds no nodes unless given.
+Probe probe(Env env, std::vector<std::string> extra = {}, std::optional<unsigned> uid = {}) {
+  static TempDir empty_dev;
+  if (!env.count("LD_LIBRARY_PATH")) env["LD_LIBRARY_PATH"] = kFakeDir;
+  std::vector<std::string> argv{SMCOMPAT_CLI, "--color", "never", "probe", "--json"};
+  auto given = [&](const char* opt) { return std::find(extra.begin(), extra.end(), opt) != extra.end(); };
+  if (!given("--proc-version")) {
+    argv.push_back("--proc-version");
+    argv.push_back("/nonexistent/proc/driver/nvidia/version");
+  }
+  if (!given("--dev-dir")) {
+    argv.push_back("--dev-dir");
+    argv.push_back(empty_dev.path());
+  }
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto r = run_child(argv, env, uid);
+  Probe p{r.exit_code, json(), r.err};
+  try {
+    p.j = json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not JSON (" << e.what() << "): " << r.out << "\nstderr: " << r.err;
+  }
+  return p;
+}
+
+// The fake puts GPU i on PCI bus 0x01 + 0x10 * i (README.md).
+std::string fmt_bus(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0000:%02x:00.0", 0x01 + 0x10 * i);
+  return buf;
+}
+
+std::vector<std::string> strings(const json& a) { return a.get<std::vector<std::string>>(); }
+bool contains(const json& a, const std::string& s) {
+  auto v = strings(a);
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+TEST(ProbeCli, Rtx5090) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& j = p.j;
+  EXPECT_EQ(j["schema"], "smcompat.probe/1");
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["observed"], true);
+  EXPECT_EQ(j["driver_version"], "580.95.05");
+  EXPECT_EQ(j["driver_version_source"], "nvml");
+  EXPECT_EQ(j["cuda_driver_version"], 13000);
+  EXPECT_EQ(j["nvml_cuda_driver_version"], 13000);
+  EXPECT_EQ(j["libcuda"]["resolved_via"], "cuGetProcAddress_v2");
+  EXPECT_EQ(j["libcuda"]["path"], kFakeDir + "/libcuda.so.1");
+  EXPECT_EQ(j["nvml"]["loaded"], true);
+  EXPECT_EQ(j["nvml"]["device_count"], 1);
+  EXPECT_EQ(j["kernel_module"], "unknown");
+  ASSERT_EQ(j["devices"].size(), 1u);
+  const json& d = j["devices"][0];
+  EXPECT_EQ(d["ordinal"], 0);
+  EXPECT_EQ(d["name"], "NVIDIA GeForce RTX 5090");
+  EXPECT_EQ(d["cc"], "12.0");
+  EXPECT_EQ(d["nvml_cc"], "12.0");
+  EXPECT_EQ(d["nvml_index"], 0);
+  EXPECT_EQ(d["masquerade"], false);
+  EXPECT_EQ(d["pci_bus_id"], "0000:01:00.0");
+  EXPECT_EQ(d["uuid"].get<std::string>().size(), 40u);
+  EXPECT_EQ(d["uuid"].get<std::string>().rfind("GPU-", 0), 0u);
+  EXPECT_EQ(d["sms"], 170);
+  EXPECT_EQ(d["memory_bytes"], 32ull << 30);
+  EXPECT_EQ(d["smem_per_block"], 49152);
+  EXPECT_EQ(d["smem_per_block_optin"], 101376);
+  EXPECT_EQ(d["smem_per_sm"], 102400);
+  EXPECT_EQ(d["reserved_smem_per_block"], 1024);
+  EXPECT_EQ(d["l2_bytes"], 96 << 20);
+  EXPECT_EQ(d["clock_khz"], 2407000);
+  EXPECT_EQ(d["memory_clock_khz"], 14000000);
+  EXPECT_EQ(d["bus_width_bits"], 512);
+  EXPECT_DOUBLE_EQ(d["bandwidth_gbs"]["value"].get<double>(), 1792.0);
+  EXPECT_EQ(d["bandwidth_gbs"]["derived"], true);
+  EXPECT_EQ(d["threads_per_sm"], 1536);
+  EXPECT_EQ(d["blocks_per_sm"], 24);
+  EXPECT_EQ(d["regs_per_sm"], 65536);
+  EXPECT_EQ(d["cluster_launch"], true);
+  EXPECT_EQ(d["arch"]["sm"], "sm_120");
+  EXPECT_TRUE(contains(d["arch"]["features"], "tma"));
+  EXPECT_TRUE(contains(d["arch"]["features"], "fp4"));
+  EXPECT_FALSE(contains(d["arch"]["f_features"], "tmem"));  // no TMEM on sm_120
+  EXPECT_FALSE(contains(d["arch"]["a_features"], "wgmma"));
+  EXPECT_TRUE(contains(d["arch"]["a_features"], "mma_block_scale_fp4"));
+  EXPECT_EQ(d["catalog_gpu"], "GeForce RTX 5090");
+  EXPECT_EQ(d["nvlink"]["active_links"], 0);
+  EXPECT_EQ(j["topology"]["p2p_access"], json::parse("[[null]]"));
+  EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump();
+}
+
+TEST(ProbeCli, H100) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& d = p.j["devices"][0];
+  EXPECT_EQ(d["name"], "NVIDIA H100 SXM");
+  EXPECT_EQ(d["cc"], "9.0");
+  EXPECT_EQ(d["sms"], 132);
+  EXPECT_EQ(d["memory_bytes"], 80ull << 30);
+  EXPECT_EQ(d["smem_per_block_optin"], 227 * 1024);
+  EXPECT_EQ(d["smem_per_sm"], 228 * 1024);
+  EXPECT_EQ(d["l2_bytes"], 50 << 20);
+  EXPECT_EQ(d["bus_width_bits"], 5120);
+  EXPECT_EQ(d["memory_clock_khz"], 2617188);  // 3350 GB/s / (2 * 640 bytes), rounded
+  EXPECT_NEAR(d["bandwidth_gbs"]["value"].get<double>(), 3350.0, 0.001);
+  EXPECT_EQ(d["cluster_launch"], true);
+  EXPECT_TRUE(contains(d["arch"]["a_features"], "wgmma"));
+  EXPECT_TRUE(contains(d["arch"]["features"], "fp64_tensor"));
+  EXPECT_EQ(d["catalog_gpu"], "H100 SXM");
+}
+
+TEST(ProbeCli, B200) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "B200"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& d = p.j["devices"][0];
+  EXPECT_EQ(d["name"], "NVIDIA B200");
+  EXPECT_EQ(d["cc"], "10.0");
+  EXPECT_EQ(d["arch"]["sm"], "sm_100");
+  EXPECT_EQ(d["sms"], 148);
+  EXPECT_EQ(d["memory_bytes"], 180ull << 30);
+  EXPECT_EQ(d["smem_per_block_optin"], 232448);
+  EXPECT_EQ(d["l2_bytes"], 126 << 20);
+  EXPECT_EQ(d["bus_width_bits"], 8192);
+  EXPECT_NEAR(d["bandwidth_gbs"]["value"].get<double>(), 7700.0, 0.01);
+  EXPECT_TRUE(contains(d["arch"]["f_features"], "tmem"));
+  EXPECT_TRUE(contains(d["arch"]["f_features"], "tcgen05"));
+  EXPECT_FALSE(contains(d["arch"]["a_features"], "wgmma"));
+}
+
+TEST(ProbeCli, TwoRtx5090WithoutP2P) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090,RTX 5090"}, {"SMCOMPAT_FAKE_P2P", "0"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& j = p.j;
+  ASSERT_EQ(j["devices"].size(), 2u);
+  EXPECT_EQ(j["devices"][0]["pci_bus_id"], "0000:01:00.0");
+  EXPECT_EQ(j["devices"][1]["pci_bus_id"], "0000:11:00.0");
+  EXPECT_NE(j["devices"][0]["uuid"], j["devices"][1]["uuid"]);
+  EXPECT_EQ(j["devices"][1]["nvml_index"], 1);
+  EXPECT_EQ(j["topology"]["p2p_access"], json::parse("[[null,false],[false,null]]"));
+  EXPECT_EQ(j["topology"]["native_atomics"], json::parse("[[null,false],[false,null]]"));
+  EXPECT_EQ(j["topology"]["nvlink_links"], json::parse("[[null,0],[0,null]]"));
+  EXPECT_EQ(j["topology"]["pcie_common_ancestor"],
+            json::parse(R"([[null,"single"],["single",null]])"));
+}
+
+TEST(ProbeCli, TwoRtx5090WithP2P) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090,RTX 5090"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.j["topology"]["p2p_access"], json::parse("[[null,true],[true,null]]"));
+  // P2P over PCIe without NVLink: the fake models no native atomics.
+  EXPECT_EQ(p.j["topology"]["native_atomics"], json::parse("[[null,false],[false,null]]"));
+}
+
+TEST(ProbeCli, EightH100WithNvlink) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100,H100,H100,H100,H100,H100,H100,H100"},
+                  {"SMCOMPAT_FAKE_NVLINK", "2"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& j = p.j;
+  ASSERT_EQ(j["devices"].size(), 8u);
+  const json& t = j["topology"];
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(j["devices"][i]["nvlink"]["active_links"], 14) << i;  // 2 links x 7 peers
+    EXPECT_EQ(j["devices"][i]["nvlink"]["links_to_other"], 0) << i;
+    EXPECT_EQ(j["devices"][i]["pci_bus_id"], fmt_bus(i)) << i;
+    for (int k = 0; k < 8; ++k) {
+      if (i == k) {
+        EXPECT_TRUE(t["p2p_access"][i][k].is_null());
+        EXPECT_TRUE(t["nvlink_links"][i][k].is_null());
+        continue;
+      }
+      EXPECT_EQ(t["p2p_access"][i][k], true) << i << "," << k;
+      EXPECT_EQ(t["native_atomics"][i][k], true) << i << "," << k;
+      EXPECT_EQ(t["nvlink_links"][i][k], 2) << i << "," << k;
+    }
+  }
+  EXPECT_EQ(t["pcie_common_ancestor"][0][1], "single");
+  EXPECT_EQ(t["pcie_common_ancestor"][0][3], "node");
+  EXPECT_EQ(t["pcie_common_ancestor"][0][4], "system");
+  EXPECT_EQ(t["pcie_common_ancestor"][6][7], "single");
+}
+
+TEST(ProbeCli, NoDriverOnLibraryPath) {
+  TempDir empty;
+  auto p = probe({{"LD_LIBRARY_PATH", empty.path()}});
+  // A real driver in the loader's cache cannot be hidden by an empty library path.
+  if (p.j["status"] != "no_driver" && !p.j["libcuda"]["path"].is_null() &&
+      p.j["libcuda"]["path"].get<std::string>().rfind(kFakeDir, 0) != 0)
+    GTEST_SKIP() << "a libcuda.so.1 is installed system-wide: " << p.j["libcuda"]["path"];
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.j["status"], "no_driver");
+  EXPECT_NE(p.j["explanation"].get<std::string>().find("no NVIDIA driver found"),
+            std::string::npos);
+  EXPECT_TRUE(p.j["libcuda"]["path"].is_null());
+  EXPECT_TRUE(p.j["devices"].empty());
+}
+
+TEST(ProbeCli, NoDriverAtNamedPath) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}},
+                 {"--libcuda", "/nonexistent/libcuda.so.1", "--libnvml", "/nonexistent/nvml.so"});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.j["status"], "no_driver");
+  EXPECT_EQ(p.j["libcuda"]["requested"], "/nonexistent/libcuda.so.1");
+  EXPECT_EQ(p.j["nvml"]["loaded"], false);
+  EXPECT_NE(p.j["nvml"]["error"].get<std::string>().find("/nonexistent/nvml.so"),
+            std::string::npos);
+}
+
+TEST(ProbeCli, TextSaysNoDriverFound) {
+  auto r = run_child({SMCOMPAT_CLI, "--color", "never", "probe", "--libcuda",
+                      "/nonexistent/libcuda.so.1", "--no-nvml", "--proc-version", "/nonexistent"},
+                     {});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("no_driver: no NVIDIA driver found"), std::string::npos) << r.out;
+}
+
+TEST(ProbeCli, ToolkitStubLibrary) {
+  const std::string stub = SMCOMPAT_CUDA_STUB;
+  if (!std::filesystem::exists(stub)) GTEST_SKIP() << "no CUDA toolkit stub at " << stub;
+  TempDir dir;
+  std::filesystem::create_symlink(stub, dir.path() + "/libcuda.so.1");
+  auto p = probe({{"LD_LIBRARY_PATH", dir.path()}}, {"--no-nvml"});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.j["status"], "stub_library");
+  EXPECT_EQ(p.j["cuda_error"], 34);
+  EXPECT_EQ(p.j["libcuda"]["path"], dir.path() + "/libcuda.so.1");
+  EXPECT_NE(p.j["explanation"].get<std::string>().find("stub"), std::string::npos);
+}
+
+TEST(ProbeCli, DriverWithoutGpu) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", ""}});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.j["status"], "no_device");
+  EXPECT_EQ(p.j["cuda_error"], 100);
+  EXPECT_EQ(p.j["nvml"]["device_count"], 0);
+  EXPECT_EQ(p.j["driver_version"], "580.95.05");
+  EXPECT_NE(p.j["explanation"].get<std::string>().find("nvidia0 device node"), std::string::npos)
+      << p.j["explanation"];
+}
+
+TEST(ProbeCli, CudaVisibleDevicesEmptyHidesAll) {
+  for (const char* value : {"", "-1"}) {
+    auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090,RTX 5090"}, {"CUDA_VISIBLE_DEVICES", value}});
+    EXPECT_EQ(p.exit_code, 1) << value;
+    EXPECT_EQ(p.j["status"], "devices_hidden") << value;
+    EXPECT_EQ(p.j["cuda_visible_devices"], value);
+    EXPECT_EQ(p.j["nvml"]["device_count"], 2) << value;
+    EXPECT_NE(p.j["explanation"].get<std::string>().find("NVML sees 2 GPU(s)"), std::string::npos)
+        << p.j["explanation"];
+  }
+}
+
+TEST(ProbeCli, CudaVisibleDevicesReorders) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090,H100"}, {"CUDA_VISIBLE_DEVICES", "1,0"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(p.j["devices"].size(), 2u);
+  // CUDA ordinal 0 is NVML index 1: the probe joins them by PCI bus id, not by position.
+  EXPECT_EQ(p.j["devices"][0]["name"], "NVIDIA H100 SXM");
+  EXPECT_EQ(p.j["devices"][0]["nvml_index"], 1);
+  EXPECT_EQ(p.j["devices"][0]["nvml_cc"], "9.0");
+  EXPECT_EQ(p.j["devices"][1]["name"], "NVIDIA GeForce RTX 5090");
+  EXPECT_EQ(p.j["devices"][1]["nvml_index"], 0);
+  EXPECT_EQ(p.j["devices"][1]["masquerade"], false);
+}
+
+TEST(ProbeCli, MasqueradeDetected) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_MASQUERADE", "9.0"}});
+  EXPECT_EQ(p.exit_code, 1);  // a finding
+  EXPECT_EQ(p.j["status"], "ok");
+  const json& d = p.j["devices"][0];
+  EXPECT_EQ(d["cc"], "9.0");
+  EXPECT_EQ(d["nvml_cc"], "12.0");
+  EXPECT_EQ(d["masquerade"], true);
+  EXPECT_EQ(d["arch"]["sm"], "sm_120");  // the catalog view follows the real architecture
+  EXPECT_FALSE(contains(d["arch"]["a_features"], "wgmma"));
+  ASSERT_EQ(p.j["warnings"].size(), 1u);
+  EXPECT_NE(p.j["warnings"][0].get<std::string>().find("masquerading"), std::string::npos);
+}
+
+TEST(ProbeCli, PermissionDeniedOnDeviceNodes) {
+  TempDir dev;
+  for (const char* node : {"nvidiactl", "nvidia0"}) {
+    std::ofstream(dev.path() + "/" + node).put('\0');
+    chmod((dev.path() + "/" + node).c_str(), geteuid() == 0 ? 0600 : 0000);
+  }
+  // As root, access checks always pass, so run the probe as "nobody" against root-owned nodes.
+  std::optional<unsigned> uid;
+  if (geteuid() == 0) uid = 65534;
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_INIT_ERROR", "100"}},
+                 {"--dev-dir", dev.path()}, uid);
+  EXPECT_EQ(p.exit_code, 1) << p.err;
+  EXPECT_EQ(p.j["status"], "permission_denied");
+  std::string ex = p.j["explanation"].get<std::string>();
+  EXPECT_NE(ex.find(dev.path() + "/nvidia0"), std::string::npos) << ex;
+  EXPECT_NE(ex.find(dev.path() + "/nvidiactl"), std::string::npos) << ex;
+  EXPECT_NE(ex.find("Permission denied"), std::string::npos) << ex;
+}
+
+TEST(ProbeCli, OtherInitErrorNamesTheCode) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_INIT_ERROR", "804"}});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.j["status"], "error");
+  EXPECT_EQ(p.j["cuda_error"], 804);
+  EXPECT_NE(p.j["explanation"].get<std::string>().find("CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"),
+            std::string::npos);
+}
+
+TEST(ProbeCli, KernelModuleAndDriverVersionFromProc) {
+  TempDir dir;
+  std::string open_file = dir.path() + "/open", prop_file = dir.path() + "/prop";
+  std::ofstream(open_file) << "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                              "580.95.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Thu Sep "
+                              "25 23:08:28 UTC 2025\nGCC version:  gcc version 12.2.0\n";
+  std::ofstream(prop_file) << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.172.08  Tue "
+                              "Jul  8 18:10:02 UTC 2025\n";
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "B200"}}, {"--proc-version", open_file, "--no-nvml"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.j["kernel_module"], "open");
+  EXPECT_EQ(p.j["driver_version"], "580.95.05");
+  EXPECT_EQ(p.j["driver_version_source"], open_file);
+  EXPECT_EQ(p.j["devices"][0]["nvml_cc"], nullptr);  // NVML not loaded: nothing to compare
+  ASSERT_EQ(p.j["warnings"].size(), 1u);
+  EXPECT_NE(p.j["warnings"][0].get<std::string>().find("NVML unavailable"), std::string::npos);
+
+  p = probe({{"SMCOMPAT_FAKE_GPUS", "B200"}}, {"--proc-version", prop_file, "--no-nvml"});
+  EXPECT_EQ(p.j["kernel_module"], "proprietary");
+  EXPECT_EQ(p.j["driver_version"], "570.172.08");
+}
+
+TEST(ProbeCli, DriverVersionsFromEnvironment) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"},
+                  {"SMCOMPAT_FAKE_DRIVER", "575.51.03"},
+                  {"SMCOMPAT_FAKE_CUDA", "12090"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.j["driver_version"], "575.51.03");
+  EXPECT_EQ(p.j["cuda_driver_version"], 12090);
+}
+
+}  // namespace
+}  // namespace smcompat
