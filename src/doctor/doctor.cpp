@@ -754,7 +754,12 @@ DriverFacts collect_driver(const DoctorOptions& options);  // driver.cpp
 DoctorReport run_doctor(const DoctorOptions& options, const Catalog& catalog) {
   DoctorReport r;
   r.driver = options.driver ? *options.driver : collect_driver(options);
-  for (auto& g : r.driver.gpus) r.targets.push_back({g.name, g.cc, true});
+  // Several GPUs of one model are judged once (the driver section lists each of them).
+  for (auto& g : r.driver.gpus) {
+    bool dup = std::any_of(r.targets.begin(), r.targets.end(),
+                           [&](const TargetGpu& t) { return t.name == g.name && t.cc == g.cc; });
+    if (!dup) r.targets.push_back({g.name, g.cc, true});
+  }
   for (auto& q : options.gpus) {
     if (const GpuSpec* g = catalog.find_gpu(q)) {
       bool dup = std::any_of(r.targets.begin(), r.targets.end(),

@@ -1,5 +1,4 @@
-// Static fact collection for the doctor: kernel module (/proc/driver/nvidia/version, see
-// ../shared/reference/driver-api.md section 7), CUDA toolkits (version.json or include/cuda.h),
+// Static fact collection for the doctor: CUDA toolkits (version.json or include/cuda.h),
 // library resolution in the dynamic loader's order (ld.so(8): LD_LIBRARY_PATH, ld.so.cache,
 // default paths) and host resources (/proc/meminfo). Nothing here runs user code.
 #include <fmt/format.h>
@@ -75,55 +74,6 @@ std::string canonical_or_same(const std::string& p) {
 }
 
 }  // namespace
-
-std::optional<KernelModuleLine> parse_kernel_module_line(std::string_view line) {
-  // Documented form (driver-api.md section 7): "NVRM version: ... Kernel Module <ver> ...". The
-  // open modules say "Open Kernel Module" (NVIDIA open-gpu-kernel-modules README).
-  if (line.find("NVRM version") == std::string_view::npos) return std::nullopt;
-  KernelModuleLine out;
-  out.flavour = line.find("Open Kernel Module") != std::string_view::npos ? "open" : "proprietary";
-  auto km = line.find("Kernel Module");
-  if (km != std::string_view::npos) {
-    std::string_view rest = line.substr(km);
-    // The first whitespace-separated token that parses as a driver version.
-    size_t i = 0;
-    while (i < rest.size()) {
-      while (i < rest.size() && (rest[i] == ' ' || rest[i] == '\t')) ++i;
-      size_t j = i;
-      while (j < rest.size() && rest[j] != ' ' && rest[j] != '\t') ++j;
-      auto tok = rest.substr(i, j - i);
-      if (!tok.empty() && tok.find('.') != std::string_view::npos &&
-          std::isdigit(static_cast<unsigned char>(tok[0]))) {
-        if (auto v = DriverVersion::parse(tok)) {
-          out.version = v;
-          break;
-        }
-      }
-      i = j;
-    }
-  }
-  return out;
-}
-
-DriverFacts read_kernel_module(const std::string& proc_root) {
-  DriverFacts d;
-  std::string path = proc_root + "/driver/nvidia/version";
-  auto text = read_small_file(path, 4096);
-  if (!text) {
-    d.state = DriverFacts::State::kNoDriver;
-    d.detail = fmt::format("{} does not exist: the NVIDIA kernel module is not loaded", path);
-    return d;
-  }
-  std::string first(text->substr(0, text->find('\n')));
-  d.kernel_module_line = std::string(trim(first));
-  if (auto k = parse_kernel_module_line(first)) {
-    d.kernel_module_flavour = k->flavour;
-    d.version = k->version;
-  }
-  d.state = DriverFacts::State::kNotChecked;  // the module is there; the library decides the rest
-  d.detail = fmt::format("{}: {}", path, d.kernel_module_line);
-  return d;
-}
 
 // ---- toolkits ----
 

@@ -60,6 +60,10 @@ std::string render_text(const DoctorReport& r, const Style& st) {
   out += st.bold("Driver") + "\n";
   out += "  " + driver_line(r.driver) + "\n";
   if (!r.driver.detail.empty()) out += "  " + st.dim(r.driver.detail) + "\n";
+  for (size_t i = 0; i < r.driver.gpus.size(); ++i)
+    out += fmt::format("  GPU {}: {} (compute capability {}{})\n", i, r.driver.gpus[i].name,
+                       r.driver.gpus[i].cc.to_string(),
+                       r.driver.gpus[i].pci_bus_id.empty() ? "" : ", " + r.driver.gpus[i].pci_bus_id);
   out += "\n" + st.bold("GPUs judged") + "\n";
   if (r.targets.empty()) {
     out += "  none: no GPU reported and no --gpu given. Ask a what-if question: "

@@ -26,7 +26,8 @@ class DoctorEnvTest : public ::testing::Test {
     o.pythons = {env.prefix()};
     o.discover_active = false;
     o.env = std::move(vars);
-    o.proc_root = tmp_.path() + "/proc";   // no driver/nvidia/version
+    o.driver = DriverFacts{};  // hermetic: no driver, whatever this machine has
+    o.driver->state = DriverFacts::State::kNoDriver;
     o.usr_local = tmp_.path() + "/usr/local";  // no toolkits
     o.ld_so_conf = tmp_.path() + "/ld.so.conf";
     o.jobs = 2;

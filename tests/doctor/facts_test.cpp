@@ -11,38 +11,6 @@ namespace {
 using smcompat::testing::TempDir;
 using smcompat::testing::write_file;
 
-TEST(KernelModuleLine, OpenAndProprietary) {
-  auto open = parse_kernel_module_line(
-      "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  "
-      "(dvs-builder@U16-I3-B03-4-3)  Thu Jan 16 00:17:42 UTC 2025");
-  ASSERT_TRUE(open.has_value());
-  EXPECT_EQ(open->flavour, "open");
-  ASSERT_TRUE(open->version.has_value());
-  EXPECT_EQ(open->version->to_string(), "570.86.15");
-  auto prop = parse_kernel_module_line(
-      "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  Thu Feb 22 01:44:30 UTC 2024");
-  ASSERT_TRUE(prop.has_value());
-  EXPECT_EQ(prop->flavour, "proprietary");
-  EXPECT_EQ(prop->version->to_string(), "550.54.14");
-  EXPECT_FALSE(parse_kernel_module_line("GCC version:  gcc version 12.2.0").has_value());
-  EXPECT_FALSE(parse_kernel_module_line("").has_value());
-}
-
-TEST(KernelModule, ReadsProcFileOrReportsNoDriver) {
-  TempDir t;
-  auto none = read_kernel_module(t.path());
-  EXPECT_EQ(none.state, DriverFacts::State::kNoDriver);
-  write_file(t.path() + "/driver/nvidia/version",
-             "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build\n"
-             "GCC version:  gcc version 13.3.0\n");
-  auto d = read_kernel_module(t.path());
-  EXPECT_EQ(d.kernel_module_flavour, "open");
-  ASSERT_TRUE(d.version.has_value());
-  EXPECT_EQ(d.version->to_string(), "580.95.05");
-  EXPECT_EQ(d.kernel_module_line,
-            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build");
-}
-
 TEST(TorchVersionPy, AnnotatedAndPlainAssignments) {
   auto t = parse_torch_version_py(
       "from typing import Optional\n__version__ = '2.7.1+cu128'\ndebug = False\n"

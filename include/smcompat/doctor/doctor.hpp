@@ -14,6 +14,7 @@
 
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/doctor/facts.hpp"
+#include "smcompat/probe/probe.hpp"
 #include "smcompat/report/table.hpp"
 
 namespace smcompat::doctor {
@@ -72,8 +73,8 @@ struct DoctorOptions {
   std::string proc_root = "/proc";
   std::string usr_local = "/usr/local";
   std::string ld_so_conf = "/etc/ld.so.conf";
-  /// Driver facts gathered by the caller (e.g. from the probe); if unset, the doctor reads the
-  /// kernel module from proc_root and uses the probe if the library has one.
+  /// Driver facts gathered by the caller; if unset, the doctor runs the probe (libcuda.so.1 and
+  /// libnvidia-ml.so.1 by the normal library search, the kernel module from proc_root).
   std::optional<DriverFacts> driver;
   unsigned jobs = 0;
 };
@@ -93,6 +94,9 @@ struct DoctorReport {
   size_t count(Severity s) const;
   const Finding* find(std::string_view id) const;
 };
+
+/// Driver facts from a probe report (probe/probe.hpp).
+DriverFacts driver_facts_from_probe(const ProbeReport& report);
 
 /// Collects all facts and applies all rules.
 DoctorReport run_doctor(const DoctorOptions& options, const Catalog& catalog = Catalog::builtin());

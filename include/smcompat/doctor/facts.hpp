@@ -1,9 +1,8 @@
-// Facts the doctor collects about this machine, read statically wherever possible: the NVIDIA
-// kernel module (/proc/driver/nvidia/version), CUDA toolkits (cuda.h, bin/nvcc), the libraries a
+// Facts the doctor collects about this machine, read statically wherever possible (the driver
+// itself is observed by the probe, probe/probe.hpp): CUDA toolkits (cuda.h, bin/nvcc), the libraries a
 // process would load (LD_LIBRARY_PATH, ld.so.cache), Python environments (dist-info METADATA and
 // RECORD, torch/version.py; no user code is imported), environment variables and host resources.
-// References: ../shared/reference/driver-api.md section 7 (driver version without NVML),
-// compatibility-rules.md sections 8-11.
+// References: compatibility-rules.md sections 8-11.
 #pragma once
 
 #include <map>
@@ -50,20 +49,6 @@ struct DriverFacts {
   std::vector<GpuFact> gpus;
 };
 const char* to_string(DriverFacts::State state);
-
-/// Parses the first line of /proc/driver/nvidia/version: flavour and driver version.
-/// "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build ..." gives
-/// ("open", 570.86.15); "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.14  ..." gives
-/// ("proprietary", 550.54.14).
-struct KernelModuleLine {
-  std::string flavour;
-  std::optional<DriverVersion> version;
-};
-std::optional<KernelModuleLine> parse_kernel_module_line(std::string_view line);
-
-/// Reads the kernel module facts from `proc_root`/driver/nvidia/version (proc_root = "/proc").
-/// Leaves `gpus` empty; fills state kNoDriver if the file does not exist.
-DriverFacts read_kernel_module(const std::string& proc_root);
 
 /// A CUDA toolkit found on disk.
 struct ToolkitFacts {
