@@ -141,6 +141,13 @@ TEST(ExplainCli, TextJsonStdinAndExitCodes) {
   EXPECT_EQ(j["schema"], "smcompat.explain/1");
   EXPECT_EQ(j["matches"][0]["id"], "ptxas-unknown-arch");
   EXPECT_EQ(j["doctor_consulted"], false);
+  // A repeatable option before the text takes one value each time (the text stays the text).
+  auto after_gpu = smcompat::test::run_child(
+      {SMCOMPAT_CLI, "explain", "--no-doctor", "--gpu", "RTX 5090", "--gpu", "H100",
+       "RuntimeError: CUDA error: no kernel image is available for execution on the device"},
+      env);
+  EXPECT_EQ(after_gpu.exit_code, 0) << after_gpu.err;
+  EXPECT_NE(after_gpu.out.find("No kernel image for this GPU"), std::string::npos);
   auto none = smcompat::test::run_child({SMCOMPAT_CLI, "explain", "--no-doctor", "all good"}, env);
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_NE(none.out.find("No known failure mode matches"), std::string::npos);

@@ -74,6 +74,9 @@ void register_build_env(CLI::App& app, Context& ctx) {
       "build-env", "Environment for building PyTorch or CUDA extensions for chosen GPUs");
   auto o = std::make_shared<BuildEnvCliOptions>();
   cmd->add_option("--gpu", o->gpus, "Target GPU (repeatable): \"RTX 5090\", H100, 12.0, sm_90")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
       ->required();
   cmd->add_option("--for", o->what, "What to build: extension (default) or pytorch")
       ->check(CLI::IsMember({"extension", "pytorch"}));

@@ -63,9 +63,15 @@ void register_doctor(CLI::App& app, Context& ctx) {
       "doctor", "Check driver, toolkits, Python environments and variables; findings with fixes");
   auto o = std::make_shared<DoctorCliOptions>();
   cmd->add_option("--gpu", o->gpus,
-                  "Judge the environment for this GPU too (repeatable), e.g. \"RTX 5090\", H100, B200");
+                  "Judge the environment for this GPU too (repeatable), e.g. \"RTX 5090\", H100, B200")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   cmd->add_option("--python", o->pythons,
-                  "A Python interpreter, environment prefix or site-packages to check (repeatable)");
+                  "A Python interpreter, environment prefix or site-packages to check (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   cmd->add_flag("--json", o->json, "JSON output (schema smcompat.doctor/1)");
   cmd->add_flag("--markdown", o->markdown, "Markdown output");
   cmd->add_option("--fix-script", o->fix_script,

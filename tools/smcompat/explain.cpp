@@ -56,6 +56,7 @@ int run(Context& ctx, const ExplainCliOptions& o) {
     opt.pythons = o.pythons;
     opt.env = env;
     report = doctor::run_doctor(opt);
+    for (auto& err : report->errors) fmt::print(stderr, "smcompat explain: {}\n", err);
   }
   auto& kb = explain::KnowledgeBase::builtin();
   auto e = explain::explain_text(text, kb, report ? &*report : nullptr);
@@ -94,8 +95,14 @@ void register_explain(CLI::App& app, Context& ctx) {
                 "Print a redacted Markdown context bundle for an AI assistant");
   cmd->add_option("-o,--output", o->output, "Write the output to this file");
   cmd->add_flag("--no-doctor", o->no_doctor, "Do not check this machine (knowledge base only)");
-  cmd->add_option("--gpu", o->gpus, "Judge for this GPU too (passed to the doctor; repeatable)");
-  cmd->add_option("--python", o->pythons, "Python environment for the doctor (repeatable)");
+  cmd->add_option("--gpu", o->gpus, "Judge for this GPU too (passed to the doctor, repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  cmd->add_option("--python", o->pythons, "Python environment for the doctor (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   cmd->get_option("--json")->excludes(cmd->get_option("--prompt"));
   cmd->callback([&ctx, o] { ctx.exit_code = run(ctx, *o); });
 }
