@@ -1,5 +1,5 @@
 // The doctor's rules: facts (facts.hpp) x target GPUs -> package verdicts and findings.
-// Image fit uses Catalog::fit (compatibility-rules.md sections 1-6); driver minimums section 9;
+// Package verdicts come from verdict/ (judge_file: compatibility-rules.md sections 1-7); driver minimums section 9;
 // environment variables section 8; PyTorch channels section 11 (data/python_packages.json);
 // Blackwell needs the open kernel modules (NVIDIA driver README "Open Linux Kernel Modules": GPUs
 // from Blackwell on are supported only by the open flavour).
@@ -12,6 +12,7 @@
 #include <set>
 
 #include "smcompat/doctor/build_env.hpp"
+#include "smcompat/verdict/verdict.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::doctor {
@@ -70,30 +71,39 @@ int rank(Fit f) {
   return 0;
 }
 
-Fit from_image_fit(ImageFit f) {
-  switch (f) {
-    case ImageFit::kNative: return Fit::kNative;
-    case ImageFit::kCompatibleSass: return Fit::kCompatibleSass;
-    case ImageFit::kPtxJit: return Fit::kPtxJit;
-    case ImageFit::kUnsupportedPtx: return Fit::kUnsupportedPtx;
-    default: return Fit::kNoImage;
+Fit from_verdict(Verdict v) {
+  switch (v) {
+    case Verdict::kNative: return Fit::kNative;
+    case Verdict::kCompatibleSass: return Fit::kCompatibleSass;
+    case Verdict::kPtxJit: return Fit::kPtxJit;
+    case Verdict::kUnsupportedPtx: return Fit::kUnsupportedPtx;
+    case Verdict::kNoImage: return Fit::kNoImage;
   }
+  return Fit::kNoImage;
 }
 
-LibraryVerdict judge_library(const LibraryCode& lib, ComputeCapability cc,
-                             std::optional<Version> driver_cuda, const Catalog& cat) {
+// The verdict module judges each inventory (units = fatbin containers or bare images); a library
+// gets the best of its inventories (one per file, more for archives).
+LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const Catalog& cat) {
   LibraryVerdict v;
   v.path = lib.path;
-  v.reason = "no image of this library can run on compute capability " + cc.to_string();
-  for (auto& t : lib.targets) {
-    std::optional<Version> isa;
-    if (auto it = lib.ptx_isa.find(t); it != lib.ptx_isa.end()) isa = it->second;
-    auto r = cat.fit(t, cc, isa, driver_cuda);
-    Fit f = from_image_fit(r.fit);
-    if (rank(f) > rank(v.fit) || (v.best_image.empty() && rank(f) > 0)) {
+  v.reason = "no image of this library can run on " + target.label;
+  bool first = true;
+  for (auto& inv : lib.inventories) {
+    if (inv.images.empty()) continue;
+    auto fv = judge_file(inv, target, cat);
+    Fit f = from_verdict(fv.verdict);
+    if (first || rank(f) > rank(v.fit)) {
+      first = false;
       v.fit = f;
-      v.best_image = t.to_string();
-      v.reason = r.reason;
+      v.reason = fv.summary;
+      v.best_image.clear();
+      for (auto& u : fv.units) {
+        if (u.verdict == fv.verdict && u.chosen && *u.chosen < inv.images.size()) {
+          v.best_image = inv.images[*u.chosen].target.to_string();
+          break;
+        }
+      }
     }
   }
   return v;
@@ -296,8 +306,14 @@ struct Rules {
     v.cc = t.cc;
     for (auto& s : p.all_targets()) v.targets.push_back(s.to_string());
     v.fit = Fit::kNative;
+    Target target;
+    target.cc = t.cc;
+    target.gpu = cat.find_gpu(t.name);
+    target.driver_cuda = driver_cuda();
+    target.driver = r.driver.version;
+    target.label = t.name;
     for (auto& lib : p.libraries) {
-      auto lv = judge_library(lib, t.cc, driver_cuda(), cat);
+      auto lv = judge_library(lib, target, cat);
       if (rank(lv.fit) < rank(v.fit)) v.fit = lv.fit;
       v.libraries.push_back(std::move(lv));
     }

@@ -302,7 +302,8 @@ LibraryCode library_code(const std::string& path) {
   InspectOptions opt;
   opt.deep = false;
   std::set<SmTarget> targets;
-  for (auto& inv : inspect_file(path, opt)) {
+  auto invs = inspect_file(path, opt);
+  for (auto& inv : invs) {
     for (auto& img : inv.images) {
       targets.insert(img.target);
       if (img.target.kind == ImageKind::kPtx && img.ptx_version) {
@@ -312,6 +313,7 @@ LibraryCode library_code(const std::string& path) {
     }
     for (auto& e : inv.errors) lc.errors.push_back(e.to_string());
   }
+  if (!targets.empty()) lc.inventories = std::move(invs);
   lc.targets.assign(targets.begin(), targets.end());
   return lc;
 }

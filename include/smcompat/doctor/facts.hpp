@@ -94,6 +94,7 @@ struct LibraryCode {
   std::vector<SmTarget> targets;          ///< distinct targets, sorted
   std::map<SmTarget, Version> ptx_isa;    ///< highest PTX ISA version seen per PTX target
   std::vector<std::string> errors;      ///< inventory errors (file still partly read)
+  std::vector<FileInventory> inventories;  ///< what binary/ found (judged by verdict/)
 };
 
 /// A distribution with its device code (only libraries that carry device code are listed).
