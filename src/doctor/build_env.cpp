@@ -71,7 +71,8 @@ BuildEnv compute_build_env(const BuildEnvRequest& req, const Catalog& catalog) {
   if (!list.empty()) {
     std::string why = "SASS for each GPU";
     if (!req.keep.empty()) why += " and for the archs the package already had";
-    why += fmt::format("; +PTX on {} so newer GPUs can JIT it", entries.back().substr(0, entries.back().find('+')));
+    why += fmt::format("; +PTX on {} so newer GPUs can JIT it",
+                       entries.back().substr(0, entries.back().find('+')));
     if (env.min_nvcc) why += fmt::format("; needs nvcc >= {}", env.min_nvcc->to_string());
     env.lines.push_back({"TORCH_CUDA_ARCH_LIST", list, why});
   }
@@ -92,11 +93,13 @@ BuildEnv compute_build_env(const BuildEnvRequest& req, const Catalog& catalog) {
 
   // MAX_JOBS: about 2 GiB per job, never more than the cores.
   double mem = req.host.mem_available_gib > 0 ? req.host.mem_available_gib : req.host.mem_total_gib;
-  unsigned by_mem = mem > 0 ? static_cast<unsigned>(std::max(1.0, std::floor(mem / 2.0))) : req.host.cores;
+  unsigned by_mem =
+      mem > 0 ? static_cast<unsigned>(std::max(1.0, std::floor(mem / 2.0))) : req.host.cores;
   unsigned jobs = std::max(1u, std::min(req.host.cores, by_mem));
-  env.lines.push_back({"MAX_JOBS", std::to_string(jobs),
-                       fmt::format("{} cores, {:.1f} GiB memory available, about 2 GiB per nvcc job",
-                                   req.host.cores, mem)});
+  env.lines.push_back(
+      {"MAX_JOBS", std::to_string(jobs),
+       fmt::format("{} cores, {:.1f} GiB memory available, about 2 GiB per nvcc job",
+                   req.host.cores, mem)});
   if (req.what == BuildFor::kPytorch) {
     env.lines.push_back({"USE_CUDA", "1", "build the CUDA backend"});
     if (!list.empty())
@@ -116,7 +119,8 @@ BuildEnv compute_build_env(const BuildEnvRequest& req, const Catalog& catalog) {
 nlohmann::json build_env_json(const BuildEnv& env, const BuildEnvRequest& req,
                               const std::vector<std::string>& argv) {
   nlohmann::json lines = nlohmann::json::array();
-  for (auto& l : env.lines) lines.push_back({{"name", l.name}, {"value", l.value}, {"reason", l.reason}});
+  for (auto& l : env.lines)
+    lines.push_back({{"name", l.name}, {"value", l.value}, {"reason", l.reason}});
   nlohmann::json gpus = nlohmann::json::array();
   for (auto cc : req.gpus) gpus.push_back(cc.to_string());
   return {{"schema", "smcompat.build-env/1"},
@@ -126,7 +130,8 @@ nlohmann::json build_env_json(const BuildEnv& env, const BuildEnvRequest& req,
           {"gpus", gpus},
           {"torch_cuda_arch_list", env.arch_list},
           {"min_nvcc", env.min_nvcc ? nlohmann::json(env.min_nvcc->to_string()) : nlohmann::json()},
-          {"toolkit", req.toolkits.empty() ? nlohmann::json() : nlohmann::json(req.toolkits.front().root)},
+          {"toolkit",
+           req.toolkits.empty() ? nlohmann::json() : nlohmann::json(req.toolkits.front().root)},
           {"host_compiler", req.host.cxx.empty() ? nlohmann::json() : nlohmann::json(req.host.cxx)},
           {"lines", lines},
           {"problems", env.problems}};

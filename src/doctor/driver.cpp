@@ -12,19 +12,30 @@ DriverFacts driver_facts_from_probe(const ProbeReport& p) {
   DriverFacts d;
   d.detail = p.explanation;
   switch (p.status) {
-    case ProbeStatus::kOk: d.state = DriverFacts::State::kOk; break;
-    case ProbeStatus::kNoDriver: d.state = DriverFacts::State::kNoDriver; break;
-    case ProbeStatus::kStubLibrary: d.state = DriverFacts::State::kStub; break;
+    case ProbeStatus::kOk:
+      d.state = DriverFacts::State::kOk;
+      break;
+    case ProbeStatus::kNoDriver:
+      d.state = DriverFacts::State::kNoDriver;
+      break;
+    case ProbeStatus::kStubLibrary:
+      d.state = DriverFacts::State::kStub;
+      break;
     case ProbeStatus::kNoDevice:
-    case ProbeStatus::kDevicesHidden: d.state = DriverFacts::State::kNoDevice; break;
+    case ProbeStatus::kDevicesHidden:
+      d.state = DriverFacts::State::kNoDevice;
+      break;
     case ProbeStatus::kPermissionDenied:
-    case ProbeStatus::kError: d.state = DriverFacts::State::kError; break;
+    case ProbeStatus::kError:
+      d.state = DriverFacts::State::kError;
+      break;
   }
   d.observed = p.status == ProbeStatus::kOk || p.status == ProbeStatus::kNoDevice ||
                p.status == ProbeStatus::kDevicesHidden || p.status == ProbeStatus::kStubLibrary;
   if (p.driver_version) d.version = DriverVersion::parse(*p.driver_version);
   if (p.cuda_driver_version) d.cuda = Version::from_cuda_int(*p.cuda_driver_version);
-  if (p.kernel_module != KernelModule::kUnknown) d.kernel_module_flavour = to_string(p.kernel_module);
+  if (p.kernel_module != KernelModule::kUnknown)
+    d.kernel_module_flavour = to_string(p.kernel_module);
   d.kernel_module_line = p.kernel_module_line;
   for (auto& dev : p.devices) {
     // The driver loads code for the true architecture: NVML's capability when they disagree.

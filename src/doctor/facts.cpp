@@ -1,6 +1,8 @@
 // Static fact collection for the doctor: CUDA toolkits (version.json or include/cuda.h),
 // library resolution in the dynamic loader's order (ld.so(8): LD_LIBRARY_PATH, ld.so.cache,
 // default paths) and host resources (/proc/meminfo). Nothing here runs user code.
+#include "smcompat/doctor/facts.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -12,7 +14,6 @@
 #include <sstream>
 #include <thread>
 
-#include "smcompat/doctor/facts.hpp"
 #include "smcompat/util/strings.hpp"
 
 extern char** environ;
@@ -34,12 +35,18 @@ Environment current_environment() {
 
 const char* to_string(DriverFacts::State state) {
   switch (state) {
-    case DriverFacts::State::kNotChecked: return "not-checked";
-    case DriverFacts::State::kNoDriver: return "no-driver";
-    case DriverFacts::State::kStub: return "stub-library";
-    case DriverFacts::State::kNoDevice: return "no-device";
-    case DriverFacts::State::kOk: return "ok";
-    case DriverFacts::State::kError: return "error";
+    case DriverFacts::State::kNotChecked:
+      return "not-checked";
+    case DriverFacts::State::kNoDriver:
+      return "no-driver";
+    case DriverFacts::State::kStub:
+      return "stub-library";
+    case DriverFacts::State::kNoDevice:
+      return "no-device";
+    case DriverFacts::State::kOk:
+      return "ok";
+    case DriverFacts::State::kError:
+      return "error";
   }
   return "?";
 }
@@ -181,7 +188,8 @@ std::vector<std::string> ld_conf_dirs(const std::string& conf) {
         std::error_code ec;
         for (auto& e : fs::directory_iterator(dir, ec)) {
           auto n = e.path().filename().string();
-          if (leaf == "*.conf" ? ends_with(n, ".conf") : n == leaf) files.push_back(e.path().string());
+          if (leaf == "*.conf" ? ends_with(n, ".conf") : n == leaf)
+            files.push_back(e.path().string());
         }
         std::sort(files.begin(), files.end());
         todo.insert(todo.begin(), files.begin(), files.end());
@@ -207,8 +215,9 @@ LibraryResolution resolve_library(const std::string& soname, const Environment& 
     std::string p = dir + "/" + soname;
     if (is_file(p)) return {soname, p, "ld.so.conf"};
   }
-  for (const char* dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
-                          "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
+  for (const char* dir :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib"}) {
     std::string p = std::string(dir) + "/" + soname;
     if (is_file(p)) return {soname, p, "default path"};
   }

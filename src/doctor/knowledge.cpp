@@ -74,7 +74,8 @@ const PackageKnowledge& PackageKnowledge::builtin() {
   return k;
 }
 
-std::vector<const TorchChannel*> PackageKnowledge::channels_of(std::string_view torch_version) const {
+std::vector<const TorchChannel*> PackageKnowledge::channels_of(
+    std::string_view torch_version) const {
   std::vector<const TorchChannel*> out;
   auto rel = release_of(torch_version);
   for (auto& c : channels)
@@ -98,7 +99,8 @@ const GpuPackageInfo* PackageKnowledge::package(std::string_view name) const {
   return nullptr;
 }
 
-const PackageKnowledge::Companion* PackageKnowledge::companion(std::string_view torch_version) const {
+const PackageKnowledge::Companion* PackageKnowledge::companion(
+    std::string_view torch_version) const {
   auto rel = release_of(torch_version);
   for (auto& c : companions)
     if (c.torch == rel) return &c;

@@ -157,7 +157,8 @@ Distribution read_dist_info(const fs::path& dir) {
       if (seen.insert(abs.string()).second) d.shared_libraries.push_back(abs.string());
     }
   } else {
-    d.warnings.push_back(fmt::format("{}: RECORD missing; its files were not inspected", dir.string()));
+    d.warnings.push_back(
+        fmt::format("{}: RECORD missing; its files were not inspected", dir.string()));
   }
   return d;
 }
@@ -201,9 +202,12 @@ TorchFacts parse_torch_version_py(std::string_view text) {
     } else {
       continue;  // None or an expression
     }
-    if (lhs == "__version__") t.version = value;
-    else if (lhs == "cuda") t.cuda = Version::parse(value);
-    else if (lhs == "git_version") t.git_version = value;
+    if (lhs == "__version__")
+      t.version = value;
+    else if (lhs == "cuda")
+      t.cuda = Version::parse(value);
+    else if (lhs == "git_version")
+      t.git_version = value;
   }
   t.channel = local_version_suffix(t.version);
   return t;
@@ -221,10 +225,12 @@ const PackageCode* PythonEnv::find(std::string_view normalized_name) const {
   return nullptr;
 }
 
-Result<std::vector<EnvLocation>> locate_python(const std::string& path, const std::string& found_by) {
+Result<std::vector<EnvLocation>> locate_python(const std::string& path,
+                                               const std::string& found_by) {
   std::error_code ec;
   fs::path p(path);
-  if (!fs::exists(p, ec)) return make_error(fmt::format("--python {}: no such file or directory", path));
+  if (!fs::exists(p, ec))
+    return make_error(fmt::format("--python {}: no such file or directory", path));
   if (fs::is_regular_file(p, ec)) {
     // An interpreter: <prefix>/bin/python3. Keep the unresolved path first (a venv's bin/python
     // is a symlink to the base interpreter, but the venv is the environment).
@@ -241,8 +247,8 @@ Result<std::vector<EnvLocation>> locate_python(const std::string& path, const st
     auto locs = locations_of_prefix(p.string(), "", found_by);
     if (!locs.empty()) return locs;
     if (looks_like_site_packages(p)) {
-      return std::vector<EnvLocation>{
-          {p.parent_path().parent_path().parent_path().string(), p.string(), "site-packages", found_by}};
+      return std::vector<EnvLocation>{{p.parent_path().parent_path().parent_path().string(),
+                                       p.string(), "site-packages", found_by}};
     }
   }
   return make_error(fmt::format(
@@ -269,8 +275,9 @@ std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
     if (py.find("/shims/") != std::string::npos && py.find("pyenv") != std::string::npos) {
       // A pyenv shim is a shell script; the version it runs comes from PYENV_VERSION or the
       // global version file (pyenv docs, "Choosing the Python version").
-      std::string root = env.count("PYENV_ROOT") ? env.at("PYENV_ROOT")
-                                                 : fs::path(py).parent_path().parent_path().string();
+      std::string root = env.count("PYENV_ROOT")
+                             ? env.at("PYENV_ROOT")
+                             : fs::path(py).parent_path().parent_path().string();
       std::string version;
       if (auto it = env.find("PYENV_VERSION"); it != env.end()) version = it->second;
       if (version.empty()) {

@@ -128,8 +128,9 @@ std::string render_text(const Explanation& e, const Style& st) {
   std::string out;
   if (e.matches.empty()) {
     out += "No known failure mode matches this text.\n";
-    out += "Run `smcompat doctor` for a check of this machine, or `smcompat explain --prompt` for "
-           "a redacted context bundle to ask an assistant.\n";
+    out +=
+        "Run `smcompat doctor` for a check of this machine, or `smcompat explain --prompt` for "
+        "a redacted context bundle to ask an assistant.\n";
     return out;
   }
   for (size_t i = 0; i < e.matches.size(); ++i) {
@@ -151,7 +152,8 @@ std::string render_text(const Explanation& e, const Style& st) {
                            st.bold("here:"));
       } else {
         for (auto& r : rel) {
-          out += fmt::format("  {} [{}] {}\n", st.bold("here:"), doctor::to_string(r.severity), r.title);
+          out += fmt::format("  {} [{}] {}\n", st.bold("here:"), doctor::to_string(r.severity),
+                             r.title);
           for (auto& ev : r.evidence) out += fmt::format("        {}\n", st.dim(ev));
           if (!r.fix.empty()) out += fmt::format("        fix: {}\n", r.fix);
           for (auto& c : r.fix_commands) out += fmt::format("        $ {}\n", c);
@@ -174,8 +176,12 @@ nlohmann::json render_json(const Explanation& e, const std::vector<std::string>&
     auto& m = e.matches[i];
     nlohmann::json here = nlohmann::json::array();
     for (auto& f : e.on_this_machine[i])
-      here.push_back({{"id", f.id}, {"severity", doctor::to_string(f.severity)}, {"title", f.title},
-                      {"evidence", f.evidence}, {"fix", f.fix}, {"fix_commands", f.fix_commands}});
+      here.push_back({{"id", f.id},
+                      {"severity", doctor::to_string(f.severity)},
+                      {"title", f.title},
+                      {"evidence", f.evidence},
+                      {"fix", f.fix},
+                      {"fix_commands", f.fix_commands}});
     matches.push_back({{"id", m.mode->id},
                        {"title", m.mode->title},
                        {"line", m.line},

@@ -37,17 +37,20 @@ class DoctorCli : public ::testing::Test {
     write_file(tmp_.path() + "/proc-prop/driver/nvidia/version", kProprietaryModule);
   }
   std::map<std::string, std::string> base_env(const std::string& ld_library_path) {
-    return {{"PATH", "/usr/bin:/bin"}, {"HOME", tmp_.path()}, {"LD_LIBRARY_PATH", ld_library_path},
+    return {{"PATH", "/usr/bin:/bin"},
+            {"HOME", tmp_.path()},
+            {"LD_LIBRARY_PATH", ld_library_path},
             {"NO_COLOR", "1"}};
   }
   // doctor --json on the fixture environment with the fake driver serving `gpus`.
-  std::pair<int, nlohmann::json> fake_doctor(const std::string& gpus, std::map<std::string, std::string> extra,
+  std::pair<int, nlohmann::json> fake_doctor(const std::string& gpus,
+                                             std::map<std::string, std::string> extra,
                                              const std::string& proc = "proc-open") {
     auto env = base_env(SMCOMPAT_FAKEDRIVER_DIR);
     env["SMCOMPAT_FAKE_GPUS"] = gpus;
     for (auto& [k, v] : extra) env[k] = v;
-    auto res = run_child({SMCOMPAT_CLI, "doctor", "--json", "--no-active", "--python", env_->prefix(),
-                          "--proc-root", tmp_.path() + "/" + proc},
+    auto res = run_child({SMCOMPAT_CLI, "doctor", "--json", "--no-active", "--python",
+                          env_->prefix(), "--proc-root", tmp_.path() + "/" + proc},
                          env);
     auto j = nlohmann::json::parse(res.out, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << res.out << res.err;
@@ -96,7 +99,11 @@ TEST_F(DoctorCli, AgainstTheFakeDriver) {
       {"H100", {}, 1, {"H100 SXM"}, false},
       {"B200", {}, 1, {"B200"}, true},
       {"RTX 5090,RTX 5090", {{"SMCOMPAT_FAKE_P2P", "0"}}, 2, {"GeForce RTX 5090"}, true},
-      {"H100,H100,H100,H100,H100,H100,H100,H100", {{"SMCOMPAT_FAKE_NVLINK", "2"}}, 8, {"H100 SXM"}, false},
+      {"H100,H100,H100,H100,H100,H100,H100,H100",
+       {{"SMCOMPAT_FAKE_NVLINK", "2"}},
+       8,
+       {"H100 SXM"},
+       false},
   };
   for (auto& s : sets) {
     SCOPED_TRACE(s.gpus);
@@ -133,7 +140,8 @@ TEST_F(DoctorCli, ProprietaryModuleWithBlackwell) {
 
 TEST_F(DoctorCli, OldDriverFromTheFake) {
   // Driver 560.35.03 / CUDA 12.6 with an RTX 5090: too old for the GPU.
-  auto [rc, j] = fake_doctor("RTX 5090", {{"SMCOMPAT_FAKE_DRIVER", "560.35.03"}, {"SMCOMPAT_FAKE_CUDA", "12060"}});
+  auto [rc, j] = fake_doctor(
+      "RTX 5090", {{"SMCOMPAT_FAKE_DRIVER", "560.35.03"}, {"SMCOMPAT_FAKE_CUDA", "12060"}});
   EXPECT_EQ(rc, 1);
   EXPECT_EQ(j["driver"]["version"], "560.35.03");
   EXPECT_TRUE(has(ids(j, "error"), "driver-too-old-for-gpu"));
@@ -152,8 +160,8 @@ TEST_F(DoctorCli, StubLibraryAndNoDriver) {
   EXPECT_EQ(j["driver"]["state"], "stub-library");
   EXPECT_TRUE(has(ids(j, "error"), "stub-libcuda"));
   EXPECT_EQ(res.exit_code, 1);
-  auto none = run_child({SMCOMPAT_CLI, "doctor", "--json", "--no-active", "--gpu", "RTX 5090", "--python",
-                         env_->prefix(), "--proc-root", tmp_.path() + "/empty"},
+  auto none = run_child({SMCOMPAT_CLI, "doctor", "--json", "--no-active", "--gpu", "RTX 5090",
+                         "--python", env_->prefix(), "--proc-root", tmp_.path() + "/empty"},
                         base_env(tmp_.path() + "/empty"));
   auto n = nlohmann::json::parse(none.out, nullptr, false);
   ASSERT_FALSE(n.is_discarded()) << none.out << none.err;
@@ -189,8 +197,10 @@ TEST_F(DoctorCli, FixScriptMarkdownAndUsageErrors) {
 }
 
 TEST(BuildEnvCli, JsonForTwoGpus) {
-  std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"}, {"CUDA_HOME", "/usr/local/cuda"}};
-  auto res = run_child({SMCOMPAT_CLI, "build-env", "--gpu", "RTX 5090", "--gpu", "H100", "--json"}, env);
+  std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"},
+                                         {"CUDA_HOME", "/usr/local/cuda"}};
+  auto res =
+      run_child({SMCOMPAT_CLI, "build-env", "--gpu", "RTX 5090", "--gpu", "H100", "--json"}, env);
   auto j = nlohmann::json::parse(res.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << res.out << res.err;
   EXPECT_EQ(j["schema"], "smcompat.build-env/1");
@@ -200,7 +210,10 @@ TEST(BuildEnvCli, JsonForTwoGpus) {
   auto shell = run_child({SMCOMPAT_CLI, "build-env", "--gpu", "GB10", "--shell"}, env);
   if (fs::exists("/usr/local/cuda/bin/nvcc")) {
     EXPECT_EQ(shell.exit_code, 0) << shell.out;
-    EXPECT_EQ(shell.out.rfind("export TORCH_CUDA_ARCH_LIST=\"12.1+PTX\"\nexport CUDA_HOME=\"/usr/local/cuda\"\n", 0), 0u)
+    EXPECT_EQ(
+        shell.out.rfind(
+            "export TORCH_CUDA_ARCH_LIST=\"12.1+PTX\"\nexport CUDA_HOME=\"/usr/local/cuda\"\n", 0),
+        0u)
         << shell.out;
   }
   auto bad = run_child({SMCOMPAT_CLI, "build-env", "--gpu", "nonsense-gpu"}, env);

@@ -74,7 +74,8 @@ TEST_F(DoctorEnvTest, CorrectCu128TorchOnRtx5090HasNoErrors) {
   ASSERT_NE(r.find("tf32"), nullptr);
   EXPECT_EQ(r.find("tf32")->severity, Severity::kInfo);
   ASSERT_NE(r.find("alloc-conf-expandable"), nullptr);
-  EXPECT_NE(r.find("alloc-conf-expandable")->fix.find("expandable_segments:True"), std::string::npos);
+  EXPECT_NE(r.find("alloc-conf-expandable")->fix.find("expandable_segments:True"),
+            std::string::npos);
 }
 
 TEST_F(DoctorEnvTest, Cu126TorchOnRtx5090IsAnErrorWithThePipFix) {
@@ -116,9 +117,10 @@ TEST_F(DoctorEnvTest, FixUsesTheEnvironmentsOwnPython) {
   auto* f = r.find("torch-no-image");
   ASSERT_NE(f, nullptr);
   ASSERT_EQ(f->fix_commands.size(), 1u);
-  EXPECT_EQ(f->fix_commands[0], env.prefix() +
-                                    "/bin/python -m pip install --force-reinstall torch torchvision "
-                                    "torchaudio --index-url https://download.pytorch.org/whl/cu128");
+  EXPECT_EQ(f->fix_commands[0],
+            env.prefix() +
+                "/bin/python -m pip install --force-reinstall torch torchvision "
+                "torchaudio --index-url https://download.pytorch.org/whl/cu128");
 }
 
 TEST_F(DoctorEnvTest, TorchvisionFromAnotherChannelIsFlagged) {
@@ -175,7 +177,8 @@ TEST_F(DoctorEnvTest, XformersWithoutSm120) {
 TEST_F(DoctorEnvTest, ExtensionBuiltFor80And90WithoutPtx) {
   FakeEnv env(tmp_.path(), "ext");
   env.add_torch("2.7.0+cu128", "12.8", "k_90_120");
-  env.add("my-cuda-ext", "0.1.0", {{"my_cuda_ext/_C.cpython-311-x86_64-linux-gnu.so", "so:k_80_90"}});
+  env.add("my-cuda-ext", "0.1.0",
+          {{"my_cuda_ext/_C.cpython-311-x86_64-linux-gnu.so", "so:k_80_90"}});
   auto r = run(env, {"RTX 5090"});
   auto found = with_id(r, "package-no-image");
   ASSERT_EQ(found.size(), 1u);
@@ -184,7 +187,8 @@ TEST_F(DoctorEnvTest, ExtensionBuiltFor80And90WithoutPtx) {
   EXPECT_NE(f.fix.find("nvcc >= 12.8"), std::string::npos);
   ASSERT_FALSE(f.fix_commands.empty());
   EXPECT_EQ(f.fix_commands[0], "export TORCH_CUDA_ARCH_LIST=\"8.0;9.0;12.0+PTX\"");
-  EXPECT_NE(f.fix_commands.back().find("pip install --no-build-isolation --force-reinstall --no-deps my-cuda-ext"),
+  EXPECT_NE(f.fix_commands.back().find(
+                "pip install --no-build-isolation --force-reinstall --no-deps my-cuda-ext"),
             std::string::npos);
   // On an H100 the same extension runs natively.
   auto r2 = run(env, {"H100"});
@@ -232,7 +236,8 @@ TEST_F(DoctorEnvTest, FixScriptAndJsonCarryTheFindings) {
     }
   EXPECT_TRUE(found);
   auto md = render_markdown(r);
-  EXPECT_NE(md.find("### error: torch 2.7.0+cu126 has no code for GeForce RTX 5090"), std::string::npos);
+  EXPECT_NE(md.find("### error: torch 2.7.0+cu126 has no code for GeForce RTX 5090"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -92,7 +92,8 @@ TEST(TorchChannels, PickTheLowestChannelCoveringEveryGpu) {
 TEST(Toolkits, VersionFromCudaHeaderAndDiscoveryOrder) {
   TempDir t;
   write_file(t.path() + "/cuda-12.8/include/cuda.h", "#pragma once\n#define CUDA_VERSION 12080\n");
-  write_file(t.path() + "/cuda-13.0/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "13.0.2"}})");
+  write_file(t.path() + "/cuda-13.0/version.json",
+             R"({"cuda": {"name": "CUDA SDK", "version": "13.0.2"}})");
   std::string source;
   auto v = toolkit_version(t.path() + "/cuda-12.8", &source);
   ASSERT_TRUE(v.has_value());
@@ -103,7 +104,8 @@ TEST(Toolkits, VersionFromCudaHeaderAndDiscoveryOrder) {
   EXPECT_EQ(v13->to_string(), "13.0");
   EXPECT_EQ(source, "version.json");
   EXPECT_FALSE(toolkit_version(t.path() + "/nothing").has_value());
-  auto found = find_toolkits({{"CUDA_HOME", t.path() + "/cuda-13.0"}, {"PATH", "/nonexistent"}}, t.path());
+  auto found =
+      find_toolkits({{"CUDA_HOME", t.path() + "/cuda-13.0"}, {"PATH", "/nonexistent"}}, t.path());
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].root, t.path() + "/cuda-13.0");
   EXPECT_EQ(found[0].found_by.front(), "CUDA_HOME");
@@ -114,17 +116,23 @@ TEST(PythonDiscovery, PyenvShimVenvAndSitePackages) {
   TempDir t;
   // A pyenv layout: shims/python3 plus versions/3.11.7 and the global version file.
   write_file(t.path() + "/pyenv/shims/python3", "#!/usr/bin/env bash\n");
-  std::filesystem::permissions(t.path() + "/pyenv/shims/python3", std::filesystem::perms::owner_all);
+  std::filesystem::permissions(t.path() + "/pyenv/shims/python3",
+                               std::filesystem::perms::owner_all);
   write_file(t.path() + "/pyenv/version", "3.11.7\n");
-  std::filesystem::create_directories(t.path() + "/pyenv/versions/3.11.7/lib/python3.11/site-packages");
-  auto locs = discover_active_pythons({{"PATH", t.path() + "/pyenv/shims"}, {"PYENV_ROOT", t.path() + "/pyenv"}});
+  std::filesystem::create_directories(t.path() +
+                                      "/pyenv/versions/3.11.7/lib/python3.11/site-packages");
+  auto locs = discover_active_pythons(
+      {{"PATH", t.path() + "/pyenv/shims"}, {"PYENV_ROOT", t.path() + "/pyenv"}});
   ASSERT_EQ(locs.size(), 1u);
-  EXPECT_EQ(locs[0].site_packages, t.path() + "/pyenv/versions/3.11.7/lib/python3.11/site-packages");
+  EXPECT_EQ(locs[0].site_packages,
+            t.path() + "/pyenv/versions/3.11.7/lib/python3.11/site-packages");
   EXPECT_EQ(locs[0].kind, "pyenv");
   // A venv given by $VIRTUAL_ENV comes first.
   std::filesystem::create_directories(t.path() + "/venv/lib/python3.12/site-packages");
-  locs = discover_active_pythons({{"VIRTUAL_ENV", t.path() + "/venv"}, {"PATH", t.path() + "/pyenv/shims"},
-                                  {"PYENV_ROOT", t.path() + "/pyenv"}, {"PYENV_VERSION", "3.11.7"}});
+  locs = discover_active_pythons({{"VIRTUAL_ENV", t.path() + "/venv"},
+                                  {"PATH", t.path() + "/pyenv/shims"},
+                                  {"PYENV_ROOT", t.path() + "/pyenv"},
+                                  {"PYENV_VERSION", "3.11.7"}});
   ASSERT_EQ(locs.size(), 2u);
   EXPECT_EQ(locs[0].found_by, "VIRTUAL_ENV");
   EXPECT_EQ(locs[0].kind, "venv");

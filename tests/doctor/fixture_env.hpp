@@ -85,9 +85,12 @@ class FakeEnv {
     add("torch", version,
         {{"torch/__init__.py", "# fixture\n"},
          {"torch/version.py",
-          "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip']\n"
-          "__version__ = '" + version + "'\ndebug = False\ncuda: Optional[str] = '" + cuda +
-              "'\ngit_version = '1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340'\nhip: Optional[str] = None\n"},
+          "from typing import Optional\n\n__all__ = ['__version__', 'debug', 'cuda', "
+          "'git_version', 'hip']\n"
+          "__version__ = '" +
+              version + "'\ndebug = False\ncuda: Optional[str] = '" + cuda +
+              "'\ngit_version = '1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340'\nhip: Optional[str] = "
+              "None\n"},
          {"torch/lib/libtorch_cuda.so", "so:" + so},
          {"torch/lib/libtorch_cpu.so", "not an ELF: no device code\n"}});
   }

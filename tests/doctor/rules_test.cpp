@@ -111,7 +111,8 @@ TEST(ToolkitRules, CudaHomeAndOldToolkit) {
   EXPECT_EQ(m->fix_commands, (std::vector<std::string>{"export CUDA_HOME=/usr/local/cuda-12.6"}));
   auto* old = r.find("toolkit-too-old-for-gpu");
   ASSERT_NE(old, nullptr);
-  EXPECT_EQ(old->title, "CUDA 12.6 cannot build code for GeForce RTX 5090 (sm_120 needs CUDA 12.8)");
+  EXPECT_EQ(old->title,
+            "CUDA 12.6 cannot build code for GeForce RTX 5090 (sm_120 needs CUDA 12.8)");
   auto u = with_targets({kH100});
   u.toolkits.push_back(tk);
   judge(u);
@@ -128,14 +129,16 @@ TEST(EnvVarRules, ArchListVisibleDevicesJitAndLoading) {
   auto* a = r.find("arch-list-missing-gpu");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->title, "TORCH_CUDA_ARCH_LIST leaves out GeForce RTX 5090 (12.0)");
-  EXPECT_EQ(a->fix_commands, (std::vector<std::string>{"export TORCH_CUDA_ARCH_LIST=\"8.0;9.0;12.0+PTX\""}));
+  EXPECT_EQ(a->fix_commands,
+            (std::vector<std::string>{"export TORCH_CUDA_ARCH_LIST=\"8.0;9.0;12.0+PTX\""}));
   ASSERT_NE(r.find("cuda-visible-devices-hides"), nullptr);
   ASSERT_NE(r.find("force-ptx-jit"), nullptr);
   ASSERT_NE(r.find("module-loading-eager"), nullptr);
   EXPECT_EQ(r.find("module-loading-eager")->severity, Severity::kInfo);
   EXPECT_EQ(r.find("module-loading-lazy"), nullptr);
   // "+PTX" on an older arch covers newer GPUs by JIT: no finding.
-  auto p = with_targets({kRtx5090}, {{"TORCH_CUDA_ARCH_LIST", "8.0 9.0+PTX"}, {"CUDA_VISIBLE_DEVICES", "0,1"}});
+  auto p = with_targets({kRtx5090},
+                        {{"TORCH_CUDA_ARCH_LIST", "8.0 9.0+PTX"}, {"CUDA_VISIBLE_DEVICES", "0,1"}});
   judge(p);
   EXPECT_EQ(p.find("arch-list-missing-gpu"), nullptr);
   ASSERT_NE(p.find("cuda-visible-devices"), nullptr);
@@ -146,13 +149,16 @@ TEST(EnvVarRules, LdLibraryPathStubAndShadowing) {
   TempDir t;
   write_file(t.path() + "/cuda/lib64/stubs/libcuda.so", "stub");
   write_file(t.path() + "/old-cuda/lib64/libcublas.so.12", "old cublas");
-  auto r = with_targets({kRtx5090}, {{"LD_LIBRARY_PATH", t.path() + "/cuda/lib64/stubs:" + t.path() + "/old-cuda/lib64"}});
+  auto r = with_targets(
+      {kRtx5090},
+      {{"LD_LIBRARY_PATH", t.path() + "/cuda/lib64/stubs:" + t.path() + "/old-cuda/lib64"}});
   PythonEnv env;
   env.prefix = t.path() + "/env";
   PackageCode cublas;
   cublas.dist.name = "nvidia-cublas-cu12";
   cublas.dist.version = "12.8.3.14";
-  cublas.dist.shared_libraries = {t.path() + "/env/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.12"};
+  cublas.dist.shared_libraries = {
+      t.path() + "/env/lib/python3.11/site-packages/nvidia/cublas/lib/libcublas.so.12"};
   write_file(cublas.dist.shared_libraries[0], "wheel cublas");
   env.packages.push_back(cublas);
   r.envs.push_back(env);
@@ -163,7 +169,8 @@ TEST(EnvVarRules, LdLibraryPathStubAndShadowing) {
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->severity, Severity::kWarning);
   EXPECT_EQ(s->title, "LD_LIBRARY_PATH shadows libcublas.so.12 of nvidia-cublas-cu12");
-  EXPECT_EQ(s->evidence[0], "libcublas.so.12 would load " + t.path() + "/old-cuda/lib64/libcublas.so.12 (from LD_LIBRARY_PATH)");
+  EXPECT_EQ(s->evidence[0], "libcublas.so.12 would load " + t.path() +
+                                "/old-cuda/lib64/libcublas.so.12 (from LD_LIBRARY_PATH)");
 }
 
 TEST(BuildEnv, ArchListNvccMinimumAndJobs) {
@@ -192,9 +199,10 @@ TEST(BuildEnv, ArchListNvccMinimumAndJobs) {
   req.host.mem_available_gib = 64;
   req.host.cores = 4;
   EXPECT_EQ(compute_build_env(req).lines[2].value, "4");
-  EXPECT_EQ(be.to_shell(false),
-            "export TORCH_CUDA_ARCH_LIST=\"9.0;12.0+PTX\"\nexport CUDA_HOME=\"/usr/local/cuda-13.0\"\n"
-            "export MAX_JOBS=\"10\"\n");
+  EXPECT_EQ(
+      be.to_shell(false),
+      "export TORCH_CUDA_ARCH_LIST=\"9.0;12.0+PTX\"\nexport CUDA_HOME=\"/usr/local/cuda-13.0\"\n"
+      "export MAX_JOBS=\"10\"\n");
   // GB10 (sm_121) needs CUDA 12.9; with 12.8 the build falls back to sm_120 (same major).
   BuildEnvRequest gb10;
   gb10.gpus = {{12, 1}};

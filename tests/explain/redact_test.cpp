@@ -15,7 +15,8 @@ const char* kAwsKeyId = "AKIAIOSFODNN7EXAMPLE";
 const char* kAwsSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 const char* kHfToken = "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
 const char* kGhToken = "ghp_16C7e42F292c6912E7710c838347Ae178B4a";
-const char* kGhPat = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV";
+const char* kGhPat =
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV";
 const char* kUrlPassword = "hunter2sEcReT";
 const char* kGenericToken = "tok-5f9c2a7e-1d3b-4c8e-9a6f";
 const char* kGenericSecret = "s3cr3t-value-do-not-share";
@@ -24,35 +25,42 @@ const char* kApiKey = "key_live_9fA8bC7dE6fG5hI4";
 const char* kOpenAi = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD";
 
 std::vector<std::string> secrets() {
-  return {kAwsKeyId, kAwsSecret, kHfToken, kGhToken, kGhPat, kUrlPassword, kGenericToken,
-          kGenericSecret, "correct horse", kApiKey, kOpenAi};
+  return {kAwsKeyId,     kAwsSecret,     kHfToken,        kGhToken, kGhPat, kUrlPassword,
+          kGenericToken, kGenericSecret, "correct horse", kApiKey,  kOpenAi};
 }
 
 std::string planted_log() {
   return std::string("Downloading https://admin:") + kUrlPassword +
          "@internal.example.com/models/llama.bin\n"
-         "export AWS_ACCESS_KEY_ID=" + kAwsKeyId + "\naws_secret_access_key = " + kAwsSecret +
-         "\nHF_TOKEN=" + kHfToken + "\ngit clone https://" + kGhToken + "@github.com/org/repo\n"
-         "Authorization: Bearer " + kGhPat + "\n{\"api_key\": \"" + kApiKey + "\"}\n"
-         "OPENAI_API_KEY=" + kOpenAi + "\n"
+         "export AWS_ACCESS_KEY_ID=" +
+         kAwsKeyId + "\naws_secret_access_key = " + kAwsSecret + "\nHF_TOKEN=" + kHfToken +
+         "\ngit clone https://" + kGhToken +
+         "@github.com/org/repo\n"
+         "Authorization: Bearer " +
+         kGhPat + "\n{\"api_key\": \"" + kApiKey +
+         "\"}\n"
+         "OPENAI_API_KEY=" +
+         kOpenAi +
+         "\n"
          "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
 }
 
 doctor::Environment planted_env() {
-  return {{"HF_TOKEN", kHfToken},
-          {"GITHUB_TOKEN", kGhToken},
-          {"AWS_ACCESS_KEY_ID", kAwsKeyId},
-          {"AWS_SECRET_ACCESS_KEY", kAwsSecret},
-          {"MY_SERVICE_TOKEN", kGenericToken},
-          {"APP_SECRET", kGenericSecret},
-          {"DB_PASSWORD", kDbPassword},
-          {"STRIPE_KEY", kApiKey},
-          {"CUDA_VISIBLE_DEVICES", "0"},
-          {"TORCH_CUDA_ARCH_LIST", "8.0;9.0"},
-          // An allow-listed variable whose value carries a credential: masked, not dropped.
-          {"CONDA_PREFIX", std::string("https://bob:") + kUrlPassword + "@mirror.example.com/env"},
-          {"PIP_INDEX_URL", std::string("https://user:") + kUrlPassword + "@pypi.example.com/simple"},
-          {"HOME", "/home/alice"}};
+  return {
+      {"HF_TOKEN", kHfToken},
+      {"GITHUB_TOKEN", kGhToken},
+      {"AWS_ACCESS_KEY_ID", kAwsKeyId},
+      {"AWS_SECRET_ACCESS_KEY", kAwsSecret},
+      {"MY_SERVICE_TOKEN", kGenericToken},
+      {"APP_SECRET", kGenericSecret},
+      {"DB_PASSWORD", kDbPassword},
+      {"STRIPE_KEY", kApiKey},
+      {"CUDA_VISIBLE_DEVICES", "0"},
+      {"TORCH_CUDA_ARCH_LIST", "8.0;9.0"},
+      // An allow-listed variable whose value carries a credential: masked, not dropped.
+      {"CONDA_PREFIX", std::string("https://bob:") + kUrlPassword + "@mirror.example.com/env"},
+      {"PIP_INDEX_URL", std::string("https://user:") + kUrlPassword + "@pypi.example.com/simple"},
+      {"HOME", "/home/alice"}};
 }
 
 TEST(Redact, MasksEachKindOfSecret) {
@@ -65,9 +73,11 @@ TEST(Redact, MasksEachKindOfSecret) {
   EXPECT_EQ(redact("password=abc123"), "password=[REDACTED]");
   // Ordinary error text, paths, versions and hashes survive.
   std::string normal =
-      "/usr/local/cuda-12.8/lib64/libcudart.so.12: torch 2.7.0+cu128 git 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340";
+      "/usr/local/cuda-12.8/lib64/libcudart.so.12: torch 2.7.0+cu128 git "
+      "1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340";
   EXPECT_EQ(redact(normal), normal);
-  std::string err = "RuntimeError: CUDA error: no kernel image is available for execution on the device";
+  std::string err =
+      "RuntimeError: CUDA error: no kernel image is available for execution on the device";
   EXPECT_EQ(redact(err), err);
 }
 
@@ -87,12 +97,13 @@ TEST(Redact, PromptBundleCarriesNoSecret) {
   auto env = planted_env();
   auto md = prompt_bundle(log, e, nullptr, env);
   for (auto& s : secrets()) EXPECT_EQ(md.find(s), std::string::npos) << s << "\n" << md;
-  EXPECT_EQ(md.find("`HF_TOKEN"), std::string::npos);        // not among the variables
+  EXPECT_EQ(md.find("`HF_TOKEN"), std::string::npos);            // not among the variables
   EXPECT_NE(md.find("HF_TOKEN=[REDACTED]"), std::string::npos);  // masked in the error text
   EXPECT_EQ(md.find("/home/alice"), std::string::npos);
   EXPECT_NE(md.find("`CUDA_VISIBLE_DEVICES=0`"), std::string::npos);
   EXPECT_NE(md.find("`TORCH_CUDA_ARCH_LIST=8.0;9.0`"), std::string::npos);
-  EXPECT_NE(md.find("`CONDA_PREFIX=https://bob:[REDACTED]@mirror.example.com/env`"), std::string::npos);
+  EXPECT_NE(md.find("`CONDA_PREFIX=https://bob:[REDACTED]@mirror.example.com/env`"),
+            std::string::npos);
   EXPECT_NE(md.find("no kernel image is available for execution on the device"), std::string::npos);
   EXPECT_NE(md.find("## Known failure modes that match"), std::string::npos);
   EXPECT_NE(md.find("[REDACTED]"), std::string::npos);
@@ -102,7 +113,8 @@ TEST(Redact, CliPromptCarriesNoSecret) {
   smcompat::testing::TempDir tmp;
   std::string log_path = tmp.path() + "/error.log";
   smcompat::testing::write_file(log_path, planted_log());
-  std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"}, {"LD_LIBRARY_PATH", tmp.path()}};
+  std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"},
+                                         {"LD_LIBRARY_PATH", tmp.path()}};
   for (auto& [k, v] : planted_env()) env[k] = v;
   auto res = smcompat::test::run_child(
       {SMCOMPAT_CLI, "explain", "--prompt", "--file", log_path, "--gpu", "RTX 5090"}, env);
@@ -112,7 +124,8 @@ TEST(Redact, CliPromptCarriesNoSecret) {
     EXPECT_EQ(res.err.find(s), std::string::npos) << s;
   }
   EXPECT_NE(res.out.find("# GPU problem: context for an assistant"), std::string::npos);
-  EXPECT_NE(res.out.find("GPU: GeForce RTX 5090 (compute capability 12.0, asked with --gpu, not present)"),
+  EXPECT_NE(res.out.find(
+                "GPU: GeForce RTX 5090 (compute capability 12.0, asked with --gpu, not present)"),
             std::string::npos);
   // Also when the secrets come as command-line text and the output goes to a file.
   std::string out_path = tmp.path() + "/bundle.md";
@@ -127,14 +140,16 @@ TEST(Redact, CliPromptCarriesNoSecret) {
 
 TEST(ExplainCli, TextJsonStdinAndExitCodes) {
   std::map<std::string, std::string> env{{"PATH", "/usr/bin:/bin"}, {"NO_COLOR", "1"}};
-  auto res = smcompat::test::run_child(
-      {SMCOMPAT_CLI, "explain", "--no-doctor", "No compiled cutlass_scaled_mm for CUDA device capability: 120"},
-      env);
+  auto res =
+      smcompat::test::run_child({SMCOMPAT_CLI, "explain", "--no-doctor",
+                                 "No compiled cutlass_scaled_mm for CUDA device capability: 120"},
+                                env);
   EXPECT_EQ(res.exit_code, 0);
   EXPECT_NE(res.out.find("vLLM dispatcher has no kernel for this capability"), std::string::npos);
   EXPECT_NE(res.out.find("vllm-project/vllm#32109"), std::string::npos);
   auto json = smcompat::test::run_child(
-      {SMCOMPAT_CLI, "explain", "--no-doctor", "--json", "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"},
+      {SMCOMPAT_CLI, "explain", "--no-doctor", "--json",
+       "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"},
       env);
   auto j = nlohmann::json::parse(json.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << json.out;
@@ -153,11 +168,13 @@ TEST(ExplainCli, TextJsonStdinAndExitCodes) {
   EXPECT_NE(none.out.find("No known failure mode matches"), std::string::npos);
   auto empty = smcompat::test::run_child({SMCOMPAT_CLI, "explain", "--no-doctor"}, env);
   EXPECT_EQ(empty.exit_code, 2);
-  auto missing = smcompat::test::run_child({SMCOMPAT_CLI, "explain", "--file", "/nonexistent/log"}, env);
+  auto missing =
+      smcompat::test::run_child({SMCOMPAT_CLI, "explain", "--file", "/nonexistent/log"}, env);
   EXPECT_EQ(missing.exit_code, 2);
   // Standard input, through the shell.
   auto [rc, out] = smcompat::testing::run_command(
-      std::string("printf 'step 1\\nCUDA driver version is insufficient for CUDA runtime version\\n' | ") +
+      std::string(
+          "printf 'step 1\\nCUDA driver version is insufficient for CUDA runtime version\\n' | ") +
       "NO_COLOR=1 '" + SMCOMPAT_CLI + "' explain --no-doctor -");
   EXPECT_EQ(rc, 0);
   EXPECT_NE(out.find("matched line 2"), std::string::npos);

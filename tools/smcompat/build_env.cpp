@@ -1,11 +1,12 @@
 // `smcompat build-env --gpu NAME... [--for pytorch|extension]`: the environment block for
 // building PyTorch or a CUDA extension from source for the given GPUs on this machine, each line
 // with its reason. Library: doctor/build_env.hpp.
+#include "smcompat/doctor/build_env.hpp"
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "smcompat/catalog/catalog.hpp"
-#include "smcompat/doctor/build_env.hpp"
 
 namespace smcompat::cli {
 
@@ -45,13 +46,13 @@ int run(Context& ctx, const BuildEnvCliOptions& o) {
     fmt::print("{}", be.to_shell(false));
   } else {
     auto st = ctx.out_style();
-    fmt::print("{}\n", st.bold(fmt::format("# Build settings for {} ({})",
-                                           o.what == "pytorch" ? "PyTorch from source" : "CUDA extensions",
-                                           [&] {
-                                             std::string s;
-                                             for (auto& g : o.gpus) s += (s.empty() ? "" : ", ") + g;
-                                             return s;
-                                           }())));
+    fmt::print("{}\n", st.bold(fmt::format(
+                           "# Build settings for {} ({})",
+                           o.what == "pytorch" ? "PyTorch from source" : "CUDA extensions", [&] {
+                             std::string s;
+                             for (auto& g : o.gpus) s += (s.empty() ? "" : ", ") + g;
+                             return s;
+                           }())));
     fmt::print("{}", be.to_shell(true));
     if (req.host.cxx.empty())
       fmt::print("# host compiler: none found on PATH\n");
@@ -60,9 +61,12 @@ int run(Context& ctx, const BuildEnvCliOptions& o) {
                  req.host.cxx_version.empty() ? "" : " (" + req.host.cxx_version + ")");
     for (auto& p : be.problems) fmt::print("{} {}\n", st.yellow("# problem:"), p);
     if (o.what == "extension")
-      fmt::print("# then, in the extension's source directory: pip install --no-build-isolation .\n");
+      fmt::print(
+          "# then, in the extension's source directory: pip install --no-build-isolation .\n");
     else
-      fmt::print("# then, in the PyTorch checkout: python setup.py develop (or pip install -e . -v --no-build-isolation)\n");
+      fmt::print(
+          "# then, in the PyTorch checkout: python setup.py develop (or pip install -e . -v "
+          "--no-build-isolation)\n");
   }
   return be.problems.empty() ? kExitOk : kExitFindings;
 }

@@ -1,6 +1,8 @@
 // `smcompat doctor`: checks the driver, CUDA toolkits, Python environments and environment
 // variables the way an expert would, and prints findings with evidence and exact fixes.
 // Library: doctor/doctor.hpp. Also what `smcompat` with no arguments runs (default.cpp).
+#include "smcompat/doctor/doctor.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 
 #include "commands.hpp"
 #include "doctor_cli.hpp"
-#include "smcompat/doctor/doctor.hpp"
 
 namespace smcompat::cli {
 
@@ -27,7 +28,9 @@ int run_doctor_cli(Context& ctx, const DoctorCliOptions& o) {
     return kExitError;
   }
   if (isatty(fileno(stderr)))
-    fmt::print(stderr, "{}", ctx.err_style().dim("smcompat doctor: reading driver, toolkits and Python environments…\n"));
+    fmt::print(stderr, "{}",
+               ctx.err_style().dim(
+                   "smcompat doctor: reading driver, toolkits and Python environments…\n"));
   auto report = doctor::run_doctor(opt);
   if (o.json) {
     fmt::print("{}\n", doctor::render_json(report, ctx.argv).dump(2));
@@ -62,8 +65,9 @@ void register_doctor(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "doctor", "Check driver, toolkits, Python environments and variables; findings with fixes");
   auto o = std::make_shared<DoctorCliOptions>();
-  cmd->add_option("--gpu", o->gpus,
-                  "Judge the environment for this GPU too (repeatable), e.g. \"RTX 5090\", H100, B200")
+  cmd->add_option(
+         "--gpu", o->gpus,
+         "Judge the environment for this GPU too (repeatable), e.g. \"RTX 5090\", H100, B200")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false);

@@ -2,6 +2,8 @@
 // against the failure-mode knowledge base and adds what the doctor finds on this machine.
 // `--prompt` prints a redacted Markdown context bundle for an AI assistant instead.
 // Library: explain/explain.hpp.
+#include "smcompat/explain/explain.hpp"
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -10,7 +12,6 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "smcompat/explain/explain.hpp"
 
 namespace smcompat::cli {
 
@@ -86,7 +87,8 @@ int run(Context& ctx, const ExplainCliOptions& o) {
 }  // namespace
 
 void register_explain(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("explain", "What does this GPU error mean here, and how to fix it");
+  auto* cmd =
+      app.add_subcommand("explain", "What does this GPU error mean here, and how to fix it");
   auto o = std::make_shared<ExplainCliOptions>();
   cmd->add_option("text", o->text, "The error text (or - to read standard input)");
   cmd->add_option("--file", o->file, "Read the error text from a log file");

@@ -6,11 +6,10 @@
 // JSON schema "smcompat.build-env/1" is documented in docs/doctor.md.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/doctor/facts.hpp"
@@ -20,17 +19,17 @@ namespace smcompat::doctor {
 enum class BuildFor { kExtension, kPytorch };
 
 struct BuildEnvRequest {
-  std::vector<ComputeCapability> gpus;   ///< GPUs the build must run on natively
-  std::vector<ComputeCapability> keep;   ///< archs to keep (e.g. those a package already has)
+  std::vector<ComputeCapability> gpus;  ///< GPUs the build must run on natively
+  std::vector<ComputeCapability> keep;  ///< archs to keep (e.g. those a package already has)
   BuildFor what = BuildFor::kExtension;
-  std::vector<ToolkitFacts> toolkits;    ///< first = the one the build uses
+  std::vector<ToolkitFacts> toolkits;  ///< first = the one the build uses
   HostFacts host;
 };
 
 /// One line of the environment block.
 struct BuildEnvLine {
-  std::string name;    ///< TORCH_CUDA_ARCH_LIST
-  std::string value;   ///< 8.0;9.0;12.0+PTX
+  std::string name;   ///< TORCH_CUDA_ARCH_LIST
+  std::string value;  ///< 8.0;9.0;12.0+PTX
   std::string reason;
 };
 
@@ -44,7 +43,8 @@ struct BuildEnv {
   std::string to_shell(bool with_reasons = true) const;
 };
 
-BuildEnv compute_build_env(const BuildEnvRequest& request, const Catalog& catalog = Catalog::builtin());
+BuildEnv compute_build_env(const BuildEnvRequest& request,
+                           const Catalog& catalog = Catalog::builtin());
 
 nlohmann::json build_env_json(const BuildEnv& env, const BuildEnvRequest& request,
                               const std::vector<std::string>& argv);

@@ -6,11 +6,10 @@
 // JSON schema "smcompat.doctor/1" is documented in docs/doctor.md.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/doctor/facts.hpp"
@@ -26,12 +25,12 @@ std::optional<Severity> parse_severity(std::string_view s);
 /// One thing the doctor has to say, with what it saw and what to do.
 struct Finding {
   Severity severity = Severity::kInfo;
-  std::string id;                     ///< stable identifier: "torch-channel-no-image"
-  std::string title;                  ///< one line
-  std::vector<std::string> evidence;  ///< what was seen, with paths and versions
-  std::string fix;                    ///< what to do, in words ("" if nothing to do)
+  std::string id;                         ///< stable identifier: "torch-channel-no-image"
+  std::string title;                      ///< one line
+  std::vector<std::string> evidence;      ///< what was seen, with paths and versions
+  std::string fix;                        ///< what to do, in words ("" if nothing to do)
   std::vector<std::string> fix_commands;  ///< exact shell lines (for --fix-script)
-  std::string subject;                ///< env prefix, package name or "driver"/"toolkit"/"env"
+  std::string subject;                    ///< env prefix, package name or "driver"/"toolkit"/"env"
 };
 
 /// A GPU the environment is judged for.
@@ -43,7 +42,8 @@ struct TargetGpu {
 
 /// How a package's device code fits one GPU (predicted from files, never observed).
 enum class Fit { kNative, kCompatibleSass, kPtxJit, kUnsupportedPtx, kNoImage };
-const char* to_string(Fit f);  // "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"
+const char* to_string(
+    Fit f);  // "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"
 
 struct LibraryVerdict {
   std::string path;
@@ -57,7 +57,7 @@ struct PackageVerdict {
   std::string env;      ///< env prefix
   std::string package;  ///< distribution name
   std::string version;
-  std::string gpu;      ///< target GPU name
+  std::string gpu;  ///< target GPU name
   ComputeCapability cc;
   Fit fit = Fit::kNoImage;
   std::vector<std::string> targets;  ///< all targets found ("sm_80", "compute_90")
@@ -88,7 +88,7 @@ struct DoctorReport {
   HostFacts host;
   std::vector<TargetGpu> targets;
   std::vector<PackageVerdict> verdicts;
-  std::vector<Finding> findings;  ///< sorted: errors first
+  std::vector<Finding> findings;    ///< sorted: errors first
   std::vector<std::string> errors;  ///< usage problems (unknown --gpu name, unreadable --python)
 
   size_t count(Severity s) const;

@@ -1,8 +1,8 @@
 // Facts the doctor collects about this machine, read statically wherever possible (the driver
-// itself is observed by the probe, probe/probe.hpp): CUDA toolkits (cuda.h, bin/nvcc), the libraries a
-// process would load (LD_LIBRARY_PATH, ld.so.cache), Python environments (dist-info METADATA and
-// RECORD, torch/version.py; no user code is imported), environment variables and host resources.
-// References: compatibility-rules.md sections 8-11.
+// itself is observed by the probe, probe/probe.hpp): CUDA toolkits (cuda.h, bin/nvcc), the
+// libraries a process would load (LD_LIBRARY_PATH, ld.so.cache), Python environments (dist-info
+// METADATA and RECORD, torch/version.py; no user code is imported), environment variables and host
+// resources. References: compatibility-rules.md sections 8-11.
 #pragma once
 
 #include <map>
@@ -52,10 +52,10 @@ const char* to_string(DriverFacts::State state);
 
 /// A CUDA toolkit found on disk.
 struct ToolkitFacts {
-  std::string root;                 ///< /usr/local/cuda-13.0
-  std::optional<Version> version;   ///< 13.0
-  std::string version_source;       ///< "include/cuda.h CUDA_VERSION 13000"
-  std::string nvcc;                 ///< path of bin/nvcc if present
+  std::string root;                   ///< /usr/local/cuda-13.0
+  std::optional<Version> version;     ///< 13.0
+  std::string version_source;         ///< "include/cuda.h CUDA_VERSION 13000"
+  std::string nvcc;                   ///< path of bin/nvcc if present
   std::vector<std::string> found_by;  ///< "CUDA_HOME", "PATH", "/usr/local/cuda", ...
 };
 
@@ -81,9 +81,9 @@ std::vector<std::string> ld_conf_dirs(const std::string& conf = "/etc/ld.so.conf
 
 /// One installed distribution (a *.dist-info directory).
 struct Distribution {
-  std::string name;        ///< as in METADATA ("torch")
-  std::string version;     ///< "2.7.0+cu128"
-  std::string dist_info;   ///< path of the .dist-info directory
+  std::string name;                           ///< as in METADATA ("torch")
+  std::string version;                        ///< "2.7.0+cu128"
+  std::string dist_info;                      ///< path of the .dist-info directory
   std::vector<std::string> shared_libraries;  ///< absolute paths of .so files from RECORD
   std::vector<std::string> warnings;          ///< unreadable RECORD etc.
 };
@@ -91,9 +91,9 @@ struct Distribution {
 /// The device code found in one shared library.
 struct LibraryCode {
   std::string path;
-  std::vector<SmTarget> targets;          ///< distinct targets, sorted
-  std::map<SmTarget, Version> ptx_isa;    ///< highest PTX ISA version seen per PTX target
-  std::vector<std::string> errors;      ///< inventory errors (file still partly read)
+  std::vector<SmTarget> targets;           ///< distinct targets, sorted
+  std::map<SmTarget, Version> ptx_isa;     ///< highest PTX ISA version seen per PTX target
+  std::vector<std::string> errors;         ///< inventory errors (file still partly read)
   std::vector<FileInventory> inventories;  ///< what binary/ found (judged by verdict/)
 };
 
@@ -108,11 +108,11 @@ struct PackageCode {
 
 /// torch as installed: version, CUDA channel, what torch/version.py says.
 struct TorchFacts {
-  std::string version;   ///< "2.7.0+cu128"
-  std::string channel;   ///< "cu128" ("cpu", "rocm6.2", or "" for a local build without suffix)
+  std::string version;  ///< "2.7.0+cu128"
+  std::string channel;  ///< "cu128" ("cpu", "rocm6.2", or "" for a local build without suffix)
   std::optional<Version> cuda;  ///< torch/version.py `cuda = '12.8'`
   std::string git_version;
-  std::string version_py;       ///< path read
+  std::string version_py;  ///< path read
 };
 
 /// Parses torch/version.py text (assignments `__version__`, `cuda`, `git_version`, with or
@@ -123,11 +123,11 @@ std::string local_version_suffix(std::string_view version);
 
 /// A Python environment read from disk.
 struct PythonEnv {
-  std::string prefix;           ///< /opt/venv
-  std::string site_packages;    ///< /opt/venv/lib/python3.11/site-packages
-  std::string python_version;   ///< "3.11" (from the lib/pythonX.Y directory name)
-  std::string kind;             ///< "venv", "conda", "pyenv", "system", "site-packages"
-  std::string found_by;         ///< "VIRTUAL_ENV", "--python", "python3 on PATH", ...
+  std::string prefix;                 ///< /opt/venv
+  std::string site_packages;          ///< /opt/venv/lib/python3.11/site-packages
+  std::string python_version;         ///< "3.11" (from the lib/pythonX.Y directory name)
+  std::string kind;                   ///< "venv", "conda", "pyenv", "system", "site-packages"
+  std::string found_by;               ///< "VIRTUAL_ENV", "--python", "python3 on PATH", ...
   std::vector<PackageCode> packages;  ///< every distribution; device code filled for .so files
   std::optional<TorchFacts> torch;
   std::vector<std::string> warnings;
@@ -147,7 +147,8 @@ struct EnvLocation {
   std::string found_by;
 };
 /// Resolves one --python argument. Errors say what was looked for.
-Result<std::vector<EnvLocation>> locate_python(const std::string& path, const std::string& found_by);
+Result<std::vector<EnvLocation>> locate_python(const std::string& path,
+                                               const std::string& found_by);
 /// The active environments: $VIRTUAL_ENV, $CONDA_PREFIX, then `python3` on PATH (pyenv shims are
 /// resolved through PYENV_VERSION / $PYENV_ROOT/version). Duplicates are removed.
 std::vector<EnvLocation> discover_active_pythons(const Environment& env);

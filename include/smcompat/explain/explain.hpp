@@ -5,12 +5,11 @@
 // JSON schema "smcompat.explain/1" is documented in docs/explain.md.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "smcompat/doctor/doctor.hpp"
 #include "smcompat/util/result.hpp"
@@ -23,11 +22,11 @@ struct FailureMode {
   std::string title;
   std::vector<std::string> patterns;  ///< ECMAScript regexes, case-insensitive
   std::string cause;
-  std::vector<std::string> confirm;   ///< smcompat commands that confirm it
+  std::vector<std::string> confirm;  ///< smcompat commands that confirm it
   std::string fix;
   std::vector<std::string> related_findings;  ///< doctor finding ids
-  std::vector<std::string> refs;      ///< public issue references
-  std::string reference;              ///< section of ../shared/reference
+  std::vector<std::string> refs;              ///< public issue references
+  std::string reference;                      ///< section of ../shared/reference
 };
 
 class KnowledgeBase {
