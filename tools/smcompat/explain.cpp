@@ -24,6 +24,7 @@ struct ExplainCliOptions {
   bool prompt = false;
   std::string output;
   bool no_doctor = false;
+  bool no_active = false;
   std::vector<std::string> gpus;
   std::vector<std::string> pythons;
 };
@@ -56,6 +57,7 @@ int run(Context& ctx, const ExplainCliOptions& o) {
     opt.gpus = o.gpus;
     opt.pythons = o.pythons;
     opt.env = env;
+    opt.discover_active = !o.no_active;
     report = doctor::run_doctor(opt);
     for (auto& err : report->errors) fmt::print(stderr, "smcompat explain: {}\n", err);
   }
@@ -97,6 +99,8 @@ void register_explain(CLI::App& app, Context& ctx) {
                 "Print a redacted Markdown context bundle for an AI assistant");
   cmd->add_option("-o,--output", o->output, "Write the output to this file");
   cmd->add_flag("--no-doctor", o->no_doctor, "Do not check this machine (knowledge base only)");
+  cmd->add_flag("--no-active", o->no_active,
+                "Doctor: do not look at $VIRTUAL_ENV, $CONDA_PREFIX or python3 on PATH");
   cmd->add_option("--gpu", o->gpus, "Judge for this GPU too (passed to the doctor, repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
