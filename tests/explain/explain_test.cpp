@@ -270,3 +270,29 @@ TEST(Explain, SpecificToThisMachineWithDoctorFindings) {
 
 }  // namespace
 }  // namespace smcompat::explain
+
+namespace smcompat::explain {
+namespace {
+
+// Through the CLI: the explanation names this machine's torch and the exact pip command.
+TEST(ExplainCli, SpecificToAnEnvironment) {
+  if (!smcompat::testing::have_fixtures()) GTEST_SKIP() << "nvcc fixtures not built";
+  smcompat::testing::TempDir tmp;
+  smcompat::testing::FakeEnv env(tmp.path(), "venv");
+  env.add_torch("2.7.0+cu126", "12.6", "k_80_90");
+  auto [rc, out] = smcompat::testing::run_command(
+      std::string("NO_COLOR=1 LD_LIBRARY_PATH=/nonexistent '") + SMCOMPAT_CLI +
+      "' explain --no-active --python '" + env.prefix() +
+      "' --gpu 'RTX 5090' 'RuntimeError: CUDA error: no kernel image is available for execution on "
+      "the device' 2>/dev/null");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("here: [error] torch 2.7.0+cu126 has no code for GeForce RTX 5090 (sm_120)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("$ pip install --force-reinstall torch torchvision torchaudio --index-url "
+                     "https://download.pytorch.org/whl/cu128"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace smcompat::explain
