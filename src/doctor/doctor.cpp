@@ -602,6 +602,20 @@ struct Rules {
           f.fix_commands.push_back(
               fmt::format("{} install --force-reinstall --no-deps {} --index-url {}{}", pip,
                           info->pip, k.pytorch_index, channel));
+        } else if (starts_with(n, "nvidia-")) {
+          // NVIDIA's CUDA library wheels: the CUDA release decides which archs they carry.
+          const ArchInfo* a = cat.arch(t.cc.arch());
+          if (a && a->last_cuda) {
+            f.fix = fmt::format(
+                "CUDA {} was the last release with sm_{}: use the CUDA {} library wheels "
+                "(nvidia-*-cu{}), which come with a torch built for that CUDA.",
+                a->last_cuda->to_string(), t.cc.arch(), a->last_cuda->major, a->last_cuda->major);
+          } else {
+            f.fix = fmt::format(
+                "Upgrade the CUDA library wheels to a CUDA release with sm_{} (first: CUDA {}).",
+                t.cc.arch(), a && a->first_cuda ? a->first_cuda->to_string() : "?");
+            f.fix_commands.push_back(fmt::format("{} install -U {}", pip, p.dist.name));
+          }
         } else if (info && info->install == "pypi") {
           f.fix =
               fmt::format("Upgrade {}{}.", info->pip,

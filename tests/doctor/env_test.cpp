@@ -242,3 +242,42 @@ TEST_F(DoctorEnvTest, FixScriptAndJsonCarryTheFindings) {
 
 }  // namespace
 }  // namespace smcompat::doctor
+
+namespace smcompat::doctor {
+namespace {
+
+// A real CUDA library wheel layout pointing at the toolkit's libcublas.so.13 (CUDA 13: sm_75 and
+// newer, sm_120 SASS; no Volta).
+TEST(DoctorRealLibraries, ToolkitCublasAsAWheel) {
+  const std::string cublas = "/usr/local/cuda/lib64/libcublas.so.13";
+  if (!std::filesystem::exists(cublas)) GTEST_SKIP() << "no CUDA 13 toolkit";
+  smcompat::testing::TempDir tmp;
+  smcompat::testing::FakeEnv env(tmp.path(), "wheels");
+  env.add("nvidia-cublas", "13.1.0.3", {{"nvidia/cu13/lib/README", "placeholder\n"}});
+  auto lib = std::filesystem::path(env.site()) / "nvidia/cu13/lib/libcublas.so.13";
+  std::filesystem::create_symlink(cublas, lib);
+  auto record = std::filesystem::path(env.site()) / "nvidia_cublas-13.1.0.3.dist-info/RECORD";
+  std::ofstream(record, std::ios::app) << "nvidia/cu13/lib/libcublas.so.13,,\n";
+  DoctorOptions o;
+  o.gpus = {"RTX 5090", "GB10", "V100"};
+  o.pythons = {env.prefix()};
+  o.discover_active = false;
+  o.env = {{"PATH", "/nonexistent"}};
+  o.driver = DriverFacts{};
+  o.driver->state = DriverFacts::State::kNoDriver;
+  o.usr_local = tmp.path() + "/none";
+  auto r = run_doctor(o);
+  std::map<std::string, Fit> fits;
+  for (auto& v : r.verdicts) fits[v.gpu] = v.fit;
+  ASSERT_EQ(fits.size(), 3u);
+  EXPECT_EQ(fits["GeForce RTX 5090"], Fit::kNative);
+  EXPECT_EQ(fits["DGX Spark GB10"], Fit::kCompatibleSass);  // sm_120 SASS on 12.1
+  EXPECT_EQ(fits["Tesla V100 SXM2"], Fit::kNoImage);        // CUDA 13 dropped sm_70
+  auto* f = r.find("package-no-image");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->title, "nvidia-cublas 13.1.0.3 has no code for Tesla V100 SXM2 (sm_70)");
+  EXPECT_NE(f->fix.find("CUDA 12.9 was the last release with sm_70"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace smcompat::doctor
