@@ -46,8 +46,10 @@ template <class F>
 void for_each_info(ByteView v, F&& f) {
   uint64_t pos = 0;
   while (pos + 4 <= v.size()) {
-    InfoRecord r{v.read_or_zero<uint8_t>(pos), v.read_or_zero<uint8_t>(pos + 1),
-                 v.read_or_zero<uint16_t>(pos + 2), {}};
+    InfoRecord r{v.read_or_zero<uint8_t>(pos),
+                 v.read_or_zero<uint8_t>(pos + 1),
+                 v.read_or_zero<uint16_t>(pos + 2),
+                 {}};
     pos += 4;
     if (r.format == kSval) {
       if (!v.contains(pos, r.value)) return;
@@ -107,9 +109,12 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
           uint8_t fmt = d->read_or_zero<uint8_t>(pos), attr = d->read_or_zero<uint8_t>(pos + 1);
           if (attr == 0x09 && fmt == 2 && d->read_or_zero<uint8_t>(pos + 2) == 1)
             info.variant = ArchVariant::kArchSpecific;
-          if (fmt == 4) pos += 4 + d->read_or_zero<uint16_t>(pos + 2);
-          else if (fmt == 2 || fmt == 3 || fmt == 1) pos += 4;
-          else break;
+          if (fmt == 4)
+            pos += 4 + d->read_or_zero<uint16_t>(pos + 2);
+          else if (fmt == 2 || fmt == 3 || fmt == 1)
+            pos += 4;
+          else
+            break;
         }
       }
     }
@@ -137,24 +142,28 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
   if (!with_kernels) return info;
 
   const auto& secs = elf.sections();
-  std::unordered_map<uint32_t, size_t> kernel_by_symbol;    // symbol index -> kernels index
-  std::unordered_map<uint32_t, size_t> kernel_by_text;      // .text.<k> section -> kernels index
+  std::unordered_map<uint32_t, size_t> kernel_by_symbol;  // symbol index -> kernels index
+  std::unordered_map<uint32_t, size_t> kernel_by_text;    // .text.<k> section -> kernels index
   // The symbol table is walked in place (string_view names): cubins of large libraries hold
   // thousands of symbols and only kernels matter here.
   const ElfSection* symtab = nullptr;
   for (const auto& s : secs)
-    if (s.type == kShtSymtab) { symtab = &s; break; }
+    if (s.type == kShtSymtab) {
+      symtab = &s;
+      break;
+    }
   if (symtab) {
     SMCOMPAT_TRY(ByteView syms, elf.section_data(*symtab));
     if (symtab->link >= secs.size())
-      return bytes.error_at(symtab->offset, fmt::format("symbol table sh_link {} is not a section",
-                                                        symtab->link));
+      return bytes.error_at(symtab->offset,
+                            fmt::format("symbol table sh_link {} is not a section", symtab->link));
     SMCOMPAT_TRY(ByteView strings, elf.section_data(secs[symtab->link]));
     uint64_t entsize = symtab->entsize >= 24 ? symtab->entsize : 24;
     uint64_t count = syms.size() / entsize;
     for (uint64_t i = 0; i < count; ++i) {
       uint64_t o = i * entsize;
-      uint8_t st_info = syms.read_or_zero<uint8_t>(o + 4), other = syms.read_or_zero<uint8_t>(o + 5);
+      uint8_t st_info = syms.read_or_zero<uint8_t>(o + 4),
+              other = syms.read_or_zero<uint8_t>(o + 5);
       uint16_t shndx = syms.read_or_zero<uint16_t>(o + 6);
       bool kernel = (st_info & 0xf) == 2 && (other & 0x10) && shndx != 0 && shndx < secs.size();
       if (!kernel && shndx != 0) continue;  // only kernels and undefined symbols matter
@@ -196,10 +205,14 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
         if (it == kernel_by_symbol.end()) return;
         CubinKernel& k = info.kernels[it->second];
         uint32_t v = r.data.read_or_zero<uint32_t>(4);
-        if (r.attr == kRegcount) k.registers = v;
-        else if (r.attr == kFrameSize) k.stack_bytes = v;
-        else if (r.attr == kMinStackSize) k.min_stack_bytes = v;
-        else if (r.attr == kMaxStackSize) k.max_stack_bytes = v;
+        if (r.attr == kRegcount)
+          k.registers = v;
+        else if (r.attr == kFrameSize)
+          k.stack_bytes = v;
+        else if (r.attr == kMinStackSize)
+          k.min_stack_bytes = v;
+        else if (r.attr == kMaxStackSize)
+          k.max_stack_bytes = v;
       });
       continue;
     }
@@ -208,18 +221,36 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
     CubinKernel& k = info.kernels[it->second];
     for_each_info(*data, [&](const InfoRecord& r) {
       switch (r.attr) {
-        case kMaxThreads: if (r.data.size() >= 12) k.max_threads = xyz(r.data); break;
-        case kReqntid: if (r.data.size() >= 12) k.reqntid = xyz(r.data); break;
-        case kCtaPerCluster: if (r.data.size() >= 12) k.cluster_dims = xyz(r.data); break;
-        case kExplicitCluster: k.explicit_cluster = true; break;
+        case kMaxThreads:
+          if (r.data.size() >= 12) k.max_threads = xyz(r.data);
+          break;
+        case kReqntid:
+          if (r.data.size() >= 12) k.reqntid = xyz(r.data);
+          break;
+        case kCtaPerCluster:
+          if (r.data.size() >= 12) k.cluster_dims = xyz(r.data);
+          break;
+        case kExplicitCluster:
+          k.explicit_cluster = true;
+          break;
         case kMaxClusterRank:
           k.max_cluster_rank = r.format == kSval ? r.data.read_or_zero<uint32_t>(0) : r.value;
           break;
-        case kCbankParamSize: k.param_bytes = r.value; break;
-        case kNumBarriers: k.barriers = r.format == kBval ? (r.value & 0xff) : r.value; break;
-        case kTcgen05OneCta: case kTcgen05TwoCta: k.uses_tcgen05 = true; break;
-        case kRegReconfig: k.uses_reg_reconfig = true; break;
-        default: break;
+        case kCbankParamSize:
+          k.param_bytes = r.value;
+          break;
+        case kNumBarriers:
+          k.barriers = r.format == kBval ? (r.value & 0xff) : r.value;
+          break;
+        case kTcgen05OneCta:
+        case kTcgen05TwoCta:
+          k.uses_tcgen05 = true;
+          break;
+        case kRegReconfig:
+          k.uses_reg_reconfig = true;
+          break;
+        default:
+          break;
       }
     });
   }

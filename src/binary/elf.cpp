@@ -22,12 +22,14 @@ bool ElfFile::sniff(ByteView bytes) {
 Result<ElfFile> ElfFile::parse(ByteView bytes) {
   if (!sniff(bytes)) return bytes.error_at(0, "not an ELF file");
   if (bytes.size() < kEhdrSize)
-    return bytes.error_at(0, fmt::format("ELF header truncated: file has {} bytes, need 64",
-                                         bytes.size()));
+    return bytes.error_at(
+        0, fmt::format("ELF header truncated: file has {} bytes, need 64", bytes.size()));
   const uint8_t* id = bytes.data();
-  if (id[4] != 2) return bytes.error_at(4, fmt::format("ELF class {} not supported (64-bit only)", id[4]));
+  if (id[4] != 2)
+    return bytes.error_at(4, fmt::format("ELF class {} not supported (64-bit only)", id[4]));
   if (id[5] != 1)
-    return bytes.error_at(5, fmt::format("ELF data encoding {} not supported (little-endian only)", id[5]));
+    return bytes.error_at(
+        5, fmt::format("ELF data encoding {} not supported (little-endian only)", id[5]));
   ElfFile f;
   f.bytes_ = bytes;
   f.osabi_ = id[7];
@@ -55,7 +57,8 @@ Result<ElfFile> ElfFile::parse(ByteView bytes) {
     return bytes.error_at(58, fmt::format("e_shentsize {} is smaller than 64", shentsize));
   if (shoff > bytes.size() || bytes.size() - shoff < kShdrSize)
     return bytes.error_at(40, fmt::format("section header table at e_shoff {:#x} lies past the end "
-                                          "of the {:#x}-byte file", shoff, bytes.size()));
+                                          "of the {:#x}-byte file",
+                                          shoff, bytes.size()));
   // Extended numbering: e_shnum 0 / e_shstrndx SHN_XINDEX keep the real values in section 0.
   if (shnum == 0) shnum = bytes.read_or_zero<uint64_t>(shoff + 32);
   if (shstrndx == 0xffff) shstrndx = bytes.read_or_zero<uint32_t>(shoff + 40);
@@ -80,7 +83,8 @@ Result<ElfFile> ElfFile::parse(ByteView bytes) {
     s.info = bytes.read_or_zero<uint32_t>(h + 44);
     s.addralign = bytes.read_or_zero<uint64_t>(h + 48);
     s.entsize = bytes.read_or_zero<uint64_t>(h + 56);
-    if (s.type != kShtNobits) {
+    // 0x7000000a: .nv.shared.<k> in relocatable cubins, which occupies no file bytes either.
+    if (s.type != kShtNobits && s.type != 0x7000000a) {
       if (auto end = checked_add(s.offset, s.size))
         f.described_size_ = std::max(f.described_size_, *end);
     }
@@ -111,8 +115,8 @@ Result<ByteView> ElfFile::section_data(const ElfSection& s) const {
   if (!v) {
     return bytes_.error_at(s.offset, fmt::format("section [{}] '{}' has sh_offset ({:#x}) + "
                                                  "sh_size ({:#x}) past the end of the {:#x}-byte "
-                                                 "file", s.index, s.name, s.offset, s.size,
-                                                 bytes_.size()));
+                                                 "file",
+                                                 s.index, s.name, s.offset, s.size, bytes_.size()));
   }
   return v;
 }
@@ -121,16 +125,20 @@ Result<std::vector<ElfSymbol>> ElfFile::symbols(uint32_t symtab_type) const {
   std::vector<ElfSymbol> out;
   const ElfSection* symtab = nullptr;
   for (const auto& s : sections_)
-    if (s.type == symtab_type) { symtab = &s; break; }
+    if (s.type == symtab_type) {
+      symtab = &s;
+      break;
+    }
   if (!symtab) return out;
   SMCOMPAT_TRY(ByteView data, section_data(*symtab));
   if (symtab->link >= sections_.size())
-    return bytes_.error_at(symtab->offset, fmt::format("symbol table sh_link {} is not a section",
-                                                       symtab->link));
+    return bytes_.error_at(symtab->offset,
+                           fmt::format("symbol table sh_link {} is not a section", symtab->link));
   SMCOMPAT_TRY(ByteView strings, section_data(sections_[symtab->link]));
   uint64_t entsize = symtab->entsize ? symtab->entsize : kSymSize;
   if (entsize < kSymSize)
-    return bytes_.error_at(symtab->offset, fmt::format("symbol entry size {} is below 24", entsize));
+    return bytes_.error_at(symtab->offset,
+                           fmt::format("symbol entry size {} is below 24", entsize));
   uint64_t count = data.size() / entsize;
   out.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -161,7 +169,8 @@ Result<std::vector<ElfNote>> ElfFile::notes(const ElfSection& s) const {
     uint64_t next = desc_off + ((uint64_t{descsz} + 3) & ~uint64_t{3});
     if (next > data.size())
       return data.error_at(pos, fmt::format("note (namesz {}, descsz {}) extends past the end of "
-                                            "section '{}'", namesz, descsz, s.name));
+                                            "section '{}'",
+                                            namesz, descsz, s.name));
     ElfNote note;
     note.type = type;
     if (namesz) {

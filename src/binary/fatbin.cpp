@@ -30,9 +30,12 @@ ZSTD_DCtx* thread_dctx() {
 
 const char* to_string(Compression c) {
   switch (c) {
-    case Compression::kNone: return "none";
-    case Compression::kZstd: return "zstd";
-    case Compression::kLz4: return "lz4";
+    case Compression::kNone:
+      return "none";
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kLz4:
+      return "lz4";
   }
   return "?";
 }
@@ -42,9 +45,11 @@ bool fatbin_sniff(ByteView bytes) { return bytes.read_or_zero<uint32_t>(0) == kF
 Result<FatbinContainer> parse_fatbin(ByteView bytes) {
   SMCOMPAT_TRY(uint32_t magic, bytes.read<uint32_t>(0));
   if (magic != kFatbinMagic)
-    return bytes.error_at(0, fmt::format("bad fatbin magic {:#x} (expected {:#x})", magic, kFatbinMagic));
+    return bytes.error_at(
+        0, fmt::format("bad fatbin magic {:#x} (expected {:#x})", magic, kFatbinMagic));
   if (bytes.size() < kContainerHeader)
-    return bytes.error_at(0, fmt::format("fatbin header truncated: {} bytes available", bytes.size()));
+    return bytes.error_at(0,
+                          fmt::format("fatbin header truncated: {} bytes available", bytes.size()));
   uint16_t version = bytes.read_or_zero<uint16_t>(4);
   uint16_t header_size = bytes.read_or_zero<uint16_t>(6);
   uint64_t body = bytes.read_or_zero<uint64_t>(8);
@@ -54,8 +59,8 @@ Result<FatbinContainer> parse_fatbin(ByteView bytes) {
   auto total = checked_add(kContainerHeader, body);
   if (!total || *total > bytes.size())
     return bytes.error_at(8, fmt::format("fatbin declares {:#x} bytes of entries but only {:#x} "
-                                         "bytes follow the header", body,
-                                         bytes.size() - kContainerHeader));
+                                         "bytes follow the header",
+                                         body, bytes.size() - kContainerHeader));
   FatbinContainer c;
   c.offset = bytes.file_offset();
   c.size = *total;
@@ -64,7 +69,8 @@ Result<FatbinContainer> parse_fatbin(ByteView bytes) {
   while (pos < *total) {
     if (*total - pos < kEntryBase)
       return box.error_at(pos, fmt::format("entry header needs 64 bytes but only {} remain in the "
-                                           "container", *total - pos));
+                                           "container",
+                                           *total - pos));
     FatbinEntry e;
     e.offset = box.file_offset() + pos;
     e.raw_kind = box.read_or_zero<uint16_t>(pos);
@@ -83,35 +89,45 @@ Result<FatbinContainer> parse_fatbin(ByteView bytes) {
     if (entry_version != 0x0101)
       return box.error_at(pos + 2, fmt::format("entry version {:#x} is not 0x101", entry_version));
     if (e.header_size < kEntryBase)
-      return box.error_at(pos + 4, fmt::format("entry header size {:#x} is below 0x40", e.header_size));
+      return box.error_at(pos + 4,
+                          fmt::format("entry header size {:#x} is below 0x40", e.header_size));
     auto payload_start = checked_add(pos, e.header_size);
     auto next = payload_start ? checked_add(*payload_start, e.padded_size) : std::nullopt;
     if (!next || *next > *total)
-      return box.error_at(pos + 8, fmt::format("entry (header {:#x}, payload {:#x} bytes) extends "
-                                               "past the container end at {:#x}", e.header_size,
-                                               e.padded_size, box.file_offset() + *total));
+      return box.error_at(pos + 8,
+                          fmt::format("entry (header {:#x}, payload {:#x} bytes) extends "
+                                      "past the container end at {:#x}",
+                                      e.header_size, e.padded_size, box.file_offset() + *total));
     switch (e.raw_kind) {
-      case 1: e.target.kind = ImageKind::kPtx; break;
-      case 2: e.target.kind = ImageKind::kSass; break;
-      case 8: e.target.kind = ImageKind::kLto; break;
+      case 1:
+        e.target.kind = ImageKind::kPtx;
+        break;
+      case 2:
+        e.target.kind = ImageKind::kSass;
+        break;
+      case 8:
+        e.target.kind = ImageKind::kLto;
+        break;
       default:
         return box.error_at(pos, fmt::format("unknown entry kind {}", e.raw_kind));
     }
     e.target.arch = static_cast<int>(arch);
-    if (arch > 999) return box.error_at(pos + 0x1c, fmt::format("implausible arch number {}", arch));
+    if (arch > 999)
+      return box.error_at(pos + 0x1c, fmt::format("implausible arch number {}", arch));
     e.target.variant = (e.flags & fatbin_flags::kArchSpecific) ? ArchVariant::kArchSpecific
-                       : (e.flags & fatbin_flags::kFamily) ? ArchVariant::kFamily
-                                                            : ArchVariant::kBase;
+                       : (e.flags & fatbin_flags::kFamily)     ? ArchVariant::kFamily
+                                                               : ArchVariant::kBase;
     bool zstd = e.flags & fatbin_flags::kZstd, lz4 = e.flags & fatbin_flags::kLz4;
     if (zstd && lz4)
-      return box.error_at(pos + 0x28, fmt::format("entry flags {:#x} claim both zstd and LZ4", e.flags));
+      return box.error_at(pos + 0x28,
+                          fmt::format("entry flags {:#x} claim both zstd and LZ4", e.flags));
     e.compression = zstd ? Compression::kZstd : lz4 ? Compression::kLz4 : Compression::kNone;
     uint64_t stored = e.padded_size;
     if (e.compression != Compression::kNone) {
       if (e.compressed_size > e.padded_size)
         return box.error_at(pos + 0x10, fmt::format("compressed size {:#x} exceeds the padded "
-                                                    "payload size {:#x}", e.compressed_size,
-                                                    e.padded_size));
+                                                    "payload size {:#x}",
+                                                    e.compressed_size, e.padded_size));
       stored = e.compressed_size;
     }
     e.payload = box.clamp(*payload_start, stored);
@@ -147,8 +163,9 @@ Result<void> detail::decompress_into(Compression c, ByteView p, uint8_t* dst, ui
   if (c == Compression::kLz4) {
     if (p.size() > INT32_MAX || usize > INT32_MAX)
       return p.error_at(0, "LZ4 block larger than 2 GiB");
-    int n = LZ4_decompress_safe(reinterpret_cast<const char*>(p.data()), reinterpret_cast<char*>(dst),
-                                static_cast<int>(p.size()), static_cast<int>(usize));
+    int n =
+        LZ4_decompress_safe(reinterpret_cast<const char*>(p.data()), reinterpret_cast<char*>(dst),
+                            static_cast<int>(p.size()), static_cast<int>(usize));
     if (n < 0) return p.error_at(0, fmt::format("LZ4 block is corrupt (error {})", n));
     if (static_cast<uint64_t>(n) != usize)
       return p.error_at(0, fmt::format("LZ4 produced {} bytes, the entry declares {}", n, usize));
@@ -164,11 +181,11 @@ Result<std::vector<uint8_t>> decode_zstd_frame(ByteView frame, uint64_t max_outp
     return frame.error_at(0, "zstd frame does not declare its content size");
   if (declared > max_output)
     return frame.error_at(0, fmt::format("zstd frame declares {} bytes, above the {}-byte limit "
-                                         "(decompression-bomb guard)", declared, max_output));
+                                         "(decompression-bomb guard)",
+                                         declared, max_output));
   std::vector<uint8_t> out(declared);
   size_t n = ZSTD_decompressDCtx(thread_dctx(), out.data(), out.size(), frame.data(), frame.size());
-  if (ZSTD_isError(n))
-    return frame.error_at(0, fmt::format("zstd: {}", ZSTD_getErrorName(n)));
+  if (ZSTD_isError(n)) return frame.error_at(0, fmt::format("zstd: {}", ZSTD_getErrorName(n)));
   if (n != declared)
     return frame.error_at(0, fmt::format("zstd frame produced {} bytes, declared {}", n, declared));
   return out;
@@ -187,14 +204,17 @@ Result<std::vector<uint8_t>> decode_entry(const FatbinEntry& entry, uint64_t max
       n = elf->described_size();
     }
     if (n > max_output)
-      return p.error_at(0, fmt::format("payload of {} bytes is above the {}-byte limit", n, max_output));
+      return p.error_at(
+          0, fmt::format("payload of {} bytes is above the {}-byte limit", n, max_output));
     return std::vector<uint8_t>(p.data(), p.data() + n);
   }
   uint64_t usize = entry.uncompressed_size;
   if (usize == 0) return p.error_at(0, "compressed entry declares an uncompressed size of 0");
   if (usize > max_output)
-    return p.error_at(0, fmt::format("entry declares {} uncompressed bytes, above the {}-byte limit "
-                                     "(decompression-bomb guard)", usize, max_output));
+    return p.error_at(0,
+                      fmt::format("entry declares {} uncompressed bytes, above the {}-byte limit "
+                                  "(decompression-bomb guard)",
+                                  usize, max_output));
   std::vector<uint8_t> out(usize);
   SMCOMPAT_CHECK(detail::decompress_into(entry.compression, p, out.data(), usize));
   if (entry.target.kind == ImageKind::kPtx) {

@@ -107,7 +107,8 @@ std::optional<BareFrame> bare_cubin_frame(ByteView at) {
   if (usize == ZSTD_CONTENTSIZE_ERROR || usize == ZSTD_CONTENTSIZE_UNKNOWN || usize < 64)
     return std::nullopt;
   // Stream just the first 64 bytes.
-  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(), ZSTD_freeDStream);
+  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
+                                                              ZSTD_freeDStream);
   BareFrame f{csize, usize, {}};
   ZSTD_inBuffer in{at.data(), csize, 0};
   ZSTD_outBuffer out{f.head, sizeof f.head, 0};
@@ -187,7 +188,8 @@ void scan_region(ByteView buf, ByteView region, const std::string& section,
       pos = hit->offset + 8;
       continue;
     }
-    ContainerInfo ci{section, c->offset, c->size, inv.images.size(), c->entries.size(), relocatable};
+    ContainerInfo ci{section,           c->offset,         c->size,
+                     inv.images.size(), c->entries.size(), relocatable};
     for (const auto& e : c->entries)
       inv.images.push_back(image_from_entry(e, section, c->offset, relocatable, buf.file_offset()));
     inv.containers.push_back(std::move(ci));
@@ -220,7 +222,8 @@ Result<ByteView> decode_payload(ByteView buf, const DeviceImage& img, uint64_t m
   if (usize == 0) return stored.error_at(0, "compressed image declares an uncompressed size of 0");
   if (usize > max_output)
     return stored.error_at(0, fmt::format("image declares {} uncompressed bytes, above the {}-byte "
-                                          "limit (decompression-bomb guard)", usize, max_output));
+                                          "limit (decompression-bomb guard)",
+                                          usize, max_output));
   uint8_t* dst = scratch.reserve(usize);
   SMCOMPAT_CHECK(detail::decompress_into(img.compression, stored, dst, usize));
   uint64_t n = usize;
@@ -241,8 +244,10 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
     }
     if (img.target.kind == ImageKind::kPtx) {
       auto h = parse_ptx_header(payload->as_string_view(), true);
-      if (h) img.ptx = std::move(*h);
-      else img.decode_error = h.error();
+      if (h)
+        img.ptx = std::move(*h);
+      else
+        img.decode_error = h.error();
     } else {
       auto c = parse_cubin(*payload, true);
       if (!c) {
@@ -258,7 +263,8 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
     if (img.decode_error && inv.errors.size() < kMaxErrorsPerFile) {
       Error e = *img.decode_error;
       if (!e.offset) e.offset = img.entry_offset;
-      e.what = fmt::format("{} image at {:#x}: {}", img.target.to_string(), img.entry_offset, e.what);
+      e.what =
+          fmt::format("{} image at {:#x}: {}", img.target.to_string(), img.entry_offset, e.what);
       inv.errors.push_back(std::move(e));
     }
   }
@@ -292,6 +298,10 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
   }
   if (elf->is_cuda()) {
     inv.format = FileFormat::kCubin;
+    if (elf->described_size() > bytes.size())
+      inv.errors.push_back(bytes.error_at(
+          bytes.size(), fmt::format("file is truncated: its headers describe {:#x} bytes",
+                                    elf->described_size())));
     auto c = parse_cubin(bytes, false);
     if (!c) {
       inv.errors.push_back(c.error());
@@ -309,6 +319,10 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
     return;
   }
   inv.format = FileFormat::kHostElf;
+  if (elf->described_size() > bytes.size())
+    inv.errors.push_back(bytes.error_at(
+        bytes.size(),
+        fmt::format("file is truncated: its headers describe {:#x} bytes", elf->described_size())));
   // Sections are scanned in parallel, each into its own partial inventory, merged in order.
   std::vector<const ElfSection*> regions;
   for (const auto& s : elf->sections())
@@ -316,8 +330,10 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
   std::vector<FileInventory> parts(regions.size());
   parallel_for(regions.size(), opt.jobs, [&](size_t i) {
     auto data = elf->section_data(*regions[i]);
-    if (!data) parts[i].errors.push_back(data.error());
-    else scan_region(bytes, *data, regions[i]->name, opt, parts[i]);
+    if (!data)
+      parts[i].errors.push_back(data.error());
+    else
+      scan_region(bytes, *data, regions[i]->name, opt, parts[i]);
   });
   for (auto& part : parts) {
     size_t base = inv.images.size();
@@ -333,7 +349,7 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
 
 void inspect_fatbin_file(ByteView bytes, const InspectOptions& opt, FileInventory& inv) {
   uint64_t pos = 0;
-  while (pos + 16 <= bytes.size() && fatbin_sniff(bytes.clamp(pos, 16))) {
+  while (pos < bytes.size() && fatbin_sniff(bytes.clamp(pos, 16))) {  // < 16 bytes: an error
     auto c = parse_fatbin(bytes.clamp(pos, bytes.size()));
     if (!c) {
       inv.errors.push_back(c.error());
@@ -377,14 +393,16 @@ void walk_archive(ByteView bytes, const std::string& path, const std::string& me
     }
     auto size = parse_uint(trim(hs.substr(48, 10)));
     if (!size) {
-      self.errors.push_back(h.error_at(48, fmt::format("archive member size '{}' is not a number",
-                                                       trim(hs.substr(48, 10)))));
+      self.errors.push_back(h.error_at(
+          48, fmt::format("archive member size '{}' is not a number", trim(hs.substr(48, 10)))));
       return;
     }
     auto data = bytes.sub(pos + 60, *size);
     if (!data) {
-      self.errors.push_back(h.error_at(48, fmt::format("archive member of {} bytes extends past the "
-                                                       "end of the archive", *size)));
+      self.errors.push_back(
+          h.error_at(48, fmt::format("archive member of {} bytes extends past the "
+                                     "end of the archive",
+                                     *size)));
       return;
     }
     std::string name(trim(hs.substr(0, 16)));
@@ -406,6 +424,10 @@ void walk_archive(ByteView bytes, const std::string& path, const std::string& me
     pos += 60 + *size;
     pos += pos & 1;
   }
+  if (pos < bytes.size())
+    self.errors.push_back(bytes.error_at(pos, fmt::format("archive ends inside a member header "
+                                                          "({} of 60 bytes)",
+                                                          bytes.size() - pos)));
 }
 
 struct ZipCloser {
@@ -442,25 +464,41 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
     minv.path = path;
     minv.member = sub;
     if (!(st.valid & ZIP_STAT_SIZE) || st.size > opt.max_member_bytes) {
-      minv.errors.push_back(make_error(fmt::format("zip member declares {} bytes, above the {}-byte "
-                                                   "limit; not read", st.size, opt.max_member_bytes)));
+      minv.errors.push_back(
+          make_error(fmt::format("zip member declares {} bytes, above the {}-byte "
+                                 "limit; not read",
+                                 st.size, opt.max_member_bytes)));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
     std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(zip_fopen_index(z.get(), i, 0), zip_fclose);
     if (!f) {
-      minv.errors.push_back(make_error(fmt::format("zip member cannot be opened: {}",
-                                                   zip_strerror(z.get()))));
+      minv.errors.push_back(
+          make_error(fmt::format("zip member cannot be opened: {}", zip_strerror(z.get()))));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
-    std::vector<uint8_t> data(st.size);
-    zip_int64_t got = st.size ? zip_fread(f.get(), data.data(), st.size) : 0;
+    // Read in chunks so memory grows with the bytes that really arrive, not with the declared
+    // size: a 350 KB wheel declaring a 3.75 GiB member must not allocate (or fail to) 3.75 GiB.
+    std::vector<uint8_t> data;
+    zip_int64_t got = 0;
+    while (static_cast<uint64_t>(got) < st.size) {
+      uint64_t chunk = std::min<uint64_t>(st.size - got, 16 << 20);
+      data.resize(got + chunk);
+      zip_int64_t r = zip_fread(f.get(), data.data() + got, chunk);
+      if (r < 0) got = -1;
+      if (r <= 0) break;
+      got += r;
+    }
+    if (got >= 0) data.resize(got);
     if (got < 0 || static_cast<uint64_t>(got) != st.size) {
       // libzip verifies the CRC and the declared size: a member that lies about either ends here.
-      minv.errors.push_back(make_error(fmt::format(
-          "zip member does not match its declared size of {} bytes (read {}): {}", st.size, got,
-          got < 0 ? zip_file_strerror(f.get()) : "short read")));
+      minv.errors.push_back(make_error(
+          fmt::format("zip member does not match its declared size of {} bytes (read {}): {}",
+                      st.size, got, got < 0 ? zip_file_strerror(f.get()) : "short read")));
+      for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
@@ -476,19 +514,30 @@ void walk(ByteView bytes, const std::string& path, const std::string& member,
   inv.size = bytes.size();
   inv.format = sniff_format(bytes, member.empty() ? path : member);
   if (depth > opt.max_nesting) {
-    inv.errors.push_back(make_error(fmt::format("nested more than {} levels deep; not read",
-                                                opt.max_nesting)));
+    inv.errors.push_back(
+        make_error(fmt::format("nested more than {} levels deep; not read", opt.max_nesting)));
     sink(std::move(inv), bytes);
     return;
   }
   switch (inv.format) {
     case FileFormat::kHostElf:
-    case FileFormat::kCubin: inspect_elf(bytes, opt, inv); break;
-    case FileFormat::kFatbin: inspect_fatbin_file(bytes, opt, inv); break;
-    case FileFormat::kPtx: inspect_ptx_file(bytes, inv); break;
-    case FileFormat::kArchive: walk_archive(bytes, path, member, opt, depth, sink, inv); break;
-    case FileFormat::kZip: walk_zip(bytes, path, member, opt, depth, sink, inv); break;
-    case FileFormat::kUnknown: break;
+    case FileFormat::kCubin:
+      inspect_elf(bytes, opt, inv);
+      break;
+    case FileFormat::kFatbin:
+      inspect_fatbin_file(bytes, opt, inv);
+      break;
+    case FileFormat::kPtx:
+      inspect_ptx_file(bytes, inv);
+      break;
+    case FileFormat::kArchive:
+      walk_archive(bytes, path, member, opt, depth, sink, inv);
+      break;
+    case FileFormat::kZip:
+      walk_zip(bytes, path, member, opt, depth, sink, inv);
+      break;
+    case FileFormat::kUnknown:
+      break;
   }
   if (opt.deep && !inv.images.empty()) deep_decode(bytes, opt, inv);
   for (auto& e : inv.errors) e.in_file(inv.display_name());
@@ -500,13 +549,20 @@ void walk(ByteView bytes, const std::string& path, const std::string& member,
 
 const char* to_string(FileFormat f) {
   switch (f) {
-    case FileFormat::kUnknown: return "unknown";
-    case FileFormat::kHostElf: return "elf";
-    case FileFormat::kCubin: return "cubin";
-    case FileFormat::kFatbin: return "fatbin";
-    case FileFormat::kPtx: return "ptx";
-    case FileFormat::kArchive: return "ar";
-    case FileFormat::kZip: return "zip";
+    case FileFormat::kUnknown:
+      return "unknown";
+    case FileFormat::kHostElf:
+      return "elf";
+    case FileFormat::kCubin:
+      return "cubin";
+    case FileFormat::kFatbin:
+      return "fatbin";
+    case FileFormat::kPtx:
+      return "ptx";
+    case FileFormat::kArchive:
+      return "ar";
+    case FileFormat::kZip:
+      return "zip";
   }
   return "?";
 }
@@ -555,8 +611,8 @@ Result<std::vector<uint8_t>> decode_image(ByteView bytes, const DeviceImage& ima
   detail::Scratch scratch;
   SMCOMPAT_TRY(ByteView v, decode_payload(bytes, image, max_output, scratch));
   if (v.size() > max_output)
-    return v.error_at(0, fmt::format("payload of {} bytes is above the {}-byte limit", v.size(),
-                                     max_output));
+    return v.error_at(
+        0, fmt::format("payload of {} bytes is above the {}-byte limit", v.size(), max_output));
   return std::vector<uint8_t>(v.data(), v.data() + v.size());
 }
 
@@ -617,14 +673,15 @@ FileInventory inspect_memory_image(const void* image, uint64_t max_size,
   if (magic == kFatbinMagic) {
     ByteView h(static_cast<const uint8_t*>(image), std::min<uint64_t>(max_size, 16));
     auto total = checked_add(16, h.read_or_zero<uint64_t>(8));
-    bytes = ByteView(static_cast<const uint8_t*>(image), std::min<uint64_t>(total.value_or(16), max_size));
+    bytes = ByteView(static_cast<const uint8_t*>(image),
+                     std::min<uint64_t>(total.value_or(16), max_size));
   } else if (ElfFile::sniff(probe)) {
     // The header table gives the extent: read the 64-byte header first, then the section table.
     ByteView head(static_cast<const uint8_t*>(image), std::min<uint64_t>(max_size, 64));
     uint64_t shoff = head.read_or_zero<uint64_t>(40);
     uint64_t extent = 64;
-    if (auto t = checked_add(shoff, uint64_t{head.read_or_zero<uint16_t>(60)} *
-                                        head.read_or_zero<uint16_t>(58)))
+    if (auto t = checked_add(
+            shoff, uint64_t{head.read_or_zero<uint16_t>(60)} * head.read_or_zero<uint16_t>(58)))
       extent = std::max(extent, *t);
     extent = std::min(extent, max_size);
     auto elf = ElfFile::parse(ByteView(static_cast<const uint8_t*>(image), extent));
@@ -632,7 +689,8 @@ FileInventory inspect_memory_image(const void* image, uint64_t max_size,
     bytes = ByteView(static_cast<const uint8_t*>(image), extent);
   } else {
     const void* nul = std::memchr(image, 0, max_size);
-    uint64_t n = nul ? static_cast<const uint8_t*>(nul) - static_cast<const uint8_t*>(image) : max_size;
+    uint64_t n =
+        nul ? static_cast<const uint8_t*>(nul) - static_cast<const uint8_t*>(image) : max_size;
     bytes = ByteView(static_cast<const uint8_t*>(image), n);
   }
   auto all = inspect_buffer(bytes, "<memory>", options);

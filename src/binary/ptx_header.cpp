@@ -61,7 +61,8 @@ Result<PtxHeader> parse_ptx_header(std::string_view text, bool with_entries) {
     line = trim(line);
     if (line.starts_with(".version")) {
       auto v = Version::parse(trim(line.substr(8)));
-      if (!v) return make_error(fmt::format("PTX line {}: bad .version '{}'", line_of(text, pos), line));
+      if (!v)
+        return make_error(fmt::format("PTX line {}: bad .version '{}'", line_of(text, pos), line));
       h.version = *v;
       have_version = true;
     } else if (line.starts_with(".target")) {

@@ -28,18 +28,24 @@ std::optional<std::pair<int, ArchVariant>> parse_arch_digits(std::string_view s)
 
 const char* to_string(ImageKind kind) {
   switch (kind) {
-    case ImageKind::kSass: return "sass";
-    case ImageKind::kPtx: return "ptx";
-    case ImageKind::kLto: return "lto";
+    case ImageKind::kSass:
+      return "sass";
+    case ImageKind::kPtx:
+      return "ptx";
+    case ImageKind::kLto:
+      return "lto";
   }
   return "?";
 }
 
 const char* suffix(ArchVariant variant) {
   switch (variant) {
-    case ArchVariant::kBase: return "";
-    case ArchVariant::kArchSpecific: return "a";
-    case ArchVariant::kFamily: return "f";
+    case ArchVariant::kBase:
+      return "";
+    case ArchVariant::kArchSpecific:
+      return "a";
+    case ArchVariant::kFamily:
+      return "f";
   }
   return "";
 }
@@ -76,7 +82,9 @@ std::optional<ComputeCapability> ComputeCapability::parse(std::string_view text)
 }
 
 std::string SmTarget::to_string() const {
-  const char* prefix = kind == ImageKind::kSass ? "sm_" : kind == ImageKind::kPtx ? "compute_" : "lto_";
+  const char* prefix = kind == ImageKind::kSass  ? "sm_"
+                       : kind == ImageKind::kPtx ? "compute_"
+                                                 : "lto_";
   return fmt::format("{}{}{}", prefix, arch, suffix(variant));
 }
 

@@ -40,7 +40,7 @@ enum DeviceAttribute : int {
   kAttrMultiprocessorCount = 16,
   kAttrPciBusId = 33,
   kAttrPciDeviceId = 34,
-  kAttrMemoryClockRate = 36,  // kHz
+  kAttrMemoryClockRate = 36,       // kHz
   kAttrGlobalMemoryBusWidth = 37,  // bits
   kAttrL2CacheSize = 38,
   kAttrMaxThreadsPerMultiprocessor = 39,
@@ -92,32 +92,58 @@ using PFN_cuGetErrorString_v6000 = CUresult (*)(CUresult, const char**);
 /// Used when the library cannot name its own errors (a stub, or cuGetErrorName missing).
 inline const char* cuda_error_name(CUresult r) {
   switch (r) {
-    case 0: return "CUDA_SUCCESS";
-    case 1: return "CUDA_ERROR_INVALID_VALUE";
-    case 2: return "CUDA_ERROR_OUT_OF_MEMORY";
-    case 3: return "CUDA_ERROR_NOT_INITIALIZED";
-    case 4: return "CUDA_ERROR_DEINITIALIZED";
-    case 34: return "CUDA_ERROR_STUB_LIBRARY";
-    case 35: return "CUDA_ERROR_INSUFFICIENT_DRIVER";
-    case 36: return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
-    case 46: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
-    case 100: return "CUDA_ERROR_NO_DEVICE";
-    case 101: return "CUDA_ERROR_INVALID_DEVICE";
-    case 200: return "CUDA_ERROR_INVALID_IMAGE";
-    case 201: return "CUDA_ERROR_INVALID_CONTEXT";
-    case 209: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
-    case 218: return "CUDA_ERROR_INVALID_PTX";
-    case 222: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
-    case 304: return "CUDA_ERROR_OPERATING_SYSTEM";
-    case 400: return "CUDA_ERROR_INVALID_HANDLE";
-    case 500: return "CUDA_ERROR_NOT_FOUND";
-    case 800: return "CUDA_ERROR_NOT_PERMITTED";
-    case 801: return "CUDA_ERROR_NOT_SUPPORTED";
-    case 802: return "CUDA_ERROR_SYSTEM_NOT_READY";
-    case 803: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-    case 804: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-    case 999: return "CUDA_ERROR_UNKNOWN";
-    default: return nullptr;
+    case 0:
+      return "CUDA_SUCCESS";
+    case 1:
+      return "CUDA_ERROR_INVALID_VALUE";
+    case 2:
+      return "CUDA_ERROR_OUT_OF_MEMORY";
+    case 3:
+      return "CUDA_ERROR_NOT_INITIALIZED";
+    case 4:
+      return "CUDA_ERROR_DEINITIALIZED";
+    case 34:
+      return "CUDA_ERROR_STUB_LIBRARY";
+    case 35:
+      return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+    case 36:
+      return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
+    case 46:
+      return "CUDA_ERROR_DEVICE_UNAVAILABLE";
+    case 100:
+      return "CUDA_ERROR_NO_DEVICE";
+    case 101:
+      return "CUDA_ERROR_INVALID_DEVICE";
+    case 200:
+      return "CUDA_ERROR_INVALID_IMAGE";
+    case 201:
+      return "CUDA_ERROR_INVALID_CONTEXT";
+    case 209:
+      return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case 218:
+      return "CUDA_ERROR_INVALID_PTX";
+    case 222:
+      return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+    case 304:
+      return "CUDA_ERROR_OPERATING_SYSTEM";
+    case 400:
+      return "CUDA_ERROR_INVALID_HANDLE";
+    case 500:
+      return "CUDA_ERROR_NOT_FOUND";
+    case 800:
+      return "CUDA_ERROR_NOT_PERMITTED";
+    case 801:
+      return "CUDA_ERROR_NOT_SUPPORTED";
+    case 802:
+      return "CUDA_ERROR_SYSTEM_NOT_READY";
+    case 803:
+      return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+    case 804:
+      return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
+    case 999:
+      return "CUDA_ERROR_UNKNOWN";
+    default:
+      return nullptr;
   }
 }
 
@@ -135,10 +161,11 @@ inline constexpr nvmlReturn_t kNvmlErrorInsufficientSize = 7;
 inline constexpr nvmlReturn_t kNvmlErrorDriverNotLoaded = 9;
 inline constexpr nvmlReturn_t kNvmlErrorUnknown = 999;
 
-inline constexpr unsigned kNvmlDriverVersionBufferSize = 80;  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
-inline constexpr unsigned kNvmlDeviceNameBufferSize = 96;     // NVML_DEVICE_NAME_V2_BUFFER_SIZE
-inline constexpr unsigned kNvmlUuidBufferSize = 80;           // NVML_DEVICE_UUID_V2_BUFFER_SIZE
-inline constexpr unsigned kNvmlNvLinkMaxLinks = 36;           // NVML_NVLINK_MAX_LINKS (was 18)
+inline constexpr unsigned kNvmlDriverVersionBufferSize =
+    80;                                                    // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
+inline constexpr unsigned kNvmlDeviceNameBufferSize = 96;  // NVML_DEVICE_NAME_V2_BUFFER_SIZE
+inline constexpr unsigned kNvmlUuidBufferSize = 80;        // NVML_DEVICE_UUID_V2_BUFFER_SIZE
+inline constexpr unsigned kNvmlNvLinkMaxLinks = 36;        // NVML_NVLINK_MAX_LINKS (was 18)
 
 /// nvmlPciInfo_t (the layout used by nvmlDeviceGetPciInfo_v3 and GetNvLinkRemotePciInfo_v2).
 struct NvmlPciInfo {
@@ -185,8 +212,7 @@ using PFN_nvmlDeviceGetCudaComputeCapability = nvmlReturn_t (*)(nvmlDevice_t, in
 using PFN_nvmlDeviceGetNvLinkState = nvmlReturn_t (*)(nvmlDevice_t, unsigned, int*);
 using PFN_nvmlDeviceGetNvLinkRemotePciInfo_v2 = nvmlReturn_t (*)(nvmlDevice_t, unsigned,
                                                                  NvmlPciInfo*);
-using PFN_nvmlDeviceGetTopologyCommonAncestor = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t,
-                                                                 int*);
+using PFN_nvmlDeviceGetTopologyCommonAncestor = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int*);
 using PFN_nvmlDeviceGetP2PStatus = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int, int*);
 
 }  // namespace smcompat::driver

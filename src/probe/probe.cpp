@@ -2,8 +2,11 @@
 // (cuGetProcAddress_v2 first, dlsym of the versioned name as fallback: driver-api.md §7), check
 // every call, classify failures (no driver / stub / no GPU / permission / CUDA_VISIBLE_DEVICES),
 // gather per-device facts and topology, and join CUDA and NVML devices by PCI bus id.
+#include "smcompat/probe/probe.hpp"
+
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fmt/format.h>
 #include <link.h>
 #include <unistd.h>
 
@@ -17,11 +20,8 @@
 #include <regex>
 #include <sstream>
 
-#include <fmt/format.h>
-
 #include "driver_types.hpp"
 #include "smcompat/catalog/catalog.hpp"
-#include "smcompat/probe/probe.hpp"
 
 namespace smcompat {
 
@@ -29,22 +29,32 @@ using namespace driver;
 
 const char* to_string(ProbeStatus status) {
   switch (status) {
-    case ProbeStatus::kOk: return "ok";
-    case ProbeStatus::kNoDriver: return "no_driver";
-    case ProbeStatus::kStubLibrary: return "stub_library";
-    case ProbeStatus::kNoDevice: return "no_device";
-    case ProbeStatus::kPermissionDenied: return "permission_denied";
-    case ProbeStatus::kDevicesHidden: return "devices_hidden";
-    case ProbeStatus::kError: return "error";
+    case ProbeStatus::kOk:
+      return "ok";
+    case ProbeStatus::kNoDriver:
+      return "no_driver";
+    case ProbeStatus::kStubLibrary:
+      return "stub_library";
+    case ProbeStatus::kNoDevice:
+      return "no_device";
+    case ProbeStatus::kPermissionDenied:
+      return "permission_denied";
+    case ProbeStatus::kDevicesHidden:
+      return "devices_hidden";
+    case ProbeStatus::kError:
+      return "error";
   }
   return "error";
 }
 
 const char* to_string(KernelModule module) {
   switch (module) {
-    case KernelModule::kOpen: return "open";
-    case KernelModule::kProprietary: return "proprietary";
-    case KernelModule::kUnknown: return "unknown";
+    case KernelModule::kOpen:
+      return "open";
+    case KernelModule::kProprietary:
+      return "proprietary";
+    case KernelModule::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -74,6 +84,9 @@ std::optional<double> theoretical_bandwidth_gbs(int memory_clock_khz, int bus_wi
 }
 
 namespace {
+
+// More GPUs than any machine has (the topology walk is quadratic): counts above it are clamped.
+constexpr int kMaxDevices = 256;
 
 // ---- small helpers ------------------------------------------------------------------------------
 
@@ -116,13 +129,20 @@ std::string uuid_string(const CUuuid& u) {
 
 const char* topology_name(int level) {
   switch (level) {
-    case kNvmlTopologyInternal: return "internal";
-    case kNvmlTopologySingle: return "single";
-    case kNvmlTopologyMultiple: return "multiple";
-    case kNvmlTopologyHostbridge: return "hostbridge";
-    case kNvmlTopologyNode: return "node";
-    case kNvmlTopologySystem: return "system";
-    default: return nullptr;
+    case kNvmlTopologyInternal:
+      return "internal";
+    case kNvmlTopologySingle:
+      return "single";
+    case kNvmlTopologyMultiple:
+      return "multiple";
+    case kNvmlTopologyHostbridge:
+      return "hostbridge";
+    case kNvmlTopologyNode:
+      return "node";
+    case kNvmlTopologySystem:
+      return "system";
+    default:
+      return nullptr;
   }
 }
 
@@ -217,7 +237,8 @@ struct CudaApi {
     init_via = last_via;
     driver_get_version =
         get<PFN_cuDriverGetVersion_v2020>("cuDriverGetVersion", 2020, "cuDriverGetVersion");
-    device_get_count = get<PFN_cuDeviceGetCount_v2000>("cuDeviceGetCount", 2000, "cuDeviceGetCount");
+    device_get_count =
+        get<PFN_cuDeviceGetCount_v2000>("cuDeviceGetCount", 2000, "cuDeviceGetCount");
     device_get = get<PFN_cuDeviceGet_v2000>("cuDeviceGet", 2000, "cuDeviceGet");
     device_get_name = get<PFN_cuDeviceGetName_v2000>("cuDeviceGetName", 2000, "cuDeviceGetName");
     device_get_attribute =
@@ -226,11 +247,12 @@ struct CudaApi {
         get<PFN_cuDeviceTotalMem_v3020>("cuDeviceTotalMem", 3020, "cuDeviceTotalMem_v2");
     device_get_pci_bus_id =
         get<PFN_cuDeviceGetPCIBusId_v4010>("cuDeviceGetPCIBusId", 4010, "cuDeviceGetPCIBusId");
-    device_get_uuid = get<PFN_cuDeviceGetUuid_v11040>("cuDeviceGetUuid", 11040, "cuDeviceGetUuid_v2");
+    device_get_uuid =
+        get<PFN_cuDeviceGetUuid_v11040>("cuDeviceGetUuid", 11040, "cuDeviceGetUuid_v2");
     if (!device_get_uuid)  // drivers before 11.4: the first ABI has the same signature
       device_get_uuid = get<PFN_cuDeviceGetUuid_v11040>("cuDeviceGetUuid", 9020, "cuDeviceGetUuid");
-    can_access_peer =
-        get<PFN_cuDeviceCanAccessPeer_v4000>("cuDeviceCanAccessPeer", 4000, "cuDeviceCanAccessPeer");
+    can_access_peer = get<PFN_cuDeviceCanAccessPeer_v4000>("cuDeviceCanAccessPeer", 4000,
+                                                           "cuDeviceCanAccessPeer");
     get_p2p_attribute = get<PFN_cuDeviceGetP2PAttribute_v8000>("cuDeviceGetP2PAttribute", 8000,
                                                                "cuDeviceGetP2PAttribute");
     get_error_name = get<PFN_cuGetErrorName_v6000>("cuGetErrorName", 6000, "cuGetErrorName");
@@ -332,8 +354,10 @@ void load_nvml(const ProbeOptions& opt, NvmlApi& nv, ProbeReport& rep) {
   unsigned count = 0;
   if (nv.get_count) {
     nvmlReturn_t rc = nv.get_count(&count);
-    if (rc == kNvmlSuccess) rep.nvml_device_count = static_cast<int>(count);
-    else rep.warnings.push_back(fmt::format("nvmlDeviceGetCount_v2 failed: {}", nv.error(rc)));
+    if (rc == kNvmlSuccess)
+      rep.nvml_device_count = static_cast<int>(count);
+    else
+      rep.warnings.push_back(fmt::format("nvmlDeviceGetCount_v2 failed: {}", nv.error(rc)));
   }
 }
 
@@ -373,12 +397,16 @@ void classify_failure(const ProbeOptions& opt, const CudaApi& cu, CUresult r, Pr
     rep.status = ProbeStatus::kNoDevice;
     std::string why;
     if (rep.nvml_device_count && *rep.nvml_device_count > 0) {
-      why = fmt::format(" NVML sees {} GPU(s) that CUDA cannot use; check `nvidia-smi` (MIG mode, "
-                        "a fallen-off-the-bus GPU) and dmesg.", *rep.nvml_device_count);
+      why = fmt::format(
+          " NVML sees {} GPU(s) that CUDA cannot use; check `nvidia-smi` (MIG mode, "
+          "a fallen-off-the-bus GPU) and dmesg.",
+          *rep.nvml_device_count);
     } else if (!has_gpu_node(opt.dev_dir)) {
-      why = fmt::format(" There is no {}/nvidia0 device node: no NVIDIA GPU is present, or (in a "
-                        "container) none was passed in (docker --gpus all, Kubernetes "
-                        "nvidia.com/gpu).", opt.dev_dir);
+      why = fmt::format(
+          " There is no {}/nvidia0 device node: no NVIDIA GPU is present, or (in a "
+          "container) none was passed in (docker --gpus all, Kubernetes "
+          "nvidia.com/gpu).",
+          opt.dev_dir);
     } else {
       why = " Check `nvidia-smi` and dmesg for the state of the GPU.";
     }
@@ -389,12 +417,12 @@ void classify_failure(const ProbeOptions& opt, const CudaApi& cu, CUresult r, Pr
   rep.status = ProbeStatus::kError;
   std::string hint;
   if (r == kCudaErrorInsufficientDriver || r == 803 || r == 804)
-    hint = " The user-space driver library and the kernel module do not match, or a CUDA "
-           "forward-compatibility package is in use on an unsupported GPU: reinstall the driver "
-           "or remove the compat libraries from the library path.";
-  rep.explanation =
-      fmt::format("the NVIDIA driver ({}) failed to initialise: cuInit returned {}.{}", where, what,
-                  hint);
+    hint =
+        " The user-space driver library and the kernel module do not match, or a CUDA "
+        "forward-compatibility package is in use on an unsupported GPU: reinstall the driver "
+        "or remove the compat libraries from the library path.";
+  rep.explanation = fmt::format(
+      "the NVIDIA driver ({}) failed to initialise: cuInit returned {}.{}", where, what, hint);
 }
 
 void query_device(CudaApi& cu, int ordinal, ProbeDevice& d) {
@@ -409,30 +437,38 @@ void query_device(CudaApi& cu, int ordinal, ProbeDevice& d) {
   d.ordinal = ordinal;
   char buf[256] = {};
   if (cu.device_get_name) {
-    if (CUresult r = cu.device_get_name(buf, sizeof buf - 1, dev)) warn("cuDeviceGetName", r);
-    else d.name = buf;
+    if (CUresult r = cu.device_get_name(buf, sizeof buf - 1, dev))
+      warn("cuDeviceGetName", r);
+    else
+      d.name = buf;
   }
   if (cu.device_get_pci_bus_id) {
     std::memset(buf, 0, sizeof buf);
-    if (CUresult r = cu.device_get_pci_bus_id(buf, 64, dev)) warn("cuDeviceGetPCIBusId", r);
-    else d.pci_bus_id = buf;
+    if (CUresult r = cu.device_get_pci_bus_id(buf, 64, dev))
+      warn("cuDeviceGetPCIBusId", r);
+    else
+      d.pci_bus_id = buf;
   }
   if (cu.device_get_uuid) {
     CUuuid u{};
-    if (CUresult r = cu.device_get_uuid(&u, dev)) warn("cuDeviceGetUuid", r);
-    else d.uuid = uuid_string(u);
+    if (CUresult r = cu.device_get_uuid(&u, dev))
+      warn("cuDeviceGetUuid", r);
+    else
+      d.uuid = uuid_string(u);
   }
   if (cu.device_total_mem) {
     size_t bytes = 0;
-    if (CUresult r = cu.device_total_mem(&bytes, dev)) warn("cuDeviceTotalMem_v2", r);
-    else d.total_memory = bytes;
+    if (CUresult r = cu.device_total_mem(&bytes, dev))
+      warn("cuDeviceTotalMem_v2", r);
+    else
+      d.total_memory = bytes;
   }
   auto attr = [&](int a, const char* name, int& out) {
     if (!cu.device_get_attribute) return;
     int v = 0;
     if (CUresult r = cu.device_get_attribute(&v, a, dev)) {
-      d.warnings.push_back(fmt::format("cuDeviceGetAttribute({}) failed: {} ({})", name,
-                                       cu.error_name(r), r));
+      d.warnings.push_back(
+          fmt::format("cuDeviceGetAttribute({}) failed: {} ({})", name, cu.error_name(r), r));
       return;
     }
     out = v;
@@ -504,13 +540,15 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
     const char* e = dlerror();
     rep.status = ProbeStatus::kNoDriver;
     std::string hint =
-        proc ? fmt::format(" The NVIDIA kernel module is loaded ({}), so the driver's user-space "
-                           "libraries are missing from the library path; in a container, start it "
-                           "with the NVIDIA Container Toolkit (docker --gpus all).",
-                           proc->version.value_or("version unknown"))
-             : std::string(" Install the NVIDIA driver (or, in a container, use the NVIDIA "
-                           "Container Toolkit); on a machine without an NVIDIA GPU this is "
-                           "expected.");
+        proc ? fmt::format(
+                   " The NVIDIA kernel module is loaded ({}), so the driver's user-space "
+                   "libraries are missing from the library path; in a container, start it "
+                   "with the NVIDIA Container Toolkit (docker --gpus all).",
+                   proc->version.value_or("version unknown"))
+             : std::string(
+                   " Install the NVIDIA driver (or, in a container, use the NVIDIA "
+                   "Container Toolkit); on a machine without an NVIDIA GPU this is "
+                   "expected.");
     rep.explanation = fmt::format("no NVIDIA driver found: {} could not be loaded ({}).{}",
                                   opt.libcuda, e ? e : "unknown dlopen error", hint);
     if (nv.initialised && nv.shutdown) nv.shutdown();
@@ -585,15 +623,22 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
     classify_failure(opt, cu, kCudaErrorNoDevice, rep);
     return finish();
   }
+  if (count > kMaxDevices) {  // a broken or hostile library must not make the probe hang
+    rep.warnings.push_back(
+        fmt::format("cuDeviceGetCount reported {} GPUs; only the first {} are "
+                    "probed",
+                    count, kMaxDevices));
+    count = kMaxDevices;
+  }
 
   // Devices, joined with NVML by PCI bus id.
   std::vector<nvmlDevice_t> nvml_by_ordinal(static_cast<size_t>(count), nullptr);
   std::vector<nvmlDevice_t> nvml_by_index;
   if (nv.initialised && nv.by_index && rep.nvml_device_count) {
-    for (int i = 0; i < *rep.nvml_device_count; ++i) {
+    for (int i = 0; i < std::min(*rep.nvml_device_count, kMaxDevices); ++i) {
       nvmlDevice_t h = nullptr;
       nvml_by_index.push_back(nv.by_index(static_cast<unsigned>(i), &h) == kNvmlSuccess ? h
-                                                                                      : nullptr);
+                                                                                        : nullptr);
     }
   }
   for (int i = 0; i < count; ++i) {
@@ -607,10 +652,11 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
         for (size_t k = 0; k < nvml_by_index.size(); ++k)
           if (nvml_by_index[k] == h) d.nvml_index = static_cast<int>(k);
         int major = 0, minor = 0;
-        if (nv.cc && nv.cc(h, &major, &minor) == kNvmlSuccess) d.nvml_cc = ComputeCapability{major, minor};
+        if (nv.cc && nv.cc(h, &major, &minor) == kNvmlSuccess)
+          d.nvml_cc = ComputeCapability{major, minor};
       } else {
-        d.warnings.push_back(fmt::format("NVML has no device at PCI bus id {}: {}", d.pci_bus_id,
-                                         nv.error(nr)));
+        d.warnings.push_back(
+            fmt::format("NVML has no device at PCI bus id {}: {}", d.pci_bus_id, nv.error(nr)));
       }
     }
     if (d.nvml_cc && *d.nvml_cc != d.cc) {
@@ -636,7 +682,8 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
     for (int j = 0; j < count; ++j) {
       if (i == j) continue;
       int v = 0;
-      if (cu.can_access_peer && cu.can_access_peer(&v, i, j) == kCudaSuccess) t.p2p_access[i][j] = v != 0;
+      if (cu.can_access_peer && cu.can_access_peer(&v, i, j) == kCudaSuccess)
+        t.p2p_access[i][j] = v != 0;
       if (cu.get_p2p_attribute &&
           cu.get_p2p_attribute(&v, kP2PNativeAtomicSupported, i, j) == kCudaSuccess)
         t.native_atomics[i][j] = v != 0;
@@ -675,15 +722,21 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
       if (j != i && !t.nvlink_links[i][j]) t.nvlink_links[i][j] = 0;
   }
 
+  if (rep.cuda_visible_devices && rep.nvml_device_count && *rep.nvml_device_count > count)
+    rep.warnings.push_back(fmt::format(
+        "CUDA_VISIBLE_DEVICES=\"{}\" hides {} of the {} GPUs NVML sees", *rep.cuda_visible_devices,
+        *rep.nvml_device_count - count, *rep.nvml_device_count));
   rep.status = ProbeStatus::kOk;
-  rep.explanation = fmt::format(
-      "{} GPU(s) visible to CUDA through {} (driver {}, CUDA {}).", count, rep.libcuda_path,
-      rep.driver_version.value_or("version unknown"),
-      rep.cuda_driver_version ? Version::from_cuda_int(*rep.cuda_driver_version).to_string()
-                              : std::string("unknown"));
+  rep.explanation = fmt::format("{} GPU(s) visible to CUDA through {} (driver {}, CUDA {}).", count,
+                                rep.libcuda_path, rep.driver_version.value_or("version unknown"),
+                                rep.cuda_driver_version
+                                    ? Version::from_cuda_int(*rep.cuda_driver_version).to_string()
+                                    : std::string("unknown"));
   if (!nv.initialised)
-    rep.warnings.push_back(fmt::format("NVML unavailable ({}): no masquerade check, NVLink or "
-                                       "PCIe topology", rep.nvml_error));
+    rep.warnings.push_back(
+        fmt::format("NVML unavailable ({}): no masquerade check, NVLink or "
+                    "PCIe topology",
+                    rep.nvml_error));
   return finish();
 }
 

@@ -34,10 +34,13 @@ nlohmann::json error_json(const Error& e) {
 std::string styled_verdict(Verdict v, const Style& st) {
   switch (v) {
     case Verdict::kNative:
-    case Verdict::kCompatibleSass: return st.green(to_string(v));
-    case Verdict::kPtxJit: return st.yellow(to_string(v));
+    case Verdict::kCompatibleSass:
+      return st.green(to_string(v));
+    case Verdict::kPtxJit:
+      return st.yellow(to_string(v));
     case Verdict::kUnsupportedPtx:
-    case Verdict::kNoImage: return st.red(to_string(v));
+    case Verdict::kNoImage:
+      return st.red(to_string(v));
   }
   return to_string(v);
 }
@@ -53,8 +56,10 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
                                            t.driver ? " (" + t.driver->to_string() + ")" : "")
                              : "driver not given: PTX ISA versions not checked (--driver)";
     out += fmt::format("{} {} · {}\n", st.bold("Target"), t.label, driver);
-    out += st.dim("Predicted from the files (compatibility rules); `smcompat trace` observes the "
-                  "driver.") + "\n\n";
+    out += st.dim(
+               "Predicted from the files (compatibility rules); `smcompat trace` observes the "
+               "driver.") +
+           "\n\n";
   }
   using A = Table::Align;
   std::vector<std::string> headers = {"package", "files", "SASS", "PTX"};
@@ -96,8 +101,10 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     out += table.render(st);
   }
   if (judged) {
-    out += "\n" + st.dim("native/compat/jit/none: loading units (fatbin containers and bare cubins) "
-                         "by predicted outcome. partial: some units have no image for this GPU.") +
+    out += "\n" +
+           st.dim(
+               "native/compat/jit/none: loading units (fatbin containers and bare cubins) "
+               "by predicted outcome. partial: some units have no image for this GPU.") +
            "\n";
   }
 
@@ -114,8 +121,10 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     details += fmt::format("  {}{} {}: {}\n", styled_verdict(v.verdict, st),
                            v.partial ? st.yellow(" (partial)") : "", inv.display_name(), v.summary);
     if (v.partial)
-      details += st.dim("      Libraries built per architecture select among such units at run "
-                        "time, so this can be fine; `smcompat trace` shows what really loads.") + "\n";
+      details += st.dim(
+                     "      Libraries built per architecture select among such units at run "
+                     "time, so this can be fine; `smcompat trace` shows what really loads.") +
+                 "\n";
     size_t shown = 0;
     const size_t limit = render.verbose ? SIZE_MAX : 3;
     std::map<std::string, size_t> elsewhere;
@@ -125,20 +134,26 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
       if (shown++ >= limit) continue;
       std::string where = u.section.empty() ? fmt::format("at {:#x}", u.offset)
                                             : fmt::format("{} at {:#x}", u.section, u.offset);
-      std::string what = u.chosen ? fmt::format("{} — {}", inv.images[*u.chosen].target.to_string(),
-                                                u.reason)
-                                  : u.reason;
+      std::string what =
+          u.chosen ? fmt::format("{} — {}", inv.images[*u.chosen].target.to_string(), u.reason)
+                   : u.reason;
       details += fmt::format("      {} {}: {}\n", u.bare ? "cubin" : "container", where, what);
     }
     size_t not_shown = shown > limit ? shown - limit : 0;
-    if (not_shown) details += st.dim(fmt::format("      … and {} more (-v lists all)\n", not_shown));
+    if (not_shown)
+      details += st.dim(fmt::format("      … and {} more (-v lists all)\n", not_shown));
     for (const auto& w : v.resource_warnings)
-      details += fmt::format("      {} {}: {}\n", st.yellow("resource"), demangle(w.kernel), w.message);
+      details +=
+          fmt::format("      {} {}: {}\n", st.yellow("resource"), demangle(w.kernel), w.message);
     if (v.verdict == Verdict::kPtxJit)
-      details += st.dim("      PTX JIT compiles at first load (seconds to minutes for large libraries; "
-                        "cached in ~/.nv/ComputeCache).") + "\n";
+      details +=
+          st.dim(
+              "      PTX JIT compiles at first load (seconds to minutes for large libraries; "
+              "cached in ~/.nv/ComputeCache).") +
+          "\n";
   }
-  for (const auto& e : report.errors) details += "  " + st.red("error") + " " + e.to_string() + "\n";
+  for (const auto& e : report.errors)
+    details += "  " + st.red("error") + " " + e.to_string() + "\n";
   if (!details.empty()) out += "\n" + details;
 
   if (render.deep) {
@@ -148,8 +163,10 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
       for (const auto& img : inv.images) any = any || (img.cubin && !img.cubin->kernels.empty());
       if (!any) continue;
       out += "\n" + st.bold(inv.display_name()) + "\n";
-      Table kt({"kernel", "image", "regs", "smem", "stack", "max threads", "cluster", judged ? "verdict" : ""},
-               {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft, A::kLeft});
+      Table kt(
+          {"kernel", "image", "regs", "smem", "stack", "max threads", "cluster",
+           judged ? "verdict" : ""},
+          {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight, A::kLeft, A::kLeft});
       for (size_t i = 0; i < inv.images.size(); ++i) {
         const auto& img = inv.images[i];
         if (!img.cubin) continue;
@@ -159,22 +176,31 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
         }
         for (const auto& k : img.cubin->kernels) {
           auto opt = [](const std::optional<uint32_t>& v) { return v ? std::to_string(*v) : "?"; };
-          std::string threads = k.max_threads ? std::to_string((*k.max_threads)[0] * (*k.max_threads)[1] *
-                                                               (*k.max_threads)[2]) : "";
-          std::string cluster = k.cluster_dims ? fmt::format("{}x{}x{}", (*k.cluster_dims)[0],
-                                                             (*k.cluster_dims)[1], (*k.cluster_dims)[2]) : "";
+          std::string threads =
+              k.max_threads
+                  ? std::to_string((*k.max_threads)[0] * (*k.max_threads)[1] * (*k.max_threads)[2])
+                  : "";
+          std::string cluster = k.cluster_dims
+                                    ? fmt::format("{}x{}x{}", (*k.cluster_dims)[0],
+                                                  (*k.cluster_dims)[1], (*k.cluster_dims)[2])
+                                    : "";
           kt.add_row({demangle(k.name), img.target.to_string(), opt(k.registers),
-                      std::to_string(k.shared_bytes), opt(k.stack_bytes), threads, cluster, verdict});
+                      std::to_string(k.shared_bytes), opt(k.stack_bytes), threads, cluster,
+                      verdict});
         }
       }
       out += kt.render(st, "  ");
     }
   }
-  out += "\n" + st.dim(fmt::format("{} files considered, {} skipped by name, {} with device code or "
-                                   "errors, {} read.", report.files_seen, report.files_skipped,
-                                   report.files.size(), human_bytes(report.bytes_scanned))) + "\n";
+  out += "\n" +
+         st.dim(fmt::format("{} files considered, {} skipped by name, {} with device code or "
+                            "errors, {} read.",
+                            report.files_seen, report.files_skipped, report.files.size(),
+                            human_bytes(report.bytes_scanned))) +
+         "\n";
   if (!judged && !report.packages.empty())
-    out += st.dim("Add --gpu NAME (e.g. --gpu \"RTX 5090\") or --target sm_120 for a verdict.") + "\n";
+    out +=
+        st.dim("Add --gpu NAME (e.g. --gpu \"RTX 5090\") or --target sm_120 for a verdict.") + "\n";
   return out;
 }
 
@@ -188,18 +214,23 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
   j["prediction"] = true;
   if (options.target) {
     const Target& t = *options.target;
-    j["target"] = {{"label", t.label}, {"cc", t.cc.to_string()},
-                   {"gpu", t.gpu ? json(t.gpu->name) : json(nullptr)},
-                   {"driver_cuda", t.driver_cuda ? json(t.driver_cuda->to_string()) : json(nullptr)},
-                   {"driver", t.driver ? json(t.driver->to_string()) : json(nullptr)}};
+    j["target"] = {
+        {"label", t.label},
+        {"cc", t.cc.to_string()},
+        {"gpu", t.gpu ? json(t.gpu->name) : json(nullptr)},
+        {"driver_cuda", t.driver_cuda ? json(t.driver_cuda->to_string()) : json(nullptr)},
+        {"driver", t.driver ? json(t.driver->to_string()) : json(nullptr)}};
   } else {
     j["target"] = nullptr;
   }
   j["files"] = json::array();
   for (const auto& f : report.files) {
     const auto& inv = f.inventory;
-    json jf{{"path", inv.path}, {"member", inv.member}, {"package", f.package},
-            {"format", to_string(inv.format)}, {"size", inv.size}};
+    json jf{{"path", inv.path},
+            {"member", inv.member},
+            {"package", f.package},
+            {"format", to_string(inv.format)},
+            {"size", inv.size}};
     jf["errors"] = json::array();
     for (const auto& e : inv.errors) jf["errors"].push_back(error_json(e));
     jf["warnings"] = json::array();
@@ -208,11 +239,16 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
     jf["entries"] = json::array();
     for (size_t i = 0; i < inv.images.size(); ++i) {
       const auto& img = inv.images[i];
-      json je{{"kind", to_string(img.target.kind)}, {"target", img.target.to_string()},
-              {"section", img.section}, {"container_offset", img.container_offset},
-              {"entry_offset", img.entry_offset}, {"in_container", img.in_container},
-              {"compression", to_string(img.compression)}, {"stored_size", img.stored_size},
-              {"uncompressed_size", img.uncompressed_size}, {"relocatable", img.relocatable},
+      json je{{"kind", to_string(img.target.kind)},
+              {"target", img.target.to_string()},
+              {"section", img.section},
+              {"container_offset", img.container_offset},
+              {"entry_offset", img.entry_offset},
+              {"in_container", img.in_container},
+              {"compression", to_string(img.compression)},
+              {"stored_size", img.stored_size},
+              {"uncompressed_size", img.uncompressed_size},
+              {"relocatable", img.relocatable},
               {"debug", img.debug}};
       je["ptx_version"] = img.ptx_version ? json(img.ptx_version->to_string()) : json(nullptr);
       if (!img.identifier.empty()) je["identifier"] = img.identifier;
@@ -224,8 +260,10 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
       if (img.cubin) {
         je["kernels"] = json::array();
         for (const auto& k : img.cubin->kernels) {
-          json jk{{"name", k.name}, {"demangled", demangle(k.name)},
-                  {"shared_bytes", k.shared_bytes}, {"sass_bytes", k.sass_bytes}};
+          json jk{{"name", k.name},
+                  {"demangled", demangle(k.name)},
+                  {"shared_bytes", k.shared_bytes},
+                  {"sass_bytes", k.sass_bytes}};
           jk["registers"] = k.registers ? json(*k.registers) : json(nullptr);
           jk["stack_bytes"] = k.stack_bytes ? json(*k.stack_bytes) : json(nullptr);
           if (k.max_threads) jk["max_threads"] = *k.max_threads;
@@ -245,37 +283,46 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
       const auto& v = *f.verdict;
       jf["verdict"] = v.has_device_code ? json(to_string(v.verdict)) : json(nullptr);
       json counts;
-      for (size_t k = 0; k < kVerdictCount; ++k) counts[to_string(static_cast<Verdict>(k))] = v.unit_counts[k];
+      for (size_t k = 0; k < kVerdictCount; ++k)
+        counts[to_string(static_cast<Verdict>(k))] = v.unit_counts[k];
       jf["unit_counts"] = counts;
       jf["specialized_elsewhere"] = v.specialized_elsewhere;
       jf["summary"] = v.summary;
       jf["units"] = json::array();
       for (const auto& u : v.units) {
-        json ju{{"section", u.section}, {"offset", u.offset}, {"verdict", to_string(u.verdict)},
-                {"bare", u.bare}, {"specialized_elsewhere", u.specialized_elsewhere},
-                {"reason", u.reason}, {"images", u.images}};
+        json ju{{"section", u.section},
+                {"offset", u.offset},
+                {"verdict", to_string(u.verdict)},
+                {"bare", u.bare},
+                {"specialized_elsewhere", u.specialized_elsewhere},
+                {"reason", u.reason},
+                {"images", u.images}};
         ju["chosen"] = u.chosen ? json(*u.chosen) : json(nullptr);
         jf["units"].push_back(std::move(ju));
       }
       jf["resource_warnings"] = json::array();
       for (const auto& w : v.resource_warnings)
-        jf["resource_warnings"].push_back({{"entry", w.image}, {"kernel", w.kernel}, {"message", w.message}});
+        jf["resource_warnings"].push_back(
+            {{"entry", w.image}, {"kernel", w.kernel}, {"message", w.message}});
     }
     j["files"].push_back(std::move(jf));
   }
   j["packages"] = json::array();
   for (const auto& p : report.packages) {
-    json jp{{"name", p.name}, {"version", p.version}, {"kind", p.kind}, {"files", p.files.size()},
-            {"images", p.images}, {"errors", p.errors}, {"sass", p.sass_targets},
-            {"ptx", p.ptx_targets}, {"lto", p.lto_targets},
-            {"resource_warnings", p.resource_warnings}};
+    json jp{{"name", p.name},         {"version", p.version},
+            {"kind", p.kind},         {"files", p.files.size()},
+            {"images", p.images},     {"errors", p.errors},
+            {"sass", p.sass_targets}, {"ptx", p.ptx_targets},
+            {"lto", p.lto_targets},   {"resource_warnings", p.resource_warnings}};
     jp["verdict"] = p.verdict ? json(to_string(*p.verdict)) : json(nullptr);
     j["packages"].push_back(std::move(jp));
   }
   j["errors"] = json::array();
   for (const auto& e : report.errors) j["errors"].push_back(error_json(e));
-  j["stats"] = {{"files_seen", report.files_seen}, {"files_skipped", report.files_skipped},
-                {"files_reported", report.files.size()}, {"bytes_scanned", report.bytes_scanned}};
+  j["stats"] = {{"files_seen", report.files_seen},
+                {"files_skipped", report.files_skipped},
+                {"files_reported", report.files.size()},
+                {"bytes_scanned", report.bytes_scanned}};
   return j;
 }
 

@@ -61,8 +61,10 @@ std::string Table::render(const Style& style, const std::string& indent) const {
       size_t pad = width[c] - display_width(cells[c]);
       bool last = c + 1 == cells.size();
       std::string cell = header ? style.bold(cells[c]) : cells[c];
-      if (align_[c] == Align::kRight) out += std::string(pad, ' ') + cell;
-      else out += cell + (last ? "" : std::string(pad, ' '));
+      if (align_[c] == Align::kRight)
+        out += std::string(pad, ' ') + cell;
+      else
+        out += cell + (last ? "" : std::string(pad, ' '));
       if (!last) out += "  ";
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();

@@ -4,10 +4,9 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -28,11 +27,11 @@ namespace {
 // Files whose name says they cannot hold object code are not opened (site-packages hold tens of
 // thousands of .py files).
 bool skip_by_name(const std::string& name) {
-  static const char* kText[] = {".py", ".pyc", ".pyi", ".pyx", ".pxd", ".txt", ".md", ".rst",
-                                ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".h", ".hpp",
-                                ".cuh", ".hxx", ".inl", ".c", ".cc", ".cpp", ".cu", ".html",
-                                ".js", ".css", ".png", ".jpg", ".svg", ".csv", ".typed",
-                                ".pth", ".sh", ".bat", ".xml", ".proto", ".cmake", ".pc"};
+  static const char* kText[] = {
+      ".py",    ".pyc",  ".pyi", ".pyx",  ".pxd", ".txt",   ".md",    ".rst", ".json", ".yaml",
+      ".yml",   ".toml", ".cfg", ".ini",  ".h",   ".hpp",   ".cuh",   ".hxx", ".inl",  ".c",
+      ".cc",    ".cpp",  ".cu",  ".html", ".js",  ".css",   ".png",   ".jpg", ".svg",  ".csv",
+      ".typed", ".pth",  ".sh",  ".bat",  ".xml", ".proto", ".cmake", ".pc"};
   for (const char* ext : kText)
     if (ends_with(name, ext)) return true;
   return name == "RECORD" || name == "METADATA" || name == "WHEEL" || name == "LICENSE" ||
@@ -62,22 +61,26 @@ struct Walker {
   void walk_dir(const std::string& dir, const std::string& root, int depth) {
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) {
-      errors.push_back(make_error(fmt::format("cannot stat directory: {}", std::strerror(errno))).in_file(dir));
+      errors.push_back(
+          make_error(fmt::format("cannot stat directory: {}", std::strerror(errno))).in_file(dir));
       return;
     }
     if (!visited_dirs.insert({st.st_dev, st.st_ino}).second) {
       errors.push_back(make_error("directory already visited through another path (symlink "
-                                  "cycle); not descended again").in_file(dir));
+                                  "cycle); not descended again")
+                           .in_file(dir));
       return;
     }
     if (depth > 64) {
-      errors.push_back(make_error("directory nesting deeper than 64 levels; not descended").in_file(dir));
+      errors.push_back(
+          make_error("directory nesting deeper than 64 levels; not descended").in_file(dir));
       return;
     }
     std::error_code ec;
     fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
     if (ec) {
-      errors.push_back(make_error(fmt::format("cannot read directory: {}", ec.message())).in_file(dir));
+      errors.push_back(
+          make_error(fmt::format("cannot read directory: {}", ec.message())).in_file(dir));
       return;
     }
     std::vector<std::string> entries;
@@ -92,16 +95,18 @@ struct Walker {
   void visit(const std::string& path, const std::string& root, int depth, bool explicit_path) {
     struct stat lst {};
     if (::lstat(path.c_str(), &lst) != 0) {
-      errors.push_back(make_error(fmt::format("cannot access: {}", std::strerror(errno))).in_file(path));
+      errors.push_back(
+          make_error(fmt::format("cannot access: {}", std::strerror(errno))).in_file(path));
       return;
     }
     struct stat st = lst;
     if (S_ISLNK(lst.st_mode)) {
       if (::stat(path.c_str(), &st) != 0) {
         int err = errno;
-        errors.push_back(make_error(err == ELOOP ? std::string("symbolic link loop")
-                                                 : fmt::format("dangling symbolic link: {}",
-                                                               std::strerror(err))).in_file(path));
+        errors.push_back(
+            make_error(err == ELOOP ? std::string("symbolic link loop")
+                                    : fmt::format("dangling symbolic link: {}", std::strerror(err)))
+                .in_file(path));
         return;
       }
     }
@@ -198,7 +203,10 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
       if (!indexed.insert(d).second) break;
       bool has_dist = false;
       for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
-        if (ends_with(it->path().filename().string(), ".dist-info")) { has_dist = true; break; }
+        if (ends_with(it->path().filename().string(), ".dist-info")) {
+          has_dist = true;
+          break;
+        }
       if (has_dist) index_records(d, dists);
       if (dir == dir.parent_path()) break;
     }
@@ -262,7 +270,9 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
       sf.package = pkg;
       sf.inventory = std::move(inv);
       auto [it, inserted] = package_index.try_emplace(pkg, report.packages.size());
-      if (inserted) report.packages.push_back(PackageSummary{pkg, version, kind, {}, {}, {}, {}, 0, 0, {}, false, 0});
+      if (inserted)
+        report.packages.push_back(
+            PackageSummary{pkg, version, kind, {}, {}, {}, {}, 0, 0, {}, false, 0});
       report.packages[it->second].files.push_back(report.files.size());
       report.files.push_back(std::move(sf));
     }

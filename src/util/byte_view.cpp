@@ -26,7 +26,8 @@ Result<std::string_view> ByteView::cstring(uint64_t off, uint64_t max_len) const
   uint64_t limit = size_ - off;
   if (max_len < limit) limit = max_len;
   const void* nul = std::memchr(data_ + off, 0, limit);
-  if (!nul) return error_at(off, fmt::format("string is not NUL-terminated within {:#x} bytes", limit));
+  if (!nul)
+    return error_at(off, fmt::format("string is not NUL-terminated within {:#x} bytes", limit));
   return std::string_view(reinterpret_cast<const char*>(data_ + off),
                           static_cast<const uint8_t*>(nul) - (data_ + off));
 }

@@ -15,12 +15,17 @@ namespace {
 
 Verdict verdict_of(ImageFit fit) {
   switch (fit) {
-    case ImageFit::kNative: return Verdict::kNative;
-    case ImageFit::kCompatibleSass: return Verdict::kCompatibleSass;
-    case ImageFit::kPtxJit: return Verdict::kPtxJit;
-    case ImageFit::kUnsupportedPtx: return Verdict::kUnsupportedPtx;
+    case ImageFit::kNative:
+      return Verdict::kNative;
+    case ImageFit::kCompatibleSass:
+      return Verdict::kCompatibleSass;
+    case ImageFit::kPtxJit:
+      return Verdict::kPtxJit;
+    case ImageFit::kUnsupportedPtx:
+      return Verdict::kUnsupportedPtx;
     case ImageFit::kIncompatible:
-    case ImageFit::kNotLoadable: return Verdict::kNoImage;
+    case ImageFit::kNotLoadable:
+      return Verdict::kNoImage;
   }
   return Verdict::kNoImage;
 }
@@ -31,11 +36,20 @@ Verdict verdict_of(ImageFit fit) {
 int64_t rank(const DeviceImage& img, const ImageVerdict& v) {
   int64_t base = 0;
   switch (v.fit) {
-    case ImageFit::kNative: base = 4'000'000; break;
-    case ImageFit::kCompatibleSass: base = 3'000'000; break;
-    case ImageFit::kPtxJit: base = 2'000'000; break;
-    case ImageFit::kUnsupportedPtx: base = 1'000'000; break;
-    default: return -1;
+    case ImageFit::kNative:
+      base = 4'000'000;
+      break;
+    case ImageFit::kCompatibleSass:
+      base = 3'000'000;
+      break;
+    case ImageFit::kPtxJit:
+      base = 2'000'000;
+      break;
+    case ImageFit::kUnsupportedPtx:
+      base = 1'000'000;
+      break;
+    default:
+      return -1;
   }
   return base + img.target.arch * 10 + (img.target.variant == ArchVariant::kBase ? 1 : 0);
 }
@@ -69,21 +83,28 @@ void choose(const FileInventory& inv, const std::vector<ImageVerdict>& iv, UnitV
   std::string list;
   for (const auto& o : offered) list += (list.empty() ? "" : ", ") + o;
   u.specialized_elsewhere = all_specific && !u.bare;
-  if (only_lto) u.reason = fmt::format("only LTO-IR ({}), which the driver cannot load", list);
+  if (only_lto)
+    u.reason = fmt::format("only LTO-IR ({}), which the driver cannot load", list);
   else if (u.specialized_elsewhere)
     u.reason = fmt::format("only architecture/family-specific code for other GPUs ({})", list);
-  else u.reason = fmt::format("no compatible SASS and no usable PTX (offers {})", list);
+  else
+    u.reason = fmt::format("no compatible SASS and no usable PTX (offers {})", list);
 }
 
 }  // namespace
 
 const char* to_string(Verdict v) {
   switch (v) {
-    case Verdict::kNative: return "native";
-    case Verdict::kCompatibleSass: return "compatible-sass";
-    case Verdict::kPtxJit: return "ptx-jit";
-    case Verdict::kUnsupportedPtx: return "unsupported-ptx";
-    case Verdict::kNoImage: return "no-image";
+    case Verdict::kNative:
+      return "native";
+    case Verdict::kCompatibleSass:
+      return "compatible-sass";
+    case Verdict::kPtxJit:
+      return "ptx-jit";
+    case Verdict::kUnsupportedPtx:
+      return "unsupported-ptx";
+    case Verdict::kNoImage:
+      return "no-image";
   }
   return "?";
 }
@@ -129,13 +150,15 @@ Result<Target> Target::parse(std::string_view gpu_or_arch, std::string_view driv
       t.driver = d;
       t.driver_cuda = catalog.max_cuda_for_driver(*d);
       if (!t.driver_cuda)
-        return make_error(fmt::format("driver {} is older than every CUDA release in the catalog",
-                                      driver));
+        return make_error(
+            fmt::format("driver {} is older than every CUDA release in the catalog", driver));
     } else if (auto v = Version::parse(driver)) {
       t.driver_cuda = v;
     } else {
-      return make_error(fmt::format("driver '{}' is neither a CUDA version (12.8, 12080) nor a "
-                                    "driver build (570.124.06)", driver));
+      return make_error(
+          fmt::format("driver '{}' is neither a CUDA version (12.8, 12080) nor a "
+                      "driver build (570.124.06)",
+                      driver));
     }
   }
   return t;
@@ -155,7 +178,8 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     UnitVerdict u;
     u.section = c.section;
     u.offset = c.offset;
-    for (size_t i = c.first_image; i < c.first_image + c.image_count && i < inv.images.size(); ++i) {
+    for (size_t i = c.first_image; i < c.first_image + c.image_count && i < inv.images.size();
+         ++i) {
       u.images.push_back(i);
       in_unit[i] = true;
     }
@@ -194,8 +218,8 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
           fv.resource_warnings.push_back(ResourceWarning{
               *u.chosen, k.name,
               fmt::format("static shared memory {} bytes exceeds the {}-byte per-block opt-in "
-                          "limit of {}", k.shared_bytes, *arch->smem_per_block_optin,
-                          target.cc.to_string())});
+                          "limit of {}",
+                          k.shared_bytes, *arch->smem_per_block_optin, target.cc.to_string())});
         }
       }
     }
@@ -217,11 +241,11 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     }
     fv.summary = fmt::format("{} of {} units run ({})", fitting, total, parts);
     if (fv.partial) {
-      fv.summary += fmt::format("; {} have no image for {}", fv.units_without_image,
-                                target.cc.to_string());
+      fv.summary +=
+          fmt::format("; {} have no image for {}", fv.units_without_image, target.cc.to_string());
       if (fv.specialized_elsewhere)
-        fv.summary += fmt::format(" ({} of them a/f-specific code for other GPUs)",
-                                  fv.specialized_elsewhere);
+        fv.summary +=
+            fmt::format(" ({} of them a/f-specific code for other GPUs)", fv.specialized_elsewhere);
     }
   }
   return fv;

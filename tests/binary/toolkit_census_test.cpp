@@ -10,9 +10,11 @@
 //  3. `readelf -SW LIB` section sizes. Marked [readelf].
 // The tests skip, saying which path they looked at, only when a library is not installed.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -340,6 +342,61 @@ TEST(ToolkitCensus, CudnnCnnDeep) {
   }
   EXPECT_EQ(kernels, 411u);
   EXPECT_EQ(entries, 46u);
+}
+
+// The same numbers through the CLI: `smcompat scan --deep --json` (schema smcompat.scan/1).
+std::string run_cli(const std::string& args, int* rc) {
+  std::string cmd = std::string(SMCOMPAT_CLI) + " " + args + " 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int st = ::pclose(p);
+  *rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return out;
+}
+
+TEST(ToolkitCensus, CliDeepAgrees) {
+  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libcudnn_cnn.so.9");
+  SMCOMPAT_EXPECT_FILE_SIZE(path, 4203904);
+  int rc = -1;
+  auto j = nlohmann::json::parse(run_cli("scan --deep --json -q " + path, &rc), nullptr, false);
+  EXPECT_EQ(rc, 0);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_EQ(j["schema"], "smcompat.scan/1");
+  ASSERT_EQ(j["files"].size(), 1u);
+  const auto& f = j["files"][0];
+  EXPECT_EQ(f["path"], path);
+  EXPECT_TRUE(f["errors"].empty());
+  EXPECT_EQ(f["containers"], 12);  // [census.py], as above
+  EXPECT_EQ(f["entries"].size(), 82u);
+  size_t kernels = 0, entries = 0;
+  for (const auto& e : f["entries"]) {
+    if (e.contains("kernels")) kernels += e["kernels"].size();
+    if (e.contains("ptx_entries")) entries += e["ptx_entries"].size();
+  }
+  EXPECT_EQ(kernels, 411u);
+  EXPECT_EQ(entries, 46u);
+}
+
+TEST(ToolkitCensus, CliRelocatableNccl) {
+  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libnccl.so.2");
+  SMCOMPAT_EXPECT_FILE_SIZE(path, 217995896);
+  int rc = -1;
+  auto j = nlohmann::json::parse(run_cli("scan --json -q " + path, &rc), nullptr, false);
+  EXPECT_EQ(rc, 0);
+  ASSERT_FALSE(j.is_discarded());
+  ASSERT_EQ(j["files"].size(), 1u);
+  const auto& f = j["files"][0];
+  EXPECT_EQ(f["containers"], 143);
+  EXPECT_EQ(f["entries"].size(), 976u);
+  size_t relocatable = 0;
+  for (const auto& e : f["entries"]) {
+    relocatable += e["relocatable"].get<bool>();
+    EXPECT_EQ(e["relocatable"].get<bool>(), e["section"] == "__nv_relfatbin");
+  }
+  EXPECT_EQ(relocatable, 889u);
 }
 
 // libcusparse.so.12: containers in .rodata (LZ4, with LTO-IR) and .nv_fatbin.

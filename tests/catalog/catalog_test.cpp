@@ -1,7 +1,7 @@
 // Catalog data: parsing, lookups and resources.
-#include <gtest/gtest.h>
-
 #include "smcompat/catalog/catalog.hpp"
+
+#include <gtest/gtest.h>
 
 namespace smcompat {
 namespace {
@@ -51,8 +51,8 @@ TEST(Catalog, BuiltinParsesWithEveryArchAndGpu) {
   const Catalog& c = Catalog::builtin();
   ASSERT_EQ(c.archs().size(), 22u);
   EXPECT_EQ(c.gpus().size(), 21u);
-  for (int sm : {50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 107,
-                 110, 120, 121}) {
+  for (int sm : {50, 52, 53, 60, 61,  62,  70,  72,  75,  80,  86,
+                 87, 88, 89, 90, 100, 101, 103, 107, 110, 120, 121}) {
     const ArchInfo* a = c.arch(sm);
     ASSERT_NE(a, nullptr) << sm;
     EXPECT_FALSE(a->source.empty()) << sm;

@@ -85,7 +85,8 @@ TEST(PtxRule, ForwardJit) {
 }
 
 TEST(PtxRule, IsaNewerThanDriverIsUnsupported) {
-  // PTX ISA 9.0 needs CUDA 13.0; a driver for 12.8 cannot JIT it (CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
+  // PTX ISA 9.0 needs CUDA 13.0; a driver for 12.8 cannot JIT it
+  // (CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
   auto r = cat().fit(T("compute_120"), CC("12.0"), Version{9, 0}, Version{12, 8});
   EXPECT_EQ(r.fit, ImageFit::kUnsupportedPtx);
   EXPECT_NE(r.reason.find("CUDA 13.0"), std::string::npos) << r.reason;

@@ -35,7 +35,8 @@ class CliTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("smcompat_cli_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     auto write = [&](const char* name, const std::vector<uint8_t>& b) {
-      std::ofstream(dir_ / name, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), b.size());
+      std::ofstream(dir_ / name, std::ios::binary)
+          .write(reinterpret_cast<const char*>(b.data()), b.size());
     };
     using namespace smcompat::synth;
     write("native.fatbin", container({sass_entry(120)}));
@@ -85,7 +86,8 @@ TEST_F(CliTest, NoColourWhenPipedOrAsked) {
   EXPECT_EQ(nlohmann::json::parse(gpus.out)["gpus"][0]["cc"], "12.0");
   CliRun arch = run("arch sm_120");
   EXPECT_NE(arch.out.find("101376 bytes"), std::string::npos) << arch.out;
-  EXPECT_NE(arch.out.find("runs SASS        sm_120, sm_120a, sm_120f"), std::string::npos) << arch.out;
+  EXPECT_NE(arch.out.find("runs SASS        sm_120, sm_120a, sm_120f"), std::string::npos)
+      << arch.out;
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // Behaviour follows ../shared/reference/driver-api.md (§2.1 lookup rules, §7 probe APIs, §8
 // testing without a GPU) and the CUDA 13.0 cuda.h / cudaTypedefs.h for ABI versions. Exported
 // symbols are limited to cu* / nvml* by exports.map. Thread-safe: state is read once; contexts
-// live in a mutex-guarded registry; the context stack is per thread.
+// live in a mutex-guarded registry; the context stack is per thread. Entry points never call
+// each other by exported name (an LD_PRELOAD shim would see those calls twice).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -102,6 +103,25 @@ CUresult primary_release(CUdevice dev) {
   if (dev >= static_cast<int>(p.size()) || !p[dev] || p[dev]->refcount <= 0)
     return kCudaErrorInvalidContext;
   --p[dev]->refcount;  // the handle stays valid (as with the real driver), only inactive
+  return kCudaSuccess;
+}
+
+CUresult get_uuid(CUuuid* uuid, CUdevice dev) {
+  if (CUresult r = check_device(uuid, dev)) return r;
+  std::string hex;
+  for (char c : gpu(dev)->uuid.substr(4))
+    if (c != '-') hex += c;
+  for (int i = 0; i < 16; ++i)
+    uuid->bytes[i] = static_cast<char>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+  return kCudaSuccess;
+}
+
+CUresult ctx_get_device(CUdevice* dev) {
+  if (CUresult r = check_init()) return r;
+  if (!dev) return kCudaErrorInvalidValue;
+  int d = smcompat::fake::current_device();
+  if (d < 0) return kCudaErrorInvalidContext;
+  *dev = d;
   return kCudaSuccess;
 }
 
@@ -227,7 +247,8 @@ namespace smcompat::fake {
 int current_device() {
   if (t_stack.empty()) return -1;
   CUcontext top = t_stack.back();
-  return is_live(top) ? top->device : -1;
+  std::lock_guard<std::mutex> lock(contexts().mu);  // read under the lock: no destroy in between
+  return contexts().live.count(top) ? top->device : -1;
 }
 }  // namespace smcompat::fake
 
@@ -271,33 +292,81 @@ CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
 
 CUresult cuDeviceGetAttribute(int* value, int attrib, CUdevice dev) {
   if (CUresult r = check_device(value, dev)) return r;
+  const auto& failing = state().failing_attributes;
+  if (std::find(failing.begin(), failing.end(), attrib) != failing.end())
+    return kCudaErrorNotSupported;  // fault injection (SMCOMPAT_FAKE_FAIL_ATTRIBUTES)
   const FakeGpu& g = *gpu(dev);
   unsigned bus = 0, device = 0, domain = 0;
   std::sscanf(g.pci_bus_id.c_str(), "%x:%x:%x", &domain, &bus, &device);
   switch (attrib) {
-    case kAttrMaxThreadsPerBlock: *value = 1024; break;
-    case kAttrMaxSharedMemoryPerBlock: *value = g.smem_per_block; break;
-    case kAttrWarpSize: *value = 32; break;
-    case kAttrMaxRegistersPerBlock: *value = g.regs_per_block; break;
-    case kAttrClockRate: *value = g.clock_khz; break;
-    case kAttrMultiprocessorCount: *value = g.sms; break;
-    case kAttrPciBusId: *value = static_cast<int>(bus); break;
-    case kAttrPciDeviceId: *value = static_cast<int>(device); break;
-    case kAttrPciDomainId: *value = static_cast<int>(domain); break;
-    case kAttrMemoryClockRate: *value = g.memory_clock_khz; break;
-    case kAttrGlobalMemoryBusWidth: *value = g.bus_width_bits; break;
-    case kAttrL2CacheSize: *value = g.l2_bytes; break;
-    case kAttrMaxThreadsPerMultiprocessor: *value = g.threads_per_sm; break;
-    case kAttrUnifiedAddressing: *value = 1; break;
-    case kAttrComputeCapabilityMajor: *value = g.reported_cc_major; break;
-    case kAttrComputeCapabilityMinor: *value = g.reported_cc_minor; break;
-    case kAttrMaxSharedMemoryPerMultiprocessor: *value = g.smem_per_sm; break;
-    case kAttrMaxRegistersPerMultiprocessor: *value = g.regs_per_sm; break;
-    case kAttrMaxSharedMemoryPerBlockOptin: *value = g.smem_per_block_optin; break;
-    case kAttrMaxBlocksPerMultiprocessor: *value = g.blocks_per_sm; break;
-    case kAttrReservedSharedMemoryPerBlock: *value = g.reserved_smem_per_block; break;
-    case kAttrClusterLaunch: *value = g.cluster_launch ? 1 : 0; break;
-    default: return kCudaErrorNotSupported;  // not modelled by the fake (README.md)
+    case kAttrMaxThreadsPerBlock:
+      *value = 1024;
+      break;
+    case kAttrMaxSharedMemoryPerBlock:
+      *value = g.smem_per_block;
+      break;
+    case kAttrWarpSize:
+      *value = 32;
+      break;
+    case kAttrMaxRegistersPerBlock:
+      *value = g.regs_per_block;
+      break;
+    case kAttrClockRate:
+      *value = g.clock_khz;
+      break;
+    case kAttrMultiprocessorCount:
+      *value = g.sms;
+      break;
+    case kAttrPciBusId:
+      *value = static_cast<int>(bus);
+      break;
+    case kAttrPciDeviceId:
+      *value = static_cast<int>(device);
+      break;
+    case kAttrPciDomainId:
+      *value = static_cast<int>(domain);
+      break;
+    case kAttrMemoryClockRate:
+      *value = g.memory_clock_khz;
+      break;
+    case kAttrGlobalMemoryBusWidth:
+      *value = g.bus_width_bits;
+      break;
+    case kAttrL2CacheSize:
+      *value = g.l2_bytes;
+      break;
+    case kAttrMaxThreadsPerMultiprocessor:
+      *value = g.threads_per_sm;
+      break;
+    case kAttrUnifiedAddressing:
+      *value = 1;
+      break;
+    case kAttrComputeCapabilityMajor:
+      *value = g.reported_cc_major;
+      break;
+    case kAttrComputeCapabilityMinor:
+      *value = g.reported_cc_minor;
+      break;
+    case kAttrMaxSharedMemoryPerMultiprocessor:
+      *value = g.smem_per_sm;
+      break;
+    case kAttrMaxRegistersPerMultiprocessor:
+      *value = g.regs_per_sm;
+      break;
+    case kAttrMaxSharedMemoryPerBlockOptin:
+      *value = g.smem_per_block_optin;
+      break;
+    case kAttrMaxBlocksPerMultiprocessor:
+      *value = g.blocks_per_sm;
+      break;
+    case kAttrReservedSharedMemoryPerBlock:
+      *value = g.reserved_smem_per_block;
+      break;
+    case kAttrClusterLaunch:
+      *value = g.cluster_launch ? 1 : 0;
+      break;
+    default:
+      return kCudaErrorNotSupported;  // not modelled by the fake (README.md)
   }
   return kCudaSuccess;
 }
@@ -332,17 +401,8 @@ CUresult cuDeviceGetPCIBusId(char* out, int len, CUdevice dev) {
   return kCudaSuccess;
 }
 
-CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
-  if (CUresult r = check_device(uuid, dev)) return r;
-  std::string hex;
-  for (char c : gpu(dev)->uuid.substr(4))
-    if (c != '-') hex += c;
-  for (int i = 0; i < 16; ++i)
-    uuid->bytes[i] = static_cast<char>(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
-  return kCudaSuccess;
-}
-
-CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) { return cuDeviceGetUuid_v2(uuid, dev); }
+CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) { return get_uuid(uuid, dev); }
+CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) { return get_uuid(uuid, dev); }
 
 CUresult cuDeviceCanAccessPeer(int* can, CUdevice dev, CUdevice peer) {
   if (CUresult r = check_device(can, dev)) return r;
@@ -359,11 +419,20 @@ CUresult cuDeviceGetP2PAttribute(int* value, int attrib, CUdevice src, CUdevice 
   bool nvlink =
       smcompat::fake::nvlink_links(st, gpu(src)->physical_index, gpu(dst)->physical_index) > 0;
   switch (attrib) {
-    case kP2PPerformanceRank: *value = p2p ? (nvlink ? 0 : 1) : 0; break;
-    case kP2PAccessSupported: *value = p2p ? 1 : 0; break;
-    case kP2PNativeAtomicSupported: *value = (p2p && nvlink) ? 1 : 0; break;
-    case kP2PCudaArrayAccessSupported: *value = p2p ? 1 : 0; break;
-    default: return kCudaErrorInvalidValue;
+    case kP2PPerformanceRank:
+      *value = p2p ? (nvlink ? 0 : 1) : 0;
+      break;
+    case kP2PAccessSupported:
+      *value = p2p ? 1 : 0;
+      break;
+    case kP2PNativeAtomicSupported:
+      *value = (p2p && nvlink) ? 1 : 0;
+      break;
+    case kP2PCudaArrayAccessSupported:
+      *value = p2p ? 1 : 0;
+      break;
+    default:
+      return kCudaErrorInvalidValue;
   }
   return kCudaSuccess;
 }
@@ -409,8 +478,10 @@ CUresult cuCtxSetCurrent(CUcontext ctx) {
     return kCudaSuccess;
   }
   if (!is_live(ctx)) return kCudaErrorInvalidContext;
-  if (t_stack.empty()) t_stack.push_back(ctx);
-  else t_stack.back() = ctx;
+  if (t_stack.empty())
+    t_stack.push_back(ctx);
+  else
+    t_stack.back() = ctx;
   return kCudaSuccess;
 }
 
@@ -435,16 +506,9 @@ CUresult cuCtxPopCurrent_v2(CUcontext* pctx) {
   return kCudaSuccess;
 }
 
-CUresult cuCtxGetDevice(CUdevice* dev) {
-  if (CUresult r = check_init()) return r;
-  if (!dev) return kCudaErrorInvalidValue;
-  int d = smcompat::fake::current_device();
-  if (d < 0) return kCudaErrorInvalidContext;
-  *dev = d;
-  return kCudaSuccess;
-}
+CUresult cuCtxGetDevice(CUdevice* dev) { return ctx_get_device(dev); }
 CUresult cuCtxGetDevice_v2(CUdevice* dev, CUcontext ctx) {  // 13.0: NULL = the current context
-  if (!ctx) return cuCtxGetDevice(dev);
+  if (!ctx) return ctx_get_device(dev);
   if (CUresult r = check_init()) return r;
   if (!dev) return kCudaErrorInvalidValue;
   if (!is_live(ctx)) return kCudaErrorInvalidContext;
@@ -462,17 +526,39 @@ CUresult cuGetErrorName(CUresult error, const char** str) {
 CUresult cuGetErrorString(CUresult error, const char** str) {
   if (!str) return kCudaErrorInvalidValue;
   switch (error) {
-    case 0: *str = "no error"; break;
-    case 1: *str = "invalid argument"; break;
-    case 3: *str = "initialization error"; break;
-    case 34: *str = "CUDA driver is a stub library"; break;
-    case 100: *str = "no CUDA-capable device is detected"; break;
-    case 101: *str = "invalid device ordinal"; break;
-    case 201: *str = "invalid device context"; break;
-    case 209: *str = "no kernel image is available for execution on the device"; break;
-    case 801: *str = "operation not supported"; break;
-    case 999: *str = "unknown error"; break;
-    default: *str = cuda_error_name(error); break;  // the name stands in for text not modelled
+    case 0:
+      *str = "no error";
+      break;
+    case 1:
+      *str = "invalid argument";
+      break;
+    case 3:
+      *str = "initialization error";
+      break;
+    case 34:
+      *str = "CUDA driver is a stub library";
+      break;
+    case 100:
+      *str = "no CUDA-capable device is detected";
+      break;
+    case 101:
+      *str = "invalid device ordinal";
+      break;
+    case 201:
+      *str = "invalid device context";
+      break;
+    case 209:
+      *str = "no kernel image is available for execution on the device";
+      break;
+    case 801:
+      *str = "operation not supported";
+      break;
+    case 999:
+      *str = "unknown error";
+      break;
+    default:
+      *str = cuda_error_name(error);
+      break;  // the name stands in for text not modelled
   }
   return *str ? kCudaSuccess : kCudaErrorInvalidValue;
 }
@@ -498,7 +584,7 @@ const Self& self() {
   static const Self s = [] {
     Self out;
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&cuInit), &info) && info.dli_fname) {
+    if (dladdr(static_cast<const void*>(&g_initialized), &info) && info.dli_fname) {
       out.handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
       out.base = info.dli_fbase;
     }

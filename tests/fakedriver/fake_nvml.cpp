@@ -1,7 +1,8 @@
 // The fake libnvidia-ml.so.1: the NVML calls smcompat's probe makes (driver-api.md §7), serving
 // every GPU of SMCOMPAT_FAKE_GPUS in NVML order (NVML ignores CUDA_VISIBLE_DEVICES) and always
 // the true compute capability (a masquerade changes only what CUDA reports). Topology model: see
-// README.md. Handles are pointers into the immutable GPU list, so lookups need no locking.
+// README.md. Handles are pointers into the immutable GPU list, so lookups need no locking. Entry
+// points never call each other by exported name.
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -57,16 +58,26 @@ void fill_pci(const FakeGpu& g, NvmlPciInfo* info) {
   info->pciDeviceId = 0x10de;  // vendor NVIDIA; the device id is not modelled
 }
 
+nvmlReturn_t init() {
+  if (!state().errors.empty()) return kNvmlErrorUnknown;
+  if (state().nvml_init_error != 0) return state().nvml_init_error;
+  ++g_init_count;
+  return kNvmlSuccess;
+}
+
+nvmlReturn_t cuda_driver_version(int* v) {
+  if (nvmlReturn_t r = check_init()) return r;
+  if (!v) return kNvmlErrorInvalidArgument;
+  *v = state().driver_cuda_version;
+  return kNvmlSuccess;
+}
+
 }  // namespace
 
 extern "C" {
 
-nvmlReturn_t nvmlInit_v2() {
-  if (!state().errors.empty()) return kNvmlErrorUnknown;
-  ++g_init_count;
-  return kNvmlSuccess;
-}
-nvmlReturn_t nvmlInit() { return nvmlInit_v2(); }
+nvmlReturn_t nvmlInit_v2() { return init(); }
+nvmlReturn_t nvmlInit() { return init(); }
 
 nvmlReturn_t nvmlShutdown() {
   if (g_init_count <= 0) return kNvmlErrorUninitialized;
@@ -76,15 +87,24 @@ nvmlReturn_t nvmlShutdown() {
 
 const char* nvmlErrorString(nvmlReturn_t r) {
   switch (r) {
-    case 0: return "Success";
-    case 1: return "Uninitialized";
-    case 2: return "Invalid Argument";
-    case 3: return "Not Supported";
-    case 4: return "Insufficient Permissions";
-    case 6: return "Not Found";
-    case 7: return "Insufficient Size";
-    case 9: return "Driver Not Loaded";
-    default: return "Unknown Error";
+    case 0:
+      return "Success";
+    case 1:
+      return "Uninitialized";
+    case 2:
+      return "Invalid Argument";
+    case 3:
+      return "Not Supported";
+    case 4:
+      return "Insufficient Permissions";
+    case 6:
+      return "Not Found";
+    case 7:
+      return "Insufficient Size";
+    case 9:
+      return "Driver Not Loaded";
+    default:
+      return "Unknown Error";
   }
 }
 
@@ -93,13 +113,8 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char* out, unsigned len) {
   return copy_string(state().driver_version, out, len);
 }
 
-nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) {
-  if (nvmlReturn_t r = check_init()) return r;
-  if (!v) return kNvmlErrorInvalidArgument;
-  *v = state().driver_cuda_version;
-  return kNvmlSuccess;
-}
-nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) { return nvmlSystemGetCudaDriverVersion_v2(v); }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int* v) { return cuda_driver_version(v); }
+nvmlReturn_t nvmlSystemGetCudaDriverVersion(int* v) { return cuda_driver_version(v); }
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
   if (nvmlReturn_t r = check_init()) return r;
@@ -191,8 +206,9 @@ nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t h1, nvmlDevice_t h
   if (!a || !b || !level || a == b) return kNvmlErrorInvalidArgument;
   int i = a->physical_index, j = b->physical_index;
   // Model: GPUs 2k and 2k+1 share a PCIe switch; groups of four share a NUMA node.
-  *level = (i / 2 == j / 2) ? kNvmlTopologySingle
-           : (i / 4 == j / 4) ? kNvmlTopologyNode : kNvmlTopologySystem;
+  *level = (i / 2 == j / 2)   ? kNvmlTopologySingle
+           : (i / 4 == j / 4) ? kNvmlTopologyNode
+                              : kNvmlTopologySystem;
   return kNvmlSuccess;
 }
 
@@ -206,10 +222,18 @@ nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t h1, nvmlDevice_t h2, int index,
   bool ok = false;
   switch (index) {
     case kNvmlP2PCapsRead:
-    case kNvmlP2PCapsWrite: ok = st.p2p; break;
-    case kNvmlP2PCapsNvlink: ok = nvlink; break;
-    case kNvmlP2PCapsAtomics: ok = st.p2p && nvlink; break;
-    default: ok = false; break;
+    case kNvmlP2PCapsWrite:
+      ok = st.p2p;
+      break;
+    case kNvmlP2PCapsNvlink:
+      ok = nvlink;
+      break;
+    case kNvmlP2PCapsAtomics:
+      ok = st.p2p && nvlink;
+      break;
+    default:
+      ok = false;
+      break;
   }
   *status = ok ? kNvmlP2PStatusOk : kNvmlP2PStatusNotSupported;
   return kNvmlSuccess;

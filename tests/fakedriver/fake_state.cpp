@@ -2,12 +2,13 @@
 // built-in catalog (data/catalog.json), and the CUDA_VISIBLE_DEVICES filter as the real driver
 // applies it (driver-api.md §7: CUDA ordinals differ from NVML indices). Compiled into both fake
 // libraries; each reads the environment once. See README.md for the variables.
+#include "fake_state.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <string_view>
 
-#include "fake_state.hpp"
 #include "smcompat/catalog/catalog.hpp"
 
 namespace smcompat::fake {
@@ -90,8 +91,8 @@ std::optional<FakeGpu> make_gpu(const std::string& query, int index, FakeState& 
   if (spec->bus_width_bits) g.bus_width_bits = *spec->bus_width_bits;
   // Choose the memory clock so that 2 * clock * width / 8 reproduces the catalog bandwidth.
   if (spec->bandwidth_gbs && spec->bus_width_bits && *spec->bus_width_bits > 0)
-    g.memory_clock_khz = static_cast<int>(*spec->bandwidth_gbs * 1e9 /
-                                          (2.0 * *spec->bus_width_bits / 8.0) / 1000.0 + 0.5);
+    g.memory_clock_khz = static_cast<int>(
+        *spec->bandwidth_gbs * 1e9 / (2.0 * *spec->bus_width_bits / 8.0) / 1000.0 + 0.5);
   if (const ArchInfo* a = cat.arch(spec->cc.arch())) {
     g.smem_per_block_optin = static_cast<int>(a->smem_per_block_optin.value_or(0));
     g.smem_per_sm = static_cast<int>(a->smem_per_sm.value_or(0));
@@ -143,6 +144,18 @@ FakeState load() {
     st.errors.push_back("SMCOMPAT_FAKE_NVLINK is not a count of links per GPU pair");
   if (!parse_int(env_or("SMCOMPAT_FAKE_INIT_ERROR", "0"), st.init_error))
     st.errors.push_back("SMCOMPAT_FAKE_INIT_ERROR is not a CUresult number");
+  if (!parse_int(env_or("SMCOMPAT_FAKE_NVML_INIT_ERROR", "0"), st.nvml_init_error))
+    st.errors.push_back("SMCOMPAT_FAKE_NVML_INIT_ERROR is not an nvmlReturn_t number");
+  std::string failing = env_or("SMCOMPAT_FAKE_FAIL_ATTRIBUTES", "");
+  if (!trim(failing).empty()) {
+    for (const std::string& a : split(failing, ',')) {
+      int v = 0;
+      if (parse_int(a, v))
+        st.failing_attributes.push_back(v);
+      else
+        st.errors.push_back("SMCOMPAT_FAKE_FAIL_ATTRIBUTES: \"" + a + "\" is not a number");
+    }
+  }
   std::string gpus = env_or("SMCOMPAT_FAKE_GPUS", "");
   if (!trim(gpus).empty()) {
     int index = 0;

@@ -15,31 +15,31 @@
 namespace smcompat::fake {
 
 struct FakeGpu {
-  std::string name;        ///< "NVIDIA GeForce RTX 5090"
-  int cc_major = 0;        ///< the real architecture (what the driver loads code for)
+  std::string name;  ///< "NVIDIA GeForce RTX 5090"
+  int cc_major = 0;  ///< the real architecture (what the driver loads code for)
   int cc_minor = 0;
   std::string pci_bus_id;  ///< "00000000:01:00.0" (NVML form; CUDA reports "0000:01:00.0")
   std::string uuid;        ///< "GPU-..."
 
   // Resources, derived from the catalog (data/catalog.json) entry the name resolved to. A value
   // the catalog lacks is 0.
-  int physical_index = 0;          ///< NVML index (position in SMCOMPAT_FAKE_GPUS)
+  int physical_index = 0;  ///< NVML index (position in SMCOMPAT_FAKE_GPUS)
   int sms = 0;
-  std::uint64_t total_mem = 0;     ///< memory_gib * 2^30
+  std::uint64_t total_mem = 0;  ///< memory_gib * 2^30
   int smem_per_block = 49152;
   int smem_per_block_optin = 0;
   int smem_per_sm = 0;
   int reserved_smem_per_block = 0;
-  int l2_bytes = 0;                ///< l2_mb * 2^20
-  int clock_khz = 0;               ///< boost_mhz * 1000
-  int memory_clock_khz = 0;        ///< bandwidth / (2 * bus width / 8), so the DDR formula holds
+  int l2_bytes = 0;          ///< l2_mb * 2^20
+  int clock_khz = 0;         ///< boost_mhz * 1000
+  int memory_clock_khz = 0;  ///< bandwidth / (2 * bus width / 8), so the DDR formula holds
   int bus_width_bits = 0;
   int threads_per_sm = 0;
   int blocks_per_sm = 0;
   int regs_per_sm = 65536;
   int regs_per_block = 65536;
-  bool cluster_launch = false;     ///< CC >= 9.0
-  int reported_cc_major = 0;       ///< what CUDA reports (differs under SMCOMPAT_FAKE_MASQUERADE)
+  bool cluster_launch = false;  ///< CC >= 9.0
+  int reported_cc_major = 0;    ///< what CUDA reports (differs under SMCOMPAT_FAKE_MASQUERADE)
   int reported_cc_minor = 0;
 };
 
@@ -48,11 +48,14 @@ struct FakeState {
   std::string driver_version;       ///< "580.95.05"
   std::vector<FakeGpu> gpus;        ///< the devices CUDA shows, in CUDA ordinal order
                                     ///< (after CUDA_VISIBLE_DEVICES)
-  std::vector<FakeGpu> all_gpus;    ///< every device, in NVML order (NVML ignores CUDA_VISIBLE_DEVICES)
-  bool p2p = true;                  ///< SMCOMPAT_FAKE_P2P
-  int nvlink_per_pair = 0;          ///< SMCOMPAT_FAKE_NVLINK
-  int init_error = 0;               ///< SMCOMPAT_FAKE_INIT_ERROR: cuInit returns this if non-zero
-  std::vector<std::string> errors;  ///< configuration problems (unknown GPU names...)
+  std::vector<FakeGpu>
+      all_gpus;             ///< every device, in NVML order (NVML ignores CUDA_VISIBLE_DEVICES)
+  bool p2p = true;          ///< SMCOMPAT_FAKE_P2P
+  int nvlink_per_pair = 0;  ///< SMCOMPAT_FAKE_NVLINK
+  int init_error = 0;       ///< SMCOMPAT_FAKE_INIT_ERROR: cuInit returns this if non-zero
+  int nvml_init_error = 0;  ///< SMCOMPAT_FAKE_NVML_INIT_ERROR: nvmlInit_v2 returns this
+  std::vector<int> failing_attributes;  ///< SMCOMPAT_FAKE_FAIL_ATTRIBUTES: answer NOT_SUPPORTED
+  std::vector<std::string> errors;      ///< configuration problems (unknown GPU names...)
 };
 
 /// The configuration, read once from the environment (see tests/fakedriver/README.md).

@@ -3,6 +3,7 @@
 // as the trace tests load modules), error names, and the NVML side's lookups and NVLink model.
 // The fake reads its environment once per process, so this file uses one configuration.
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -10,8 +11,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "probe/driver_types.hpp"
 
@@ -244,7 +243,8 @@ TEST(FakeNvml, DevicesTopologyAndErrors) {
   EXPECT_EQ(h, h_long);
   EXPECT_EQ(by_pci("0000:99:00.0", &h_long), kNvmlErrorNotFound);
   EXPECT_EQ(by_pci("garbage", &h_long), kNvmlErrorInvalidArgument);
-  ASSERT_EQ(fake().nv<PFN_nvmlDeviceGetName>("nvmlDeviceGetName")(h, buf, sizeof buf), kNvmlSuccess);
+  ASSERT_EQ(fake().nv<PFN_nvmlDeviceGetName>("nvmlDeviceGetName")(h, buf, sizeof buf),
+            kNvmlSuccess);
   EXPECT_STREQ(buf, "NVIDIA H100 SXM");
   ASSERT_EQ(fake().nv<PFN_nvmlDeviceGetHandleByIndex_v2>("nvmlDeviceGetHandleByIndex_v2")(0, &h0),
             kNvmlSuccess);

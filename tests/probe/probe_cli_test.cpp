@@ -3,13 +3,12 @@
 // every GPU, unreadable device nodes and a compute-capability masquerade. Each case runs the CLI
 // in a child process with an exact environment; expected values come from data/catalog.json and
 // the formulas in tests/fakedriver/README.md.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "run_child.hpp"
@@ -36,7 +35,9 @@ Probe probe(Env env, std::vector<std::string> extra = {}, std::optional<unsigned
   static TempDir empty_dev;
   if (!env.count("LD_LIBRARY_PATH")) env["LD_LIBRARY_PATH"] = kFakeDir;
   std::vector<std::string> argv{SMCOMPAT_CLI, "--color", "never", "probe", "--json"};
-  auto given = [&](const char* opt) { return std::find(extra.begin(), extra.end(), opt) != extra.end(); };
+  auto given = [&](const char* opt) {
+    return std::find(extra.begin(), extra.end(), opt) != extra.end();
+  };
   if (!given("--proc-version")) {
     argv.push_back("--proc-version");
     argv.push_back("/nonexistent/proc/driver/nvidia/version");
@@ -48,6 +49,7 @@ Probe probe(Env env, std::vector<std::string> extra = {}, std::optional<unsigned
   argv.insert(argv.end(), extra.begin(), extra.end());
   auto r = run_child(argv, env, uid);
   Probe p{r.exit_code, json(), r.err};
+  if (uid && (r.exit_code == 126 || r.exit_code == 127)) return p;  // could not switch user/exec
   try {
     p.j = json::parse(r.out);
   } catch (const std::exception& e) {
@@ -214,6 +216,22 @@ TEST(ProbeCli, EightH100WithNvlink) {
   EXPECT_EQ(t["pcie_common_ancestor"][6][7], "single");
 }
 
+TEST(ProbeCli, NvlinkToAHiddenGpuCountsAsOther) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100,H100,H100"},
+                  {"SMCOMPAT_FAKE_NVLINK", "2"},
+                  {"CUDA_VISIBLE_DEVICES", "0,2"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(p.j["devices"].size(), 2u);
+  EXPECT_EQ(p.j["devices"][1]["pci_bus_id"], "0000:21:00.0");
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(p.j["devices"][i]["nvlink"]["active_links"], 4) << i;
+    EXPECT_EQ(p.j["devices"][i]["nvlink"]["links_to_other"], 2) << i;  // to hidden GPU 1
+  }
+  EXPECT_EQ(p.j["topology"]["nvlink_links"], json::parse("[[null,2],[2,null]]"));
+  EXPECT_EQ(p.j["topology"]["pcie_common_ancestor"],
+            json::parse(R"([[null,"node"],["node",null]])"));
+}
+
 TEST(ProbeCli, NoDriverOnLibraryPath) {
   TempDir empty;
   auto p = probe({{"LD_LIBRARY_PATH", empty.path()}});
@@ -240,6 +258,20 @@ TEST(ProbeCli, NoDriverAtNamedPath) {
             std::string::npos);
 }
 
+TEST(ProbeCli, TextShowsTopologyMatrix) {
+  auto r = run_child({SMCOMPAT_CLI, "--color", "never", "probe", "--proc-version", "/nonexistent",
+                      "--dev-dir", "/nonexistent"},
+                     {{"LD_LIBRARY_PATH", kFakeDir},
+                      {"SMCOMPAT_FAKE_GPUS", "H100,H100,H100,H100"},
+                      {"SMCOMPAT_FAKE_NVLINK", "4"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPU3  NV4 p2p+atomics  NV4 p2p+atomics  NV4 p2p+atomics  X\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("NVLink         12 active links\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3350.0 GB/s theoretical"), std::string::npos) << r.out;
+}
+
 TEST(ProbeCli, TextSaysNoDriverFound) {
   auto r = run_child({SMCOMPAT_CLI, "--color", "never", "probe", "--libcuda",
                       "/nonexistent/libcuda.so.1", "--no-nvml", "--proc-version", "/nonexistent"},
@@ -258,6 +290,8 @@ TEST(ProbeCli, ToolkitStubLibrary) {
   EXPECT_EQ(p.j["status"], "stub_library");
   EXPECT_EQ(p.j["cuda_error"], 34);
   EXPECT_EQ(p.j["libcuda"]["path"], dir.path() + "/libcuda.so.1");
+  // The stub's cuGetProcAddress_v2 answers 34, so cuInit came from the dlsym fallback.
+  EXPECT_EQ(p.j["libcuda"]["resolved_via"], "dlsym");
   EXPECT_NE(p.j["explanation"].get<std::string>().find("stub"), std::string::npos);
 }
 
@@ -297,6 +331,59 @@ TEST(ProbeCli, CudaVisibleDevicesReorders) {
   EXPECT_EQ(p.j["devices"][1]["masquerade"], false);
 }
 
+TEST(ProbeCli, CudaVisibleDevicesHidingSomeIsAWarning) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090,RTX 5090,B200"}, {"CUDA_VISIBLE_DEVICES", "2"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  ASSERT_EQ(p.j["devices"].size(), 1u);
+  EXPECT_EQ(p.j["devices"][0]["name"], "NVIDIA B200");
+  EXPECT_EQ(p.j["devices"][0]["pci_bus_id"], "0000:21:00.0");
+  ASSERT_EQ(p.j["warnings"].size(), 1u);
+  EXPECT_EQ(p.j["warnings"][0], "CUDA_VISIBLE_DEVICES=\"2\" hides 2 of the 3 GPUs NVML sees");
+}
+
+TEST(ProbeCli, KernelModuleWithoutUserSpaceLibraries) {
+  TempDir dir;
+  std::string proc = dir.path() + "/version";
+  std::ofstream(proc) << "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  "
+                         "Release Build  (dvs-builder@U16-I3-B03-4-3)\n";
+  auto p =
+      probe({}, {"--libcuda", "/nonexistent/libcuda.so.1", "--no-nvml", "--proc-version", proc});
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.j["status"], "no_driver");
+  EXPECT_EQ(p.j["kernel_module"], "open");
+  EXPECT_EQ(p.j["driver_version"], "580.95.05");
+  EXPECT_NE(p.j["explanation"].get<std::string>().find("kernel module is loaded (580.95.05)"),
+            std::string::npos)
+      << p.j["explanation"];
+}
+
+TEST(ProbeCli, FailingAttributesBecomeWarnings) {
+  // L2 (38), memory clock (36) and cluster launch (120) fail: no value is invented for them.
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100"}, {"SMCOMPAT_FAKE_FAIL_ATTRIBUTES", "38,36,120"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& d = p.j["devices"][0];
+  EXPECT_EQ(d["sms"], 132);
+  EXPECT_EQ(d["l2_bytes"], 0);
+  EXPECT_EQ(d["memory_clock_khz"], 0);
+  EXPECT_EQ(d["cluster_launch"], false);
+  EXPECT_TRUE(d["bandwidth_gbs"].is_null());  // cannot be derived without the memory clock
+  ASSERT_EQ(d["warnings"].size(), 3u);
+  EXPECT_EQ(d["warnings"][0],
+            "cuDeviceGetAttribute(L2_CACHE_SIZE) failed: CUDA_ERROR_NOT_SUPPORTED (801)");
+}
+
+TEST(ProbeCli, NvmlInitFailureKeepsCudaFacts) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_NVML_INIT_ERROR", "9"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.j["status"], "ok");
+  EXPECT_EQ(p.j["nvml"]["loaded"], false);
+  EXPECT_EQ(p.j["nvml"]["error"], "nvmlInit_v2 failed: Driver Not Loaded (NVML error 9)");
+  EXPECT_TRUE(p.j["driver_version"].is_null());  // no NVML, no proc file, no versioned file name
+  EXPECT_EQ(p.j["devices"][0]["cc"], "12.0");
+  EXPECT_TRUE(p.j["devices"][0]["nvml_cc"].is_null());
+  EXPECT_EQ(p.j["devices"][0]["smem_per_block_optin"], 101376);
+}
+
 TEST(ProbeCli, MasqueradeDetected) {
   auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_MASQUERADE", "9.0"}});
   EXPECT_EQ(p.exit_code, 1);  // a finding
@@ -322,6 +409,10 @@ TEST(ProbeCli, PermissionDeniedOnDeviceNodes) {
   if (geteuid() == 0) uid = 65534;
   auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_INIT_ERROR", "100"}},
                  {"--dev-dir", dev.path()}, uid);
+  if (uid && p.exit_code == 126) GTEST_SKIP() << "cannot switch to uid 65534 (no CAP_SETUID)";
+  if (uid && p.exit_code == 127)
+    GTEST_SKIP() << "uid 65534 cannot execute " << SMCOMPAT_CLI << " (build directory not "
+                 << "world-readable); run the tests as a non-root user to cover this case";
   EXPECT_EQ(p.exit_code, 1) << p.err;
   EXPECT_EQ(p.j["status"], "permission_denied");
   std::string ex = p.j["explanation"].get<std::string>();
@@ -359,6 +450,21 @@ TEST(ProbeCli, KernelModuleAndDriverVersionFromProc) {
   p = probe({{"SMCOMPAT_FAKE_GPUS", "B200"}}, {"--proc-version", prop_file, "--no-nvml"});
   EXPECT_EQ(p.j["kernel_module"], "proprietary");
   EXPECT_EQ(p.j["driver_version"], "570.172.08");
+}
+
+TEST(ProbeCli, OldDriverFallsBackToVersionedNames) {
+  // A CUDA 11.2 driver refuses lookups at ABI 11040 (cuDeviceGetUuid_v2): the probe falls back to
+  // dlsym of the versioned name and still gets every fact.
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "A100"}, {"SMCOMPAT_FAKE_CUDA", "11020"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.j["cuda_driver_version"], 11020);
+  const json& d = p.j["devices"][0];
+  EXPECT_EQ(d["name"], "NVIDIA A100 80GB SXM");
+  EXPECT_EQ(d["cc"], "8.0");
+  EXPECT_EQ(d["uuid"].get<std::string>().size(), 40u);
+  EXPECT_EQ(d["smem_per_block_optin"], 163 * 1024);
+  EXPECT_EQ(d["cluster_launch"], false);
+  EXPECT_TRUE(d["warnings"].empty()) << d["warnings"].dump();
 }
 
 TEST(ProbeCli, DriverVersionsFromEnvironment) {

@@ -1,11 +1,11 @@
 // In-process tests of the probe library: the /proc/driver/nvidia/version parser, the derived
 // bandwidth formula, and probe_system() against a missing library and the CUDA toolkit's stub
 // (which answers every call with CUDA_ERROR_STUB_LIBRARY, driver-api.md §8).
-#include <filesystem>
+#include "smcompat/probe/probe.hpp"
 
 #include <gtest/gtest.h>
 
-#include "smcompat/probe/probe.hpp"
+#include <filesystem>
 
 namespace smcompat {
 namespace {

@@ -2,6 +2,7 @@
 #include "run_child.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -34,7 +35,9 @@ ChildResult run_child(const std::vector<std::string>& argv,
     dup2(err_pipe[1], 2);
     close(out_pipe[0]);
     close(err_pipe[0]);
-    if (run_as_uid && (setgid(*run_as_uid) != 0 || setuid(*run_as_uid) != 0)) _exit(126);
+    if (run_as_uid &&
+        (setgroups(0, nullptr) != 0 || setgid(*run_as_uid) != 0 || setuid(*run_as_uid) != 0))
+      _exit(126);
     execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }

@@ -1,15 +1,16 @@
 // Scanning directories: package grouping (dist-info RECORD, wheels, top-level folders), walk
 // errors (missing paths, symlink loops), files that are not object code, and verdicts.
+#include "smcompat/scan/scan.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <unistd.h>
 
 #include "smcompat/report/scan_report.hpp"
-#include "smcompat/scan/scan.hpp"
 #include "support/synth.hpp"
 
 namespace smcompat {
@@ -19,7 +20,8 @@ namespace fs = std::filesystem;
 
 void write(const fs::path& p, const std::vector<uint8_t>& bytes) {
   fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::ofstream(p, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 void write(const fs::path& p, const std::string& text) {
   write(p, std::vector<uint8_t>(text.begin(), text.end()));
@@ -107,7 +109,7 @@ TEST_F(ScanTest, WalkProblemsAreReportedAndTheScanGoesOn) {
   write(root_ / "good.fatbin", synth::container({synth::sass_entry(86)}));
   fs::create_directories(root_ / "loop");
   fs::create_directory_symlink(root_ / "loop", root_ / "loop" / "again");  // cycle
-  fs::create_symlink(root_ / "self", root_ / "self");                       // ELOOP
+  fs::create_symlink(root_ / "self", root_ / "self");                      // ELOOP
   auto bad = synth::container({synth::sass_entry(86)});
   synth::put64(bad, 8, 1 << 20);  // size past the end
   write(root_ / "bad.fatbin", bad);
@@ -129,7 +131,8 @@ TEST_F(ScanTest, WalkProblemsAreReportedAndTheScanGoesOn) {
 }
 
 TEST_F(ScanTest, JsonCarriesTheDocumentedFields) {
-  write(root_ / "k.fatbin", synth::container({synth::sass_entry(90, 0x100000), synth::ptx_entry(90, "sm_90", 8, 5)}));
+  write(root_ / "k.fatbin",
+        synth::container({synth::sass_entry(90, 0x100000), synth::ptx_entry(90, "sm_90", 8, 5)}));
   ScanOptions opt;
   opt.target = *Target::parse("sm_120", "12.8");
   ScanReport r = scan_paths({(root_ / "k.fatbin").string()}, opt);

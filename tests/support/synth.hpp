@@ -39,20 +39,22 @@ inline std::vector<uint8_t> entry_bytes(const Entry& e) {
   uint64_t flags = e.flags;
   if (e.comp == Entry::kZstd) {
     stored.resize(ZSTD_compressBound(e.payload.size()));
-    stored.resize(ZSTD_compress(stored.data(), stored.size(), e.payload.data(), e.payload.size(), 3));
+    stored.resize(
+        ZSTD_compress(stored.data(), stored.size(), e.payload.data(), e.payload.size(), 3));
     flags |= 0x8000;
   } else if (e.comp == Entry::kLz4) {
     stored.resize(LZ4_compressBound(static_cast<int>(e.payload.size())));
-    stored.resize(LZ4_compress_default(reinterpret_cast<const char*>(e.payload.data()),
-                                       reinterpret_cast<char*>(stored.data()),
-                                       static_cast<int>(e.payload.size()),
-                                       static_cast<int>(stored.size())));
+    stored.resize(LZ4_compress_default(
+        reinterpret_cast<const char*>(e.payload.data()), reinterpret_cast<char*>(stored.data()),
+        static_cast<int>(e.payload.size()), static_cast<int>(stored.size())));
     flags |= 0x2000;
   }
   // Extension area: identifier, then options block {u32 off, u32 len} + data, 8-aligned.
   std::vector<uint8_t> ext;
   uint32_t ident_off = 0, ident_len = 0, opt_off = 0;
-  auto align8 = [](std::vector<uint8_t>& v) { while (v.size() % 8) v.push_back(0); };
+  auto align8 = [](std::vector<uint8_t>& v) {
+    while (v.size() % 8) v.push_back(0);
+  };
   if (!e.identifier.empty()) {
     ident_off = 0x40;
     ident_len = static_cast<uint32_t>(e.identifier.size() + 1);

@@ -1,7 +1,8 @@
 // ByteView: every read is bounds-checked and overflow-safe; errors name absolute offsets.
+#include "smcompat/util/byte_view.hpp"
+
 #include <gtest/gtest.h>
 
-#include "smcompat/util/byte_view.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat {
@@ -26,7 +27,7 @@ TEST(ByteView, SubRangesAreOverflowSafe) {
   EXPECT_TRUE(v.sub(16, 0));
   EXPECT_FALSE(v.sub(17, 0));
   EXPECT_FALSE(v.sub(8, 9));
-  EXPECT_FALSE(v.sub(8, UINT64_MAX));          // off + n would wrap
+  EXPECT_FALSE(v.sub(8, UINT64_MAX));  // off + n would wrap
   EXPECT_FALSE(v.sub(UINT64_MAX, 2));
   EXPECT_FALSE(v.read<uint64_t>(UINT64_MAX - 3));
   auto s = v.sub(4, 8);
@@ -40,8 +41,8 @@ TEST(ByteView, CStringNeedsATerminator) {
   const char text[] = {'a', 'b', 'c', 0, 'd', 'e'};
   ByteView v(reinterpret_cast<const uint8_t*>(text), sizeof text, 0);
   EXPECT_EQ(*v.cstring(0), "abc");
-  EXPECT_FALSE(v.cstring(4));       // "de" has no NUL before the end
-  EXPECT_FALSE(v.cstring(0, 2));    // not within 2 bytes
+  EXPECT_FALSE(v.cstring(4));     // "de" has no NUL before the end
+  EXPECT_FALSE(v.cstring(0, 2));  // not within 2 bytes
   EXPECT_FALSE(v.cstring(7));
 }
 

@@ -1,8 +1,9 @@
 // Verdicts over hand-built inventories: the image choice within a unit (working model of
 // compatibility-rules.md 7), file verdicts with partial coverage, and target parsing.
+#include "smcompat/verdict/verdict.hpp"
+
 #include <gtest/gtest.h>
 
-#include "smcompat/verdict/verdict.hpp"
 #include "support/synth.hpp"
 
 namespace smcompat {
@@ -62,7 +63,7 @@ TEST(UnitChoice, ArchSpecificAndFamilyTargets) {
   EXPECT_EQ(gb10.units[0].verdict, Verdict::kNoImage);
   EXPECT_FALSE(gb10.units[0].specialized_elsewhere);  // has a generic sm_80 image
   EXPECT_EQ(gb10.units[2].verdict, Verdict::kNoImage);
-  EXPECT_TRUE(gb10.units[2].specialized_elsewhere);   // only sm_100a/sm_100f
+  EXPECT_TRUE(gb10.units[2].specialized_elsewhere);  // only sm_100a/sm_100f
   EXPECT_EQ(gb10.specialized_elsewhere, 1u);
   auto b300 = judge_file(b.inv, T("B300"));  // 10.3: sm_100f yes, sm_100a no
   EXPECT_EQ(b300.units[2].verdict, Verdict::kCompatibleSass);
@@ -77,8 +78,9 @@ TEST(FileVerdict, PartialCoverageIsToldApart) {
   EXPECT_EQ(v.units_without_image, 2u);
   EXPECT_EQ(v.specialized_elsewhere, 1u);
   EXPECT_EQ(v.unit_counts[static_cast<size_t>(Verdict::kNative)], 1u);
-  EXPECT_EQ(v.summary, "1 of 3 units run (1 native); 2 have no image for 12.0 (1 of them a/f-specific "
-                       "code for other GPUs)");
+  EXPECT_EQ(v.summary,
+            "1 of 3 units run (1 native); 2 have no image for 12.0 (1 of them a/f-specific "
+            "code for other GPUs)");
 }
 
 TEST(FileVerdict, NothingFitsIsNoImage) {
@@ -90,7 +92,8 @@ TEST(FileVerdict, NothingFitsIsNoImage) {
   EXPECT_EQ(v.summary, "none of 1 units has an image for 12.0");
   EXPECT_EQ(v.units[0].reason, "no compatible SASS and no usable PTX (offers sm_50, sm_80, sm_90)");
   // With +PTX the same build JITs.
-  auto jit = build({{synth::sass_entry(80), synth::sass_entry(90), synth::ptx_entry(90, "sm_90", 8, 5)}});
+  auto jit =
+      build({{synth::sass_entry(80), synth::sass_entry(90), synth::ptx_entry(90, "sm_90", 8, 5)}});
   EXPECT_EQ(judge_file(jit.inv, T("RTX 5090")).verdict, Verdict::kPtxJit);
 }
 

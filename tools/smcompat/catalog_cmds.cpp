@@ -23,16 +23,20 @@ std::string kib(const std::optional<uint32_t>& bytes) {
 }
 std::string version_range(const ArchInfo& a) {
   if (!a.first_cuda) return "not in any released CUDA";
-  return a.last_cuda ? fmt::format("CUDA {}–{}", a.first_cuda->to_string(), a.last_cuda->to_string())
-                     : fmt::format("CUDA {}+", a.first_cuda->to_string());
+  return a.last_cuda
+             ? fmt::format("CUDA {}–{}", a.first_cuda->to_string(), a.last_cuda->to_string())
+             : fmt::format("CUDA {}+", a.first_cuda->to_string());
 }
 
 nlohmann::json gpu_json(const GpuSpec& g) {
   nlohmann::json j{{"name", g.name}, {"aliases", g.aliases}, {"cc", g.cc.to_string()},
-                   {"sms", g.sms}, {"memory", g.memory}, {"peak_tflops", g.peak_tflops},
+                   {"sms", g.sms},   {"memory", g.memory},   {"peak_tflops", g.peak_tflops},
                    {"tags", g.tags}, {"source", g.source}};
   auto put = [&](const char* k, const auto& v) {
-    if (v) j[k] = *v; else j[k] = nullptr;
+    if (v)
+      j[k] = *v;
+    else
+      j[k] = nullptr;
   };
   put("boost_mhz", g.boost_mhz);
   put("tensor_mhz", g.tensor_mhz);
@@ -45,20 +49,36 @@ nlohmann::json gpu_json(const GpuSpec& g) {
 }
 
 nlohmann::json arch_json(const ArchInfo& a) {
-  auto opt = [](const auto& v) -> nlohmann::json { if (v) return *v; return nullptr; };
+  auto opt = [](const auto& v) -> nlohmann::json {
+    if (v) return *v;
+    return nullptr;
+  };
   auto ver = [](const std::optional<Version>& v) -> nlohmann::json {
-    if (v) return v->to_string(); return nullptr; };
+    if (v) return v->to_string();
+    return nullptr;
+  };
   nlohmann::json variants = nlohmann::json::array();
   if (a.has_a) variants.push_back("a");
   if (a.has_f) variants.push_back("f");
-  return {{"sm", a.sm}, {"cc", a.cc().to_string()}, {"name", a.name}, {"variants", variants},
-          {"smem_per_sm", opt(a.smem_per_sm)}, {"smem_per_block_optin", opt(a.smem_per_block_optin)},
+  return {{"sm", a.sm},
+          {"cc", a.cc().to_string()},
+          {"name", a.name},
+          {"variants", variants},
+          {"smem_per_sm", opt(a.smem_per_sm)},
+          {"smem_per_block_optin", opt(a.smem_per_block_optin)},
           {"reserved_smem_per_block", a.reserved_smem_per_block},
-          {"threads_per_sm", opt(a.threads_per_sm)}, {"blocks_per_sm", opt(a.blocks_per_sm)},
-          {"regs_per_sm", a.regs_per_sm}, {"max_regs_per_thread", a.max_regs_per_thread},
-          {"features", a.features}, {"a_features", a.a_features}, {"f_features", a.f_features},
-          {"first_cuda", ver(a.first_cuda)}, {"last_cuda", ver(a.last_cuda)},
-          {"min_ptx_isa", ver(a.min_ptx_isa)}, {"tags", a.tags}, {"notes", a.notes},
+          {"threads_per_sm", opt(a.threads_per_sm)},
+          {"blocks_per_sm", opt(a.blocks_per_sm)},
+          {"regs_per_sm", a.regs_per_sm},
+          {"max_regs_per_thread", a.max_regs_per_thread},
+          {"features", a.features},
+          {"a_features", a.a_features},
+          {"f_features", a.f_features},
+          {"first_cuda", ver(a.first_cuda)},
+          {"last_cuda", ver(a.last_cuda)},
+          {"min_ptx_isa", ver(a.min_ptx_isa)},
+          {"tags", a.tags},
+          {"notes", a.notes},
           {"source", a.source}};
 }
 
@@ -97,7 +117,8 @@ void print_arch_detail(const Catalog& cat, const ArchInfo& a, const Style& st) {
       if (v == ArchVariant::kFamily && !other.has_f) continue;
       SmTarget s{ImageKind::kSass, other.sm, v};
       auto f = cat.fit(s, a.cc());
-      if (f.fit == ImageFit::kNative || f.fit == ImageFit::kCompatibleSass) sass.push_back(s.to_string());
+      if (f.fit == ImageFit::kNative || f.fit == ImageFit::kCompatibleSass)
+        sass.push_back(s.to_string());
       SmTarget p{ImageKind::kPtx, other.sm, v};
       if (cat.fit(p, a.cc()).fit == ImageFit::kPtxJit) ptx.push_back(p.to_string());
     }
@@ -124,11 +145,15 @@ void register_gpus(CLI::App& app, Context& ctx) {
     const Catalog& cat = Catalog::builtin();
     std::vector<const GpuSpec*> gpus;
     if (!query.empty()) {
-      if (const GpuSpec* g = cat.find_gpu(query)) gpus.push_back(g);
-      else gpus = cat.suggest_gpus(query);
+      if (const GpuSpec* g = cat.find_gpu(query))
+        gpus.push_back(g);
+      else
+        gpus = cat.suggest_gpus(query);
       if (gpus.empty()) {
-        fmt::print(stderr, "smcompat: no GPU in the catalog matches \"{}\"; `smcompat gpus` lists "
-                           "them all\n", query);
+        fmt::print(stderr,
+                   "smcompat: no GPU in the catalog matches \"{}\"; `smcompat gpus` lists "
+                   "them all\n",
+                   query);
         ctx.exit_code = kExitError;
         return;
       }
@@ -143,17 +168,20 @@ void register_gpus(CLI::App& app, Context& ctx) {
     }
     Style st = ctx.out_style();
     using A = Table::Align;
-    Table t({"GPU", "CC", "SMs", "memory", "GB/s", "FP16/BF16", "TF32", "FP8", "FP4", "FP32", "FP64", "tags"},
+    Table t({"GPU", "CC", "SMs", "memory", "GB/s", "FP16/BF16", "TF32", "FP8", "FP4", "FP32",
+             "FP64", "tags"},
             {A::kLeft, A::kLeft, A::kRight, A::kLeft, A::kRight, A::kRight, A::kRight, A::kRight,
              A::kRight, A::kRight, A::kRight, A::kLeft});
     for (const auto* g : gpus) {
       t.add_row({g->name, g->cc.to_string(), std::to_string(g->sms), g->memory,
-                 opt_num(g->bandwidth_gbs), peak(*g, "fp16_bf16"), peak(*g, "tf32"), peak(*g, "fp8"),
-                 peak(*g, "fp4"), peak(*g, "fp32"), peak(*g, "fp64"), st.dim(g->tags)});
+                 opt_num(g->bandwidth_gbs), peak(*g, "fp16_bf16"), peak(*g, "tf32"),
+                 peak(*g, "fp8"), peak(*g, "fp4"), peak(*g, "fp32"), peak(*g, "fp64"),
+                 st.dim(g->tags)});
     }
     fmt::print("{}", t.render(st));
-    fmt::print("{}\n", st.dim("Dense peak TFLOPS (no sparsity); FP16/BF16 with FP32 accumulate. Tags: "
-                              "D derived, 3P third party, ? unverified. Sources: data/catalog.json."));
+    fmt::print("{}\n",
+               st.dim("Dense peak TFLOPS (no sparsity); FP16/BF16 with FP32 accumulate. Tags: "
+                      "D derived, 3P third party, ? unverified. Sources: data/catalog.json."));
   });
 }
 
@@ -173,13 +201,17 @@ void register_arch(CLI::App& app, Context& ctx) {
       }
       const ArchInfo* a = cc ? cat.arch(cc->arch()) : nullptr;
       if (!a) {
-        fmt::print(stderr, "smcompat: unknown architecture \"{}\" (try sm_120, 9.0 or a GPU name)\n",
+        fmt::print(stderr,
+                   "smcompat: unknown architecture \"{}\" (try sm_120, 9.0 or a GPU name)\n",
                    which);
         ctx.exit_code = kExitError;
         return;
       }
-      if (json) fmt::print("{}\n", nlohmann::json{{"schema", "smcompat.arch/1"}, {"arch", arch_json(*a)}}.dump(2));
-      else print_arch_detail(cat, *a, st);
+      if (json)
+        fmt::print("{}\n",
+                   nlohmann::json{{"schema", "smcompat.arch/1"}, {"arch", arch_json(*a)}}.dump(2));
+      else
+        print_arch_detail(cat, *a, st);
       return;
     }
     if (json) {

@@ -7,13 +7,15 @@
 namespace smcompat::cli {
 
 Style Context::out_style() const {
-  auto mode = color == "always" ? Style::Mode::kAlways
-              : color == "never" ? Style::Mode::kNever : Style::Mode::kAuto;
+  auto mode = color == "always"  ? Style::Mode::kAlways
+              : color == "never" ? Style::Mode::kNever
+                                 : Style::Mode::kAuto;
   return Style::for_stream(stdout, mode);
 }
 Style Context::err_style() const {
-  auto mode = color == "always" ? Style::Mode::kAlways
-              : color == "never" ? Style::Mode::kNever : Style::Mode::kAuto;
+  auto mode = color == "always"  ? Style::Mode::kAlways
+              : color == "never" ? Style::Mode::kNever
+                                 : Style::Mode::kAuto;
   return Style::for_stream(stderr, mode);
 }
 
@@ -23,10 +25,12 @@ int main(int argc, char** argv) {
   using namespace smcompat::cli;
   Context ctx;
   ctx.argv.assign(argv, argv + argc);
-  CLI::App app{"smcompat: which GPU code your libraries carry, whether it runs on your GPU, and "
-               "what to do about it"};
+  CLI::App app{
+      "smcompat: which GPU code your libraries carry, whether it runs on your GPU, and "
+      "what to do about it"};
   app.set_version_flag("--version", std::string("smcompat ") + SMCOMPAT_VERSION);
-  app.add_option("--color", ctx.color, "Colour output: auto, always or never (NO_COLOR is honoured)")
+  app.add_option("--color", ctx.color,
+                 "Colour output: auto, always or never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.require_subcommand(0, 1);
   register_scan(app, ctx);

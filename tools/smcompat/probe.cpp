@@ -2,12 +2,13 @@
 // include/smcompat/probe/probe.hpp), for people (text) and programs (schema smcompat.probe/1,
 // docs/probe.md). Exit codes: 0 a usable GPU and no masquerade; 1 a finding (no driver, stub,
 // no GPU, no permission, hidden GPUs, driver error, or a compute-capability masquerade); 2 usage.
+#include "smcompat/probe/probe.hpp"
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "smcompat/probe/probe.hpp"
 
 namespace smcompat::cli {
 
@@ -55,7 +56,8 @@ void print_text(const ProbeReport& r, const Style& st) {
                Version::from_cuda_int(*r.cuda_driver_version).to_string(),
                st.dim(fmt::format("(cuDriverGetVersion = {})", *r.cuda_driver_version)));
   if (r.kernel_module != KernelModule::kUnknown)
-    fmt::print("  kernel module  {} {}\n", to_string(r.kernel_module), st.dim(r.kernel_module_line));
+    fmt::print("  kernel module  {} {}\n", to_string(r.kernel_module),
+               st.dim(r.kernel_module_line));
   if (!r.libcuda_path.empty())
     fmt::print("  libcuda        {} {}\n", r.libcuda_path,
                st.dim(r.resolved_via.empty() ? "" : "(entry points via " + r.resolved_via + ")"));
@@ -73,9 +75,10 @@ void print_text(const ProbeReport& r, const Style& st) {
     fmt::print("  id             {}  PCI {}{}\n", d.uuid, d.pci_bus_id,
                d.nvml_index ? fmt::format("  NVML index {}", *d.nvml_index) : "");
     if (d.masquerade)
-      fmt::print("  {}  CUDA says {}, NVML says {}: something is masquerading; the driver loads "
-                 "code for sm_{}\n",
-                 st.red("MASQUERADE"), d.cc.to_string(), d.nvml_cc->to_string(), truth.arch());
+      fmt::print(
+          "  {}  CUDA says {}, NVML says {}: something is masquerading; the driver loads "
+          "code for sm_{}\n",
+          st.red("MASQUERADE"), d.cc.to_string(), d.nvml_cc->to_string(), truth.arch());
     fmt::print("  SMs            {}   memory {}   L2 {}   clock {} MHz\n", d.sms,
                bytes_human(d.total_memory), bytes_human(static_cast<uint64_t>(d.l2_bytes)),
                d.clock_khz / 1000);
@@ -121,10 +124,14 @@ void print_text(const ProbeReport& r, const Style& st) {
           continue;
         }
         std::string link;
-        if (topo.nvlink_links[i][j].value_or(0) > 0) link = fmt::format("NV{}", *topo.nvlink_links[i][j]);
-        else if (topo.pcie_common_ancestor[i][j]) link = short_level(*topo.pcie_common_ancestor[i][j]);
-        else link = "?";
-        std::string p2p = !topo.p2p_access[i][j] ? "p2p?" : (*topo.p2p_access[i][j] ? "p2p" : "no-p2p");
+        if (topo.nvlink_links[i][j].value_or(0) > 0)
+          link = fmt::format("NV{}", *topo.nvlink_links[i][j]);
+        else if (topo.pcie_common_ancestor[i][j])
+          link = short_level(*topo.pcie_common_ancestor[i][j]);
+        else
+          link = "?";
+        std::string p2p =
+            !topo.p2p_access[i][j] ? "p2p?" : (*topo.p2p_access[i][j] ? "p2p" : "no-p2p");
         if (topo.native_atomics[i][j].value_or(false)) p2p += "+atomics";
         row.push_back(link + " " + p2p);
       }

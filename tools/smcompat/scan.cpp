@@ -1,4 +1,6 @@
 // `smcompat scan PATH...`: inventory of device code with a verdict for a target GPU.
+#include "smcompat/scan/scan.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -6,7 +8,6 @@
 
 #include "commands.hpp"
 #include "smcompat/report/scan_report.hpp"
-#include "smcompat/scan/scan.hpp"
 
 namespace smcompat::cli {
 
@@ -26,9 +27,8 @@ bool fails(const ScanReport& r, const std::string& fail_on) {
     if (fail_on == "error" && !f.inventory.errors.empty()) return true;
     if (!f.verdict || !f.verdict->has_device_code) continue;
     const FileVerdict& v = *f.verdict;
-    if (fail_on == "warning" &&
-        (!v.resource_warnings.empty() || v.verdict >= Verdict::kPtxJit || v.partial ||
-         !f.inventory.errors.empty()))
+    if (fail_on == "warning" && (!v.resource_warnings.empty() || v.verdict >= Verdict::kPtxJit ||
+                                 v.partial || !f.inventory.errors.empty()))
       return true;
     if (auto threshold = parse_verdict(fail_on); threshold && v.verdict >= *threshold) return true;
   }
@@ -39,22 +39,28 @@ bool fails(const ScanReport& r, const std::string& fail_on) {
 
 void register_scan(CLI::App& app, Context& ctx) {
   static ScanArgs a;
-  auto* cmd = app.add_subcommand("scan", "Inventory the GPU code in files, directories, archives "
-                                         "and wheels, with a verdict for a GPU");
-  cmd->add_option("paths", a.paths, "Files or directories (.so, executables, .o, .a, .cubin, "
-                                    ".fatbin, .ptx, .whl, site-packages, ...)")->required();
-  cmd->add_option("--gpu", a.gpu, "Judge for this GPU, e.g. \"RTX 5090\", B200, GB10, \"H100 SXM\"");
+  auto* cmd = app.add_subcommand("scan",
+                                 "Inventory the GPU code in files, directories, archives "
+                                 "and wheels, with a verdict for a GPU");
+  cmd->add_option("paths", a.paths,
+                  "Files or directories (.so, executables, .o, .a, .cubin, "
+                  ".fatbin, .ptx, .whl, site-packages, ...)")
+      ->required();
+  cmd->add_option("--gpu", a.gpu,
+                  "Judge for this GPU, e.g. \"RTX 5090\", B200, GB10, \"H100 SXM\"");
   cmd->add_option("--target", a.target, "Judge for this architecture: 12.0, sm_120, sm_90a");
-  cmd->add_option("--driver", a.driver, "Driver to judge PTX against: a CUDA version (12.8) or a "
-                                        "driver build (570.124.06)");
+  cmd->add_option("--driver", a.driver,
+                  "Driver to judge PTX against: a CUDA version (12.8) or a "
+                  "driver build (570.124.06)");
   cmd->add_flag("--deep", a.deep, "Decode every image: kernels, registers, shared memory, stack");
   cmd->add_flag("--json", a.json, "JSON output (schema smcompat.scan/1, docs/json-schema.md)");
   cmd->add_flag("-v,--verbose", a.verbose, "List every unit and full target lists");
   cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
   cmd->add_option("-j,--jobs", a.jobs, "Threads (default: all cores)");
-  cmd->add_option("--fail-on", a.fail_on, "Exit 1 if any file is at or worse than this: no-image, "
-                                          "unsupported-ptx, ptx-jit, warning (also partial "
-                                          "coverage, resource warnings, read errors) or error")
+  cmd->add_option("--fail-on", a.fail_on,
+                  "Exit 1 if any file is at or worse than this: no-image, "
+                  "unsupported-ptx, ptx-jit, warning (also partial "
+                  "coverage, resource warnings, read errors) or error")
       ->check(CLI::IsMember({"no-image", "unsupported-ptx", "ptx-jit", "warning", "error"}));
   cmd->callback([&ctx] {
     ScanOptions opt;
@@ -75,7 +81,8 @@ void register_scan(CLI::App& app, Context& ctx) {
       }
       opt.target = *t;
     } else if (!a.driver.empty() || (!a.fail_on.empty() && a.fail_on != "error")) {
-      fmt::print(stderr, "smcompat scan: --driver and --fail-on need a target (--gpu or --target)\n");
+      fmt::print(stderr,
+                 "smcompat scan: --driver and --fail-on need a target (--gpu or --target)\n");
       ctx.exit_code = kExitError;
       return;
     }
@@ -90,8 +97,10 @@ void register_scan(CLI::App& app, Context& ctx) {
     }
     ScanReport report = scan_paths(a.paths, opt);
     ScanRenderOptions render{a.deep, a.verbose, ctx.argv};
-    if (a.json) fmt::print("{}\n", scan_to_json(report, opt, render).dump(2));
-    else fmt::print("{}", render_scan_text(report, opt, render, ctx.out_style()));
+    if (a.json)
+      fmt::print("{}\n", scan_to_json(report, opt, render).dump(2));
+    else
+      fmt::print("{}", render_scan_text(report, opt, render, ctx.out_style()));
     // 2: a path named on the command line could not be read at all.
     for (const auto& e : report.errors) {
       for (const auto& p : a.paths)

@@ -24,28 +24,28 @@ const char* to_string(FileFormat f);  // "unknown", "elf", "cubin", "fatbin", "p
 
 /// One image of device code, as found in a file.
 struct DeviceImage {
-  SmTarget target;                   ///< kind (sass/ptx/lto), arch, a/f variant
-  std::string section;               ///< host ELF section holding it ("" for bare files)
-  uint64_t container_offset = 0;     ///< file offset of its fatbin container (or of the bare image)
-  uint64_t entry_offset = 0;         ///< file offset of its entry header (or of the bare image)
-  bool in_container = true;          ///< false for bare zstd cubins and standalone cubin/PTX files
+  SmTarget target;                ///< kind (sass/ptx/lto), arch, a/f variant
+  std::string section;            ///< host ELF section holding it ("" for bare files)
+  uint64_t container_offset = 0;  ///< file offset of its fatbin container (or of the bare image)
+  uint64_t entry_offset = 0;      ///< file offset of its entry header (or of the bare image)
+  bool in_container = true;       ///< false for bare zstd cubins and standalone cubin/PTX files
   Compression compression = Compression::kNone;
-  uint64_t stored_size = 0;          ///< bytes stored (compressed size, or padded size if raw)
-  uint64_t uncompressed_size = 0;    ///< declared decoded size (0 if unknown)
+  uint64_t stored_size = 0;            ///< bytes stored (compressed size, or padded size if raw)
+  uint64_t uncompressed_size = 0;      ///< declared decoded size (0 if unknown)
   std::optional<Version> ptx_version;  ///< PTX ISA version (PTX entries, from the entry header)
-  uint16_t elf_abi = 0;              ///< cubin ABI version from the entry header (7 or 8)
-  uint64_t flags = 0;                ///< raw fatbin entry flags
+  uint16_t elf_abi = 0;                ///< cubin ABI version from the entry header (7 or 8)
+  uint64_t flags = 0;                  ///< raw fatbin entry flags
   std::string identifier;
   std::string options;
-  bool relocatable = false;          ///< from __nv_relfatbin, or an ET_REL cubin (-rdc)
-  bool debug = false;                ///< -G
+  bool relocatable = false;  ///< from __nv_relfatbin, or an ET_REL cubin (-rdc)
+  bool debug = false;        ///< -G
   // Deep details (InspectOptions::deep):
   std::optional<CubinInfo> cubin;
   std::optional<PtxHeader> ptx;
   std::optional<Error> decode_error;  ///< why the deep decode of this image failed
   // Where the stored payload lies within the bytes the inventory was made from (so it can be
   // decoded later without a re-scan); see decode_image().
-  uint64_t payload_offset = 0;        ///< relative to the start of the inventoried buffer
+  uint64_t payload_offset = 0;  ///< relative to the start of the inventoried buffer
 };
 
 /// A fatbin container as found (for per-container verdicts).
@@ -75,12 +75,12 @@ struct FileInventory {
 };
 
 struct InspectOptions {
-  bool deep = false;              ///< decode every image: cubin kernels/resources, PTX header
-  bool bare_cubins = true;        ///< look for bare zstd cubins outside containers
-  unsigned jobs = 0;              ///< threads for the deep decode (0 = all cores)
+  bool deep = false;        ///< decode every image: cubin kernels/resources, PTX header
+  bool bare_cubins = true;  ///< look for bare zstd cubins outside containers
+  unsigned jobs = 0;        ///< threads for the deep decode (0 = all cores)
   uint64_t max_decoded_bytes = 1ull << 30;  ///< per image: decompression-bomb guard
   uint64_t max_member_bytes = 4ull << 30;   ///< per archive/zip member held in memory
-  int max_nesting = 3;            ///< archives inside wheels inside ...
+  int max_nesting = 3;                      ///< archives inside wheels inside ...
 };
 
 /// What kind of file this is, from its first bytes (never fails; kUnknown if not ours).
@@ -106,8 +106,8 @@ Result<std::vector<uint8_t>> decode_image(ByteView bytes, const DeviceImage& ima
 using ImageVisitor =
     std::function<void(const FileInventory& file, const DeviceImage& image, ByteView payload)>;
 using ErrorVisitor = std::function<void(const FileInventory& file, const Error& error)>;
-bool visit_images(const std::string& path, const InspectOptions& options,
-                  const ImageVisitor& visit, const ErrorVisitor& on_error = {});
+bool visit_images(const std::string& path, const InspectOptions& options, const ImageVisitor& visit,
+                  const ErrorVisitor& on_error = {});
 
 /// Inventories an image handed to the driver in memory (cuModuleLoadData and friends): a
 /// __fatBinC_Wrapper_t, a fatbin container, a cubin ELF or NUL-terminated PTX. The extent is

@@ -13,11 +13,11 @@
 namespace smcompat {
 
 struct PtxHeader {
-  Version version;           ///< .version
-  std::string target_text;   ///< ".target" operand list as written, e.g. "sm_90, debug"
-  SmTarget target;           ///< compute_XX[a|f] from the first .target operand
-  bool debug = false;        ///< ".target ..., debug"
-  int address_size = 0;      ///< .address_size (0 if absent)
+  Version version;                   ///< .version
+  std::string target_text;           ///< ".target" operand list as written, e.g. "sm_90, debug"
+  SmTarget target;                   ///< compute_XX[a|f] from the first .target operand
+  bool debug = false;                ///< ".target ..., debug"
+  int address_size = 0;              ///< .address_size (0 if absent)
   std::vector<std::string> entries;  ///< .entry names, when asked for
 };
 

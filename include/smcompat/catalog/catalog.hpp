@@ -17,14 +17,15 @@ namespace smcompat {
 
 /// Per-architecture resources and features.
 struct ArchInfo {
-  int sm = 0;                    ///< arch number (120)
-  std::string name;              ///< "Blackwell (RTX 50 / RTX PRO 6000)"
-  bool has_a = false;            ///< an `a` target exists
-  bool has_f = false;            ///< an `f` target exists
-  std::optional<int> renamed_to; ///< sm_101 -> 110
-  std::optional<uint32_t> smem_per_sm;           ///< bytes
-  std::optional<uint32_t> smem_per_block_optin;  ///< bytes (cudaDevAttrMaxSharedMemoryPerBlockOptin)
-  uint32_t reserved_smem_per_block = 0;          ///< bytes reserved by the system per block
+  int sm = 0;                           ///< arch number (120)
+  std::string name;                     ///< "Blackwell (RTX 50 / RTX PRO 6000)"
+  bool has_a = false;                   ///< an `a` target exists
+  bool has_f = false;                   ///< an `f` target exists
+  std::optional<int> renamed_to;        ///< sm_101 -> 110
+  std::optional<uint32_t> smem_per_sm;  ///< bytes
+  std::optional<uint32_t>
+      smem_per_block_optin;              ///< bytes (cudaDevAttrMaxSharedMemoryPerBlockOptin)
+  uint32_t reserved_smem_per_block = 0;  ///< bytes reserved by the system per block
   std::optional<uint32_t> threads_per_sm;
   std::optional<uint32_t> blocks_per_sm;
   uint32_t regs_per_sm = 65536;
@@ -37,7 +38,7 @@ struct ArchInfo {
   std::optional<Version> first_cuda_f;  ///< first CUDA that builds the `f` target
   std::optional<Version> last_cuda;     ///< last CUDA that builds it (nullopt = still supported)
   std::optional<Version> min_ptx_isa;
-  std::string tags;   ///< uncertainty tags (D, 3P, ?)
+  std::string tags;  ///< uncertainty tags (D, 3P, ?)
   std::string notes;
   std::string source;
 

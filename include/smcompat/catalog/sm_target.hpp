@@ -31,7 +31,7 @@ enum class ArchVariant { kBase, kArchSpecific, kFamily };
 /// What an image holds: machine code (SASS in a cubin), PTX for JIT, or LTO-IR for nvJitLink.
 enum class ImageKind { kSass, kPtx, kLto };
 
-const char* to_string(ImageKind kind);   // "sass", "ptx", "lto"
+const char* to_string(ImageKind kind);    // "sass", "ptx", "lto"
 const char* suffix(ArchVariant variant);  // "", "a", "f"
 
 /// A compilation target: kind × arch number × variant. Printed as sm_120f, compute_90a, lto_80.

@@ -8,12 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "smcompat/catalog/sm_target.hpp"
 #include "smcompat/util/result.hpp"
@@ -51,43 +50,43 @@ struct ProbeOptions {
 
 /// One GPU as CUDA sees it, joined with NVML by PCI bus id.
 struct ProbeDevice {
-  int ordinal = 0;                 ///< CUDA ordinal (after CUDA_VISIBLE_DEVICES)
-  std::string name;                ///< cuDeviceGetName
-  std::string uuid;                ///< "GPU-xxxxxxxx-..." from cuDeviceGetUuid
-  std::string pci_bus_id;          ///< cuDeviceGetPCIBusId, e.g. "0000:01:00.0"
-  ComputeCapability cc;            ///< from CUDA (attributes 75/76)
+  int ordinal = 0;                           ///< CUDA ordinal (after CUDA_VISIBLE_DEVICES)
+  std::string name;                          ///< cuDeviceGetName
+  std::string uuid;                          ///< "GPU-xxxxxxxx-..." from cuDeviceGetUuid
+  std::string pci_bus_id;                    ///< cuDeviceGetPCIBusId, e.g. "0000:01:00.0"
+  ComputeCapability cc;                      ///< from CUDA (attributes 75/76)
   std::optional<ComputeCapability> nvml_cc;  ///< from nvmlDeviceGetCudaComputeCapability
-  std::optional<int> nvml_index;   ///< NVML's index of the same GPU, if NVML found it
+  std::optional<int> nvml_index;             ///< NVML's index of the same GPU, if NVML found it
   /// CUDA and NVML disagree on the compute capability: something (an LD_PRELOAD shim, a patched
   /// library) is masquerading. The driver still loads code for the NVML (true) architecture.
   bool masquerade = false;
   int sms = 0;
-  uint64_t total_memory = 0;       ///< bytes (cuDeviceTotalMem_v2)
-  int smem_per_block = 0;          ///< bytes without opt-in (attribute 8)
-  int smem_per_block_optin = 0;    ///< bytes with opt-in (attribute 97)
-  int smem_per_sm = 0;             ///< attribute 81
-  int reserved_smem_per_block = 0; ///< attribute 111
-  int l2_bytes = 0;                ///< attribute 38
-  int clock_khz = 0;               ///< attribute 13
-  int memory_clock_khz = 0;        ///< attribute 36
-  int bus_width_bits = 0;          ///< attribute 37
-  int threads_per_sm = 0;          ///< attribute 39
-  int regs_per_sm = 0;             ///< attribute 82
-  int blocks_per_sm = 0;           ///< attribute 106
-  bool cluster_launch = false;     ///< attribute 120
+  uint64_t total_memory = 0;        ///< bytes (cuDeviceTotalMem_v2)
+  int smem_per_block = 0;           ///< bytes without opt-in (attribute 8)
+  int smem_per_block_optin = 0;     ///< bytes with opt-in (attribute 97)
+  int smem_per_sm = 0;              ///< attribute 81
+  int reserved_smem_per_block = 0;  ///< attribute 111
+  int l2_bytes = 0;                 ///< attribute 38
+  int clock_khz = 0;                ///< attribute 13
+  int memory_clock_khz = 0;         ///< attribute 36
+  int bus_width_bits = 0;           ///< attribute 37
+  int threads_per_sm = 0;           ///< attribute 39
+  int regs_per_sm = 0;              ///< attribute 82
+  int blocks_per_sm = 0;            ///< attribute 106
+  bool cluster_launch = false;      ///< attribute 120
   /// Theoretical DRAM bandwidth in GB/s (10^9 bytes/s), DERIVED as
   /// 2 (DDR) × memory clock (kHz × 1000) × bus width (bits) / 8; nullopt if an input is 0.
   std::optional<double> bandwidth_gbs;
   /// The catalog's architecture (looked up by the true CC: NVML's when known).
-  std::string arch_name;           ///< "Blackwell (RTX 50 / RTX PRO 6000)"; empty if unknown
+  std::string arch_name;                ///< "Blackwell (RTX 50 / RTX PRO 6000)"; empty if unknown
   std::vector<std::string> features;    ///< usable by any target of this arch
   std::vector<std::string> a_features;  ///< need the sm_XXa target
   std::vector<std::string> f_features;  ///< need the sm_XXf (or a) target
   /// Catalog GPU whose name matches (nullopt if none): its spec for comparison.
   std::optional<std::string> catalog_gpu;
-  int nvlink_links = 0;            ///< active NVLink links (NVML)
-  int nvlink_links_to_other = 0;   ///< of those, links whose remote is not a probed GPU (switch)
-  std::vector<std::string> warnings;    ///< per-device query failures
+  int nvlink_links = 0;               ///< active NVLink links (NVML)
+  int nvlink_links_to_other = 0;      ///< of those, links whose remote is not a probed GPU (switch)
+  std::vector<std::string> warnings;  ///< per-device query failures
 };
 
 /// Pairwise facts; indices are CUDA ordinals; the diagonal is empty (nullopt).
@@ -105,20 +104,21 @@ struct ProbeTopology {
 
 struct ProbeReport {
   ProbeStatus status = ProbeStatus::kError;
-  std::string explanation;          ///< a sentence or two for people: what, why, what to do
-  std::optional<int> cuda_error;    ///< the CUresult behind a non-ok status, if any
-  std::string libcuda_requested;    ///< ProbeOptions::libcuda
-  std::string libcuda_path;         ///< the file the dynamic loader opened (empty if none)
-  std::string resolved_via;         ///< "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym"
+  std::string explanation;        ///< a sentence or two for people: what, why, what to do
+  std::optional<int> cuda_error;  ///< the CUresult behind a non-ok status, if any
+  std::string libcuda_requested;  ///< ProbeOptions::libcuda
+  std::string libcuda_path;       ///< the file the dynamic loader opened (empty if none)
+  std::string resolved_via;       ///< "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym"
   bool nvml_loaded = false;
   std::string nvml_path;
-  std::string nvml_error;           ///< why NVML is unavailable (empty if loaded)
+  std::string nvml_error;                     ///< why NVML is unavailable (empty if loaded)
   std::optional<std::string> driver_version;  ///< "580.95.05"
-  std::string driver_version_source;  ///< "nvml", "/proc/driver/nvidia/version", "libcuda file name"
+  std::string
+      driver_version_source;  ///< "nvml", "/proc/driver/nvidia/version", "libcuda file name"
   std::optional<int> cuda_driver_version;       ///< cuDriverGetVersion, e.g. 13000
   std::optional<int> nvml_cuda_driver_version;  ///< nvmlSystemGetCudaDriverVersion_v2
   KernelModule kernel_module = KernelModule::kUnknown;
-  std::string kernel_module_line;   ///< the first line of the proc file, if readable
+  std::string kernel_module_line;  ///< the first line of the proc file, if readable
   std::optional<std::string> cuda_visible_devices;  ///< the variable's value, if set
   std::optional<int> nvml_device_count;
   std::vector<ProbeDevice> devices;

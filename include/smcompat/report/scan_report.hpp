@@ -2,10 +2,9 @@
 // JSON schema: docs/json-schema.md ("smcompat.scan/1").
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "smcompat/report/table.hpp"
 #include "smcompat/scan/scan.hpp"

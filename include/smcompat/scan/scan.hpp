@@ -31,15 +31,15 @@ struct ScanOptions {
 
 struct ScannedFile {
   FileInventory inventory;
-  std::string package;               ///< distribution or library it belongs to
+  std::string package;  ///< distribution or library it belongs to
   std::optional<FileVerdict> verdict;
 };
 
 struct PackageSummary {
   std::string name;
-  std::string version;       ///< from dist-info / wheel name, if known
-  std::string kind;          ///< "python-distribution", "wheel", "directory", "file"
-  std::vector<size_t> files; ///< indices into ScanReport::files
+  std::string version;                    ///< from dist-info / wheel name, if known
+  std::string kind;                       ///< "python-distribution", "wheel", "directory", "file"
+  std::vector<size_t> files;              ///< indices into ScanReport::files
   std::vector<std::string> sass_targets;  ///< distinct sm_XX present, ascending
   std::vector<std::string> ptx_targets;   ///< distinct compute_XX present
   std::vector<std::string> lto_targets;

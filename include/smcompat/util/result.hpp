@@ -31,8 +31,8 @@ Error make_error(std::string what, std::optional<uint64_t> offset = std::nullopt
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT(implicit)
-  Result(Error error) : v_(std::move(error)) {}      // NOLINT(implicit)
+  Result(T value) : v_(std::move(value)) {}      // NOLINT(implicit)
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT(implicit)
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -79,15 +79,15 @@ class [[nodiscard]] Result<void> {
 
 /// SMCOMPAT_TRY(auto x, expr): evaluates expr (a Result); on error returns the error from the
 /// enclosing function, otherwise binds the value to the declaration.
-#define SMCOMPAT_TRY(decl, expr)                                            \
-  auto SMCOMPAT_CONCAT_(smcompat_try_, __LINE__) = (expr);                  \
-  if (!SMCOMPAT_CONCAT_(smcompat_try_, __LINE__))                           \
-    return std::move(SMCOMPAT_CONCAT_(smcompat_try_, __LINE__)).error();    \
+#define SMCOMPAT_TRY(decl, expr)                                         \
+  auto SMCOMPAT_CONCAT_(smcompat_try_, __LINE__) = (expr);               \
+  if (!SMCOMPAT_CONCAT_(smcompat_try_, __LINE__))                        \
+    return std::move(SMCOMPAT_CONCAT_(smcompat_try_, __LINE__)).error(); \
   decl = std::move(*SMCOMPAT_CONCAT_(smcompat_try_, __LINE__))
 
 /// SMCOMPAT_CHECK(expr): for Result<void> (or any Result whose value is not needed).
-#define SMCOMPAT_CHECK(expr)                                                \
-  do {                                                                      \
-    auto smcompat_check_r_ = (expr);                                        \
-    if (!smcompat_check_r_) return std::move(smcompat_check_r_).error();    \
+#define SMCOMPAT_CHECK(expr)                                             \
+  do {                                                                   \
+    auto smcompat_check_r_ = (expr);                                     \
+    if (!smcompat_check_r_) return std::move(smcompat_check_r_).error(); \
   } while (0)

@@ -24,17 +24,18 @@ enum class Verdict {
   kNoImage,         ///< nothing fits: "no kernel image is available for execution on the device"
 };
 inline constexpr size_t kVerdictCount = 5;
-const char* to_string(Verdict v);  // "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"
+const char* to_string(
+    Verdict v);  // "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"
 std::optional<Verdict> parse_verdict(std::string_view s);
 inline Verdict worse(Verdict a, Verdict b) { return a > b ? a : b; }
 
 /// The GPU a verdict is for.
 struct Target {
   ComputeCapability cc;
-  const GpuSpec* gpu = nullptr;          ///< set when given by name
-  std::optional<Version> driver_cuda;    ///< CUDA version the driver supports (PTX ISA check)
-  std::optional<DriverVersion> driver;   ///< driver build, if given as one
-  std::string label;                     ///< "GeForce RTX 5090 (12.0)" or "sm_120 (12.0)"
+  const GpuSpec* gpu = nullptr;         ///< set when given by name
+  std::optional<Version> driver_cuda;   ///< CUDA version the driver supports (PTX ISA check)
+  std::optional<DriverVersion> driver;  ///< driver build, if given as one
+  std::string label;                    ///< "GeForce RTX 5090 (12.0)" or "sm_120 (12.0)"
 
   /// Parses "RTX 5090", "12.0", "sm_120", "sm_120a" and an optional driver given either as a
   /// CUDA version ("12.8", "12080") or as a driver build ("570.124.06").
@@ -52,11 +53,11 @@ struct ImageVerdict {
 /// or a standalone image (bare cubin, .cubin or .ptx file).
 struct UnitVerdict {
   Verdict verdict = Verdict::kNoImage;
-  std::optional<size_t> chosen;  ///< index into FileInventory::images of the predicted choice
-  std::vector<size_t> images;    ///< indices of the unit's images
+  std::optional<size_t> chosen;        ///< index into FileInventory::images of the predicted choice
+  std::vector<size_t> images;          ///< indices of the unit's images
   bool specialized_elsewhere = false;  ///< nothing fits and every image is an `a`/`f` target for
                                        ///< other GPUs: a library's arch-gated specialisation
-  bool bare = false;           ///< a bare cubin the library loads itself (chooses by arch)
+  bool bare = false;                   ///< a bare cubin the library loads itself (chooses by arch)
   std::string section;
   uint64_t offset = 0;
   std::string reason;
@@ -74,12 +75,12 @@ struct FileVerdict {
   bool partial = false;  ///< some units have no image although the verdict is not no-image
   size_t units_without_image = 0;
   bool has_device_code = false;
-  std::vector<ImageVerdict> images;     ///< parallel to FileInventory::images
+  std::vector<ImageVerdict> images;  ///< parallel to FileInventory::images
   std::vector<UnitVerdict> units;
   std::array<size_t, kVerdictCount> unit_counts{};  ///< units per verdict
-  size_t specialized_elsewhere = 0;     ///< no-image units that are arch-gated specialisations
+  size_t specialized_elsewhere = 0;  ///< no-image units that are arch-gated specialisations
   std::vector<ResourceWarning> resource_warnings;
-  std::string summary;                  ///< one line for people
+  std::string summary;  ///< one line for people
 };
 
 /// Judges every image and unit of a file. The file verdict is the best way the file's code can

@@ -1,0 +1,94 @@
+// Inventory speed on the biggest real input there is: libcublasLt.so.13 of CUDA 13.0 (541.6 MB,
+// 6,120 fatbin entries, 393 bare zstd cubins; census in ../shared/reference/fatbin-format.md 6).
+// Cases: the header inventory of every section with and without the bare-cubin search, the same
+// through inspect_file (open + mmap included), and the deep decode of every image (1.4 GB of
+// zstd output from .nv_fatbin alone). The file is mapped once and read once before timing, so the
+// numbers are warm-cache. Goals on the 2-core machine: inventory <= 60 ms, deep decode <= 0.6 s.
+// Reports ms per run and input bytes/s; the deep case also decoded bytes/s.
+// Set SMCOMPAT_BENCH_FILE to time another file; absent files are reported as skipped.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "smcompat/binary/inventory.hpp"
+#include "smcompat/util/mapped_file.hpp"
+
+namespace smcompat {
+namespace {
+
+std::string bench_file() {
+  if (const char* f = std::getenv("SMCOMPAT_BENCH_FILE"); f && *f) return f;
+  std::string dir = "/usr/local/cuda/lib64";
+  if (const char* h = std::getenv("CUDA_HOME"); h && *h) dir = std::string(h) + "/lib64";
+  return dir + "/libcublasLt.so.13";
+}
+
+// The mapped file, paged in once (warm cache); null if it cannot be opened.
+const MappedFile* warm_file() {
+  static MappedFile* file = [] {
+    auto m = MappedFile::open(bench_file());
+    if (!m) return static_cast<MappedFile*>(nullptr);
+    auto* f = new MappedFile(std::move(*m));
+    volatile uint64_t sum = 0;
+    for (uint64_t i = 0; i < f->size(); i += 4096) sum = sum + f->view().data()[i];
+    return f;
+  }();
+  return file;
+}
+
+void run_inventory(benchmark::State& state, bool deep, bool bare) {
+  const MappedFile* f = warm_file();
+  if (!f) {
+    state.SkipWithError((bench_file() + " not found (set SMCOMPAT_BENCH_FILE)").c_str());
+    return;
+  }
+  InspectOptions opt;
+  opt.deep = deep;
+  opt.bare_cubins = bare;
+  size_t images = 0;
+  uint64_t decoded = 0;
+  for (auto _ : state) {
+    auto inv = inspect_buffer(f->view(), f->path(), opt);
+    images = inv.empty() ? 0 : inv[0].images.size();
+    decoded = 0;
+    if (!inv.empty())
+      for (const auto& img : inv[0].images)
+        if (img.cubin || img.ptx)
+          decoded += img.uncompressed_size ? img.uncompressed_size : img.stored_size;
+    benchmark::DoNotOptimize(inv);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * f->size()));
+  state.counters["images"] = static_cast<double>(images);
+  if (deep)
+    state.counters["decoded_bytes_per_second"] = benchmark::Counter(
+        static_cast<double>(decoded) * state.iterations(), benchmark::Counter::kIsRate);
+}
+
+void BM_HeaderInventory(benchmark::State& state) {
+  run_inventory(state, false, state.range(0) != 0);
+}
+BENCHMARK(BM_HeaderInventory)
+    ->ArgName("bare_cubins")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_HeaderInventoryFile(benchmark::State& state) {
+  if (!warm_file()) {
+    state.SkipWithError((bench_file() + " not found (set SMCOMPAT_BENCH_FILE)").c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(inspect_file(bench_file(), InspectOptions{}));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * warm_file()->size()));
+}
+BENCHMARK(BM_HeaderInventoryFile)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_DeepDecode(benchmark::State& state) { run_inventory(state, true, true); }
+BENCHMARK(BM_DeepDecode)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+}  // namespace
+}  // namespace smcompat
+
+BENCHMARK_MAIN();
