@@ -30,8 +30,6 @@ const std::vector<Rule>& rules() {
     auto add = [&](const char* pattern, const char* repl, bool icase = false) {
       v.push_back({std::regex(pattern, icase ? flags | std::regex::icase : flags), repl});
     };
-    // Passwords in URLs: scheme://user:password@host -> scheme://user:[REDACTED]@host
-    add(R"(([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@]+:)[^\s@/]+@)", "$1[REDACTED]@");
     // Tokens with recognisable prefixes.
     add(R"(\b(AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b)", kMask);
     add(R"(\bhf_[A-Za-z0-9]{20,}\b)", kMask);
@@ -43,12 +41,86 @@ const std::vector<Rule>& rules() {
     add(R"(\bAIza[0-9A-Za-z_-]{35}\b)", kMask);
     add(R"(\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\b)", kMask);
     add(R"(\b(Bearer|Basic|token)\s+[A-Za-z0-9._~+/=-]{16,})", "$1 [REDACTED]", true);
-    // key=value / key: value / "key": "value" for secret-sounding keys.
-    add(R"((["']?[A-Za-z0-9_.-]*(token|secret|passw(or)?d|pwd|key|credential|auth)[A-Za-z0-9_.-]*["']?\s*[:=]\s*["']?)[^\s"',;&]+)",
-        "$1[REDACTED]", true);
     return v;
   }();
   return r;
+}
+
+bool is_key_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+}
+bool is_value_end(char c) {
+  return std::isspace(static_cast<unsigned char>(c)) || c == '"' || c == '\'' || c == ',' ||
+         c == ';' || c == '&';
+}
+
+// Passwords in URLs: scheme://user:password@host -> scheme://user:[REDACTED]@host. Linear scan
+// (a regex with a leading greedy class is quadratic on long tokens).
+std::string mask_url_passwords(const std::string& text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t at = text.find("://", i);
+    if (at == std::string::npos) break;
+    size_t start = at + 3;
+    size_t k = start;
+    size_t colon = std::string::npos;
+    while (k < text.size() && text[k] != '@' && text[k] != '/' &&
+           !std::isspace(static_cast<unsigned char>(text[k]))) {
+      if (text[k] == ':' && colon == std::string::npos) colon = k;
+      ++k;
+    }
+    if (k < text.size() && text[k] == '@' && colon != std::string::npos && colon > start) {
+      out.append(text, i, colon + 1 - i);
+      out += kMask;
+      out += '@';
+      i = k + 1;
+    } else {
+      out.append(text, i, start - i);
+      i = start;
+    }
+  }
+  out.append(text, std::min(i, text.size()), std::string::npos);
+  return out;
+}
+
+// key=value, key: value, "key": "value" where the key names a secret (token, secret, password,
+// pwd, key, credential, auth). Linear scan over separators.
+std::string mask_secret_assignments(const std::string& text) {
+  static const char* kWords[] = {"token", "secret", "passwd",     "password",
+                                 "pwd",   "key",    "credential", "auth"};
+  std::string out;
+  size_t copied = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c != '=' && c != ':') continue;
+    if (c == ':' && i + 2 < text.size() && text[i + 1] == '/' && text[i + 2] == '/')
+      continue;  // URL
+    // The key: identifier characters before the separator (skipping spaces and one quote).
+    size_t e = i;
+    while (e > copied && (text[e - 1] == ' ' || text[e - 1] == '\t')) --e;
+    if (e > copied && (text[e - 1] == '"' || text[e - 1] == '\'')) --e;
+    size_t b = e;
+    while (b > copied && is_key_char(text[b - 1]) && e - b < 128) --b;
+    if (b == e) continue;
+    std::string key = to_lower(std::string_view(text).substr(b, e - b));
+    bool secret = false;
+    for (auto* w : kWords) secret |= key.find(w) != std::string::npos;
+    if (!secret) continue;
+    // The value: after spaces and an opening quote, up to a delimiter.
+    size_t v = i + 1;
+    while (v < text.size() && (text[v] == ' ' || text[v] == '\t')) ++v;
+    if (v < text.size() && (text[v] == '"' || text[v] == '\'')) ++v;
+    size_t ve = v;
+    while (ve < text.size() && !is_value_end(text[ve])) ++ve;
+    if (ve == v) continue;
+    out.append(text, copied, v - copied);
+    out += kMask;
+    copied = ve;
+    i = ve > 0 ? ve - 1 : ve;
+  }
+  out.append(text, copied, std::string::npos);
+  return out;
 }
 
 double entropy_bits_per_char(std::string_view s) {
@@ -100,7 +172,8 @@ std::string mask_high_entropy(const std::string& text) {
 }  // namespace
 
 std::string redact(std::string_view text) {
-  std::string s(text);
+  std::string s = mask_url_passwords(std::string(text));
+  s = mask_secret_assignments(s);
   for (auto& r : rules()) s = std::regex_replace(s, r.rx, r.replacement);
   return mask_high_entropy(s);
 }

@@ -71,6 +71,13 @@ TEST(Redact, MasksEachKindOfSecret) {
   }
   EXPECT_EQ(redact("https://user:pw1234@host/x"), "https://user:[REDACTED]@host/x");
   EXPECT_EQ(redact("password=abc123"), "password=[REDACTED]");
+  EXPECT_EQ(redact("{\"api_key\": \"abc\", \"model\": \"llama\"}"),
+            "{\"api_key\": \"[REDACTED]\", \"model\": \"llama\"}");
+  EXPECT_EQ(redact("MY_TOKEN = xyz; next"), "MY_TOKEN = [REDACTED]; next");
+  // Not secrets: a port, a user without password, a plain assignment.
+  EXPECT_EQ(redact("http://localhost:8080/v1 git@github.com:org/repo"),
+            "http://localhost:8080/v1 git@github.com:org/repo");
+  EXPECT_EQ(redact("ssh://git@host/x batch_size=32"), "ssh://git@host/x batch_size=32");
   // Ordinary error text, paths, versions and hashes survive.
   std::string normal =
       "/usr/local/cuda-12.8/lib64/libcudart.so.12: torch 2.7.0+cu128 git "
