@@ -300,6 +300,22 @@ std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
       }
     }
   }
+  // Debian's system Python also reads /usr/local (pip installs there), and a Python outside a
+  // venv reads the user site ~/.local/lib/pythonX.Y/site-packages (PEP 370).
+  std::vector<EnvLocation> extra;
+  for (auto& l : out) {
+    if (l.prefix == "/usr") {
+      for (auto& x : locations_of_prefix("/usr/local", "system", l.found_by + " (/usr/local)"))
+        extra.push_back(x);
+    }
+  }
+  if (!env.count("VIRTUAL_ENV") && env.count("HOME") && !out.empty()) {
+    std::string ver = python_version_of(out.back().site_packages);
+    std::string user = env.at("HOME") + "/.local/lib/python" + ver + "/site-packages";
+    if (!ver.empty() && is_dir(user))
+      extra.push_back({env.at("HOME") + "/.local", user, "user", "user site (PEP 370)"});
+  }
+  add(std::move(extra));
   return out;
 }
 

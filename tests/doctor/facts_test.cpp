@@ -136,6 +136,14 @@ TEST(PythonDiscovery, PyenvShimVenvAndSitePackages) {
   ASSERT_EQ(locs.size(), 2u);
   EXPECT_EQ(locs[0].found_by, "VIRTUAL_ENV");
   EXPECT_EQ(locs[0].kind, "venv");
+  // Outside a venv, the user site of the same Python version is read too (PEP 370).
+  std::filesystem::create_directories(t.path() + "/home/.local/lib/python3.11/site-packages");
+  locs = discover_active_pythons({{"PATH", t.path() + "/pyenv/shims"},
+                                  {"PYENV_ROOT", t.path() + "/pyenv"},
+                                  {"HOME", t.path() + "/home"}});
+  ASSERT_EQ(locs.size(), 2u);
+  EXPECT_EQ(locs[1].site_packages, t.path() + "/home/.local/lib/python3.11/site-packages");
+  EXPECT_EQ(locs[1].kind, "user");
   // --python with a site-packages directory, and with nonsense.
   auto sp = locate_python(t.path() + "/venv/lib/python3.12/site-packages", "--python");
   ASSERT_TRUE(sp.ok());
