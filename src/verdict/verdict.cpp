@@ -146,7 +146,10 @@ Result<Target> Target::parse(std::string_view gpu_or_arch, std::string_view driv
                   : fmt::format("sm_{} ({})", cc->arch(), cc->to_string());
   driver = trim(driver);
   if (!driver.empty()) {
-    if (auto d = DriverVersion::parse(driver)) {
+    // Driver builds always have a dot (570.124.06); "12080" is a CUDA version.
+    auto d =
+        driver.find('.') != std::string_view::npos ? DriverVersion::parse(driver) : std::nullopt;
+    if (d) {
       t.driver = d;
       t.driver_cuda = catalog.max_cuda_for_driver(*d);
       if (!t.driver_cuda)

@@ -446,3 +446,38 @@ TEST(FixtureInventory, WheelMembers) {
 
 }  // namespace
 }  // namespace smcompat
+
+namespace smcompat {
+namespace {
+
+// The in-memory path (what the trace shim sees from cuModuleLoadData): the image's own headers
+// bound it, whatever follows it in memory.
+TEST(FixtureInventory, MemoryImagesAreBoundedByTheirHeaders) {
+  SMCOMPAT_REQUIRE_FIXTURES();
+  struct Case {
+    std::string file;
+    FileFormat format;
+    size_t images;
+  };
+  for (const Case& c : {Case{"kernels_sm90.cubin", FileFormat::kCubin, 1},
+                        Case{"multi.fatbin", FileFormat::kFatbin, 3},
+                        Case{"compress_speed_all.fatbin", FileFormat::kFatbin, 2},
+                        Case{"kernels_c90.ptx", FileFormat::kPtx, 1}}) {
+    std::vector<uint8_t> bytes = testing::read_bytes(fixture(c.file));
+    const size_t size = bytes.size();
+    bytes.push_back(0);               // PTX handed to the driver is NUL-terminated
+    bytes.resize(size + 4096, 0xCC);  // and whatever memory follows
+    InspectOptions opt;
+    opt.deep = true;
+    FileInventory f = inspect_memory_image(bytes.data(), bytes.size(), opt);
+    SCOPED_TRACE(c.file);
+    EXPECT_TRUE(f.errors.empty()) << (f.errors.empty() ? "" : f.errors[0].to_string());
+    EXPECT_EQ(f.format, c.format);
+    EXPECT_EQ(f.size, size);
+    ASSERT_EQ(f.images.size(), c.images);
+    for (const auto& img : f.images) EXPECT_TRUE(img.cubin || img.ptx) << img.target.to_string();
+  }
+}
+
+}  // namespace
+}  // namespace smcompat

@@ -91,3 +91,25 @@ TEST_F(CliTest, NoColourWhenPipedOrAsked) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CliTest, WithoutATargetTheProbedGpuIsUsed) {
+  std::string fake = std::string(SMCOMPAT_BINARY_DIR) + "/tests/fakedriver/lib";
+  if (!fs::exists(fake + "/libcuda.so.1")) GTEST_SKIP() << "fake driver not built";
+  CliRun r = run("scan " + p("old.fatbin") + " --json",
+                 "LD_LIBRARY_PATH=" + fake + " SMCOMPAT_FAKE_GPUS='H100' SMCOMPAT_FAKE_CUDA=12080");
+  ASSERT_EQ(r.code, 0);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["target"]["cc"], "9.0");
+  EXPECT_EQ(j["target"]["driver_cuda"], "12.8");
+  EXPECT_EQ(j["files"][0]["verdict"], "native");
+  // --no-probe, or no driver at all: an inventory without verdicts.
+  CliRun np = run("scan " + p("old.fatbin") + " --json --no-probe",
+                  "LD_LIBRARY_PATH=" + fake + " SMCOMPAT_FAKE_GPUS='H100'");
+  EXPECT_TRUE(nlohmann::json::parse(np.out)["target"].is_null());
+  CliRun none = run("scan " + p("old.fatbin") + " --json", "LD_LIBRARY_PATH=/nonexistent");
+  EXPECT_TRUE(nlohmann::json::parse(none.out)["target"].is_null());
+}
+
+}  // namespace

@@ -129,6 +129,8 @@ TEST(Target, ParsesGpusArchsAndDrivers) {
   EXPECT_EQ(T("120").cc, (ComputeCapability{12, 0}));
   EXPECT_EQ(T("H100", "12.8").driver_cuda, (Version{12, 8}));
   EXPECT_EQ(T("H100", "580.95.05").driver_cuda, (Version{13, 0}));
+  EXPECT_EQ(T("H100", "12080").driver_cuda, (Version{12, 8}));  // cuDriverGetVersion's integer
+  EXPECT_EQ(T("H100", "570.26").driver_cuda, (Version{12, 8}));
   auto bad = Target::parse("RTX 9999");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().what.find("unknown GPU"), std::string::npos);

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "smcompat/probe/probe.hpp"
 #include "smcompat/report/scan_report.hpp"
 
 namespace smcompat::cli {
@@ -16,7 +17,7 @@ namespace {
 struct ScanArgs {
   std::vector<std::string> paths;
   std::string gpu, target, driver, fail_on;
-  bool deep = false, json = false, verbose = false, quiet = false;
+  bool deep = false, json = false, verbose = false, quiet = false, probe = true;
   unsigned jobs = 0;
 };
 
@@ -56,6 +57,7 @@ void register_scan(CLI::App& app, Context& ctx) {
   cmd->add_flag("--json", a.json, "JSON output (schema smcompat.scan/1, docs/json-schema.md)");
   cmd->add_flag("-v,--verbose", a.verbose, "List every unit and full target lists");
   cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
+  cmd->add_flag("!--no-probe", a.probe, "Without --gpu/--target, do not judge for this machine's GPU");
   cmd->add_option("-j,--jobs", a.jobs, "Threads (default: all cores)");
   cmd->add_option("--fail-on", a.fail_on,
                   "Exit 1 if any file is at or worse than this: no-image, "
@@ -85,6 +87,20 @@ void register_scan(CLI::App& app, Context& ctx) {
                  "smcompat scan: --driver and --fail-on need a target (--gpu or --target)\n");
       ctx.exit_code = kExitError;
       return;
+    } else if (a.probe) {
+      // No target named: judge for this machine's first GPU, as the driver reports it (observed),
+      // with the driver's CUDA version for the PTX check.
+      auto probed = probe_system();
+      if (probed && probed->status == ProbeStatus::kOk && !probed->devices.empty()) {
+        const ProbeDevice& d = probed->devices.front();
+        ComputeCapability cc = d.nvml_cc.value_or(d.cc);  // NVML is not fooled by a masquerade
+        std::string driver =
+            probed->cuda_driver_version ? std::to_string(*probed->cuda_driver_version) : "";
+        if (auto t = Target::parse(cc.to_string(), driver)) {
+          t->label = fmt::format("{} ({}, GPU 0 of this machine)", d.name, cc.to_string());
+          opt.target = *t;
+        }
+      }
     }
     bool show_progress = !a.quiet && isatty(fileno(stderr));
     if (show_progress) {
