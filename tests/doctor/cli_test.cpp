@@ -28,7 +28,8 @@ const std::string kProprietaryModule =
 class DoctorCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!smcompat::testing::have_fixtures()) GTEST_SKIP() << "nvcc fixtures not built";
+    if (!smcompat::testing::have_fixtures())
+      GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
     env_ = std::make_unique<FakeEnv>(tmp_.path(), "cu126");
     env_->add_torch("2.7.0+cu126", "12.6", "k_80_90");
     env_->add("torchvision", "0.22.0+cu126");
@@ -148,7 +149,9 @@ TEST_F(DoctorCli, OldDriverFromTheFake) {
 }
 
 TEST_F(DoctorCli, StubLibraryAndNoDriver) {
-  if (!fs::exists(SMCOMPAT_CUDA_STUB)) GTEST_SKIP() << "no toolkit stub libcuda";
+  if (!fs::exists(SMCOMPAT_CUDA_STUB))
+    GTEST_SKIP() << "CUDA toolkit stub " SMCOMPAT_CUDA_STUB
+                    " not installed (set SMCOMPAT_CUDA_HOME)";
   fs::create_directories(tmp_.path() + "/stub");
   fs::create_symlink(SMCOMPAT_CUDA_STUB, tmp_.path() + "/stub/libcuda.so.1");
   auto env = base_env(tmp_.path() + "/stub");

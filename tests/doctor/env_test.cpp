@@ -16,7 +16,8 @@ using smcompat::testing::TempDir;
 class DoctorEnvTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!smcompat::testing::have_fixtures()) GTEST_SKIP() << "nvcc fixtures not built (no nvcc)";
+    if (!smcompat::testing::have_fixtures())
+      GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
   }
   // A deterministic doctor run: no driver, no toolkit, only the given environment.
   DoctorReport run(const FakeEnv& env, std::vector<std::string> gpus,
@@ -250,7 +251,8 @@ namespace {
 // newer, sm_120 SASS; no Volta).
 TEST(DoctorRealLibraries, ToolkitCublasAsAWheel) {
   const std::string cublas = "/usr/local/cuda/lib64/libcublas.so.13";
-  if (!std::filesystem::exists(cublas)) GTEST_SKIP() << "no CUDA 13 toolkit";
+  if (!std::filesystem::exists(cublas))
+    GTEST_SKIP() << "CUDA toolkit library " << cublas << " not installed";
   smcompat::testing::TempDir tmp;
   smcompat::testing::FakeEnv env(tmp.path(), "wheels");
   env.add("nvidia-cublas", "13.1.0.3", {{"nvidia/cu13/lib/README", "placeholder\n"}});

@@ -17,6 +17,11 @@ inline std::string fixture_so(const std::string& name) {
   return std::string(SMCOMPAT_DOCTOR_FIXTURES) + "/" + name + ".so";
 }
 inline bool have_fixtures() { return std::filesystem::exists(fixture_so("k_90_120")); }
+/// Why the fixtures are missing (for GTEST_SKIP), naming what to install.
+inline std::string doctor_fixtures_missing() {
+  return "doctor fixtures not built in " + std::string(SMCOMPAT_DOCTOR_FIXTURES) +
+         " (nvcc was not found when CMake ran: install the CUDA toolkit or set CUDA_HOME)";
+}
 #endif
 
 /// A temporary directory removed at destruction.

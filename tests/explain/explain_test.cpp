@@ -276,7 +276,8 @@ namespace {
 
 // Through the CLI: the explanation names this machine's torch and the exact pip command.
 TEST(ExplainCli, SpecificToAnEnvironment) {
-  if (!smcompat::testing::have_fixtures()) GTEST_SKIP() << "nvcc fixtures not built";
+  if (!smcompat::testing::have_fixtures())
+    GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
   smcompat::testing::TempDir tmp;
   smcompat::testing::FakeEnv env(tmp.path(), "venv");
   env.add_torch("2.7.0+cu126", "12.6", "k_80_90");
