@@ -236,6 +236,7 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
   parallel_for(inv.images.size(), opt.jobs, [&](size_t i) {
     DeviceImage& img = inv.images[i];
     if (img.target.kind == ImageKind::kLto) return;
+    if (opt.deep_filter && !opt.deep_filter(img)) return;
     thread_local detail::Scratch scratch;
     auto payload = decode_payload(buf, img, opt.max_decoded_bytes, scratch);
     if (!payload) {

@@ -89,8 +89,8 @@ inline std::vector<uint8_t> entry_bytes(const Entry& e) {
   put32(b, 0x20, ident_off);
   put32(b, 0x24, ident_len);
   put64(b, 0x28, flags);
-  std::memcpy(&b[0x40], ext.data(), ext.size());
-  std::memcpy(&b[header], stored.data(), stored.size());
+  if (!ext.empty()) std::memcpy(&b[0x40], ext.data(), ext.size());
+  if (!stored.empty()) std::memcpy(&b[header], stored.data(), stored.size());
   return b;
 }
 

@@ -81,6 +81,8 @@ struct InspectOptions {
   uint64_t max_decoded_bytes = 1ull << 30;  ///< per image: decompression-bomb guard
   uint64_t max_member_bytes = 4ull << 30;   ///< per archive/zip member held in memory
   int max_nesting = 3;                      ///< archives inside wheels inside ...
+  /// With `deep`: decode only the images this accepts (all when empty).
+  std::function<bool(const DeviceImage&)> deep_filter;
 };
 
 /// What kind of file this is, from its first bytes (never fails; kUnknown if not ours).
