@@ -266,6 +266,23 @@ struct Rules {
       }
     }
     (void)any_present;
+    // Several GPUs without peer access: traffic between them goes through host memory.
+    if (!d.pairs_without_p2p.empty()) {
+      std::string pairs;
+      for (auto& [a, b] : d.pairs_without_p2p)
+        pairs += fmt::format("{}{}-{}", pairs.empty() ? "" : ", ", a, b);
+      add({Severity::kInfo,
+           "multi-gpu-no-p2p",
+           fmt::format("{} GPUs, {} pair(s) without peer-to-peer access", d.gpus.size(),
+                       d.pairs_without_p2p.size()),
+           {"cuDeviceCanAccessPeer = 0 for GPU pairs " + pairs + " (observed)",
+            d.nvlink_links ? fmt::format("{} NVLink links", d.nvlink_links) : "no NVLink"},
+           "Traffic between these GPUs is staged through host memory (NCCL falls back to its "
+           "host/SHM path): prefer tensor or pipeline parallelism with few, large transfers over "
+           "expert parallelism or all-to-all; expect PCIe-bound multi-GPU speed.",
+           {},
+           "driver"});
+    }
   }
 
   void toolkit_rules() {

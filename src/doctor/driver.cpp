@@ -44,6 +44,17 @@ DriverFacts driver_facts_from_probe(const ProbeReport& p) {
     if (name.rfind("NVIDIA ", 0) == 0) name = name.substr(7);
     d.gpus.push_back({name, cc, dev.pci_bus_id});
   }
+  auto& p2p = p.topology.p2p_access;
+  for (size_t i = 0; i < p2p.size(); ++i) {
+    for (size_t j = i + 1; j < p2p[i].size(); ++j) {
+      if (p2p[i][j].has_value() && !*p2p[i][j])
+        d.pairs_without_p2p.emplace_back(static_cast<int>(i), static_cast<int>(j));
+    }
+  }
+  for (auto& row : p.topology.nvlink_links)
+    for (auto& links : row)
+      if (links) d.nvlink_links += *links;
+  d.nvlink_links /= 2;  // each pair is counted from both ends
   return d;
 }
 

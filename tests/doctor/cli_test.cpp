@@ -125,6 +125,8 @@ TEST_F(DoctorCli, AgainstTheFakeDriver) {
     EXPECT_EQ(has(errors, "torch-no-image"), s.torch_error);
     EXPECT_EQ(rc, s.torch_error ? 1 : 0);
     EXPECT_FALSE(has(ids(j), "no-driver"));
+    // Only the 2x RTX 5090 set has GPUs without peer access.
+    EXPECT_EQ(has(ids(j, "info"), "multi-gpu-no-p2p"), s.extra.count("SMCOMPAT_FAKE_P2P") > 0);
     EXPECT_FALSE(has(ids(j), "blackwell-needs-open-modules"));
   }
 }

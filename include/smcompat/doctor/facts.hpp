@@ -47,6 +47,10 @@ struct DriverFacts {
   std::string kernel_module_flavour;
   std::string kernel_module_line;  ///< the first line of /proc/driver/nvidia/version
   std::vector<GpuFact> gpus;
+  /// Pairs of GPU indices (i < j) without peer-to-peer access, from the probe's topology.
+  std::vector<std::pair<int, int>> pairs_without_p2p;
+  /// NVLink links between any two GPUs (0 = none seen).
+  int nvlink_links = 0;
 };
 const char* to_string(DriverFacts::State state);
 
