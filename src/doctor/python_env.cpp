@@ -236,6 +236,7 @@ Result<std::vector<EnvLocation>> locate_python(const std::string& path,
     // is a symlink to the base interpreter, but the venv is the environment).
     std::vector<EnvLocation> out;
     for (auto candidate : {p, fs::canonical(p, ec)}) {
+      if (candidate.empty()) continue;  // canonical() failed
       auto prefix = candidate.parent_path().parent_path().string();
       auto locs = locations_of_prefix(prefix, "", found_by);
       if (!locs.empty()) return locs;
@@ -291,6 +292,7 @@ std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
       std::error_code ec;
       auto real = fs::canonical(py, ec);
       for (auto cand : {fs::path(py), real}) {
+        if (cand.empty()) continue;
         auto prefix = cand.parent_path().parent_path().string();
         auto locs = locations_of_prefix(prefix, "", "python3 on PATH");
         if (!locs.empty()) {
