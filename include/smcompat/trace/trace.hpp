@@ -1,0 +1,210 @@
+// The trace report: reads the JSON-lines records written by the LD_PRELOAD shim
+// (libsmcompat_trace.so, src/trace/shim/), classifies what the driver chose for every module and
+// library (native SASS / compatible SASS / PTX JIT / failed) from the function attributes the
+// driver reported, compares that with the prediction made from the images alone, and prints it.
+// Also runs a command under the shim and states what a compute-capability override implies.
+// References: ../shared/reference/driver-api.md section 5.2 (classification rule), 4.2 (what a
+// masquerade breaks); ../shared/reference/compatibility-rules.md section 7 (selection working
+// model). Record and report schemas: docs/trace.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "smcompat/catalog/catalog.hpp"
+#include "smcompat/catalog/sm_target.hpp"
+#include "smcompat/util/result.hpp"
+
+namespace smcompat::trace {
+
+/// One image a loaded container offered (from the shim's inventory of it).
+struct OfferedImage {
+  SmTarget target;
+  std::optional<Version> ptx_isa;  ///< PTX ISA version (PTX images)
+};
+
+/// A function (CUfunction/CUkernel) of a load and what the driver said about it.
+struct TracedFunction {
+  std::string name;
+  std::optional<int> binary_version;  ///< CU_FUNC_ATTRIBUTE_BINARY_VERSION (e.g. 120)
+  std::optional<int> ptx_version;     ///< CU_FUNC_ATTRIBUTE_PTX_VERSION (e.g. 90)
+  std::optional<int> num_regs;
+  std::optional<double> get_ms;  ///< time of the cuModuleGetFunction/cuKernelGetFunction call
+};
+
+/// How a load ended up running.
+enum class Outcome {
+  kNative,          ///< SASS for exactly the device's arch
+  kCompatibleSass,  ///< SASS for another arch the device can run
+  kPtxJit,          ///< PTX compiled by the driver
+  kFailed,          ///< the load call failed
+  kUnknown,         ///< loaded, but the driver reported nothing to tell which image ran
+};
+const char* to_string(Outcome o);  // "native", "compatible-sass", "ptx-jit", "failed", "unknown"
+
+/// What the working model predicts for a set of images on a device (compatibility-rules.md 7).
+struct Prediction {
+  Outcome outcome = Outcome::kUnknown;  ///< kFailed when nothing can run
+  std::optional<SmTarget> image;        ///< the image expected to be chosen
+  int error = 0;                        ///< expected CUresult when kFailed (209, 222 or 223)
+  std::string reason;
+};
+
+/// Options of the environment that change the driver's choice (recorded by the shim at start).
+struct JitEnv {
+  bool force_ptx_jit = false;    ///< CUDA_FORCE_PTX_JIT=1
+  bool disable_ptx_jit = false;  ///< CUDA_DISABLE_PTX_JIT=1
+  std::string module_loading;    ///< CUDA_MODULE_LOADING
+};
+
+/// What `smcompat scan` predicts (verdict/'s judge_file, treating the images as one unit) for
+/// `images` on a device of compute capability `cc` with a driver supporting CUDA `driver_cuda`
+/// (if known), adjusted for CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT in `env`.
+Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc,
+                   std::optional<Version> driver_cuda, const JitEnv& env,
+                   const Catalog& catalog = Catalog::builtin());
+
+/// One module or library load as recorded, with the analysis filled in by analyze().
+struct TracedLoad {
+  uint64_t id = 0;
+  int pid = 0;
+  size_t line = 0;     ///< line of the record in the trace file (1-based)
+  std::string api;     ///< cuModuleLoadData, cuLibraryLoadData, ...
+  std::string kind;    ///< "module" or "library"
+  std::string source;  ///< "memory" or "file"
+  std::string path;    ///< for file loads
+  std::string format;  ///< fatbin, cubin, ptx, ... (inventory)
+  int result = 0;      ///< CUresult
+  std::string error;   ///< CUresult name when result != 0
+  std::optional<int> device;
+  std::optional<ComputeCapability> device_cc;  ///< the real CC (never the override)
+  std::optional<int> driver_cuda;              ///< cuDriverGetVersion
+  double load_ms = 0;
+  std::optional<double> jit_wall_ms;  ///< CU_JIT_WALL_TIME as the driver reported it
+  std::string jit_error_log;
+  std::vector<OfferedImage> images;
+  std::string inventory_error;
+  std::vector<TracedFunction> functions;
+  std::optional<double> first_use_ms;  ///< first cuModuleGetFunction / cuLibraryGetKernel
+  bool unloaded = false;
+
+  // Filled by analyze():
+  Outcome outcome = Outcome::kUnknown;
+  std::optional<SmTarget> chosen;  ///< the offered image the driver's answer points to
+  std::string how;                 ///< "sm_80 SASS on 8.6", "JIT of compute_90 to sm_120", ...
+  std::optional<Prediction> predicted;
+  bool disagrees = false;  ///< observed and predicted outcome/image differ
+};
+
+/// A symbol lookup the shim saw (only bootstrap lookups and wrapped names are recorded by
+/// default).
+struct TracedLookup {
+  std::string via;  ///< "dlsym", "cuGetProcAddress", "cuGetProcAddress_v2"
+  std::string name;
+  std::optional<int> version;
+  uint64_t flags = 0;
+  bool wrapped = false;
+  bool found = false;
+  int pid = 0;
+};
+
+/// A compute-capability query and whether the override changed its answer (one record per caller
+/// object and API).
+struct CcQuery {
+  std::string api;
+  std::string caller;  ///< object that called (path)
+  std::string real_cc;
+  std::string reported_cc;
+  bool overridden = false;
+  int pid = 0;
+};
+
+/// A process that started with the shim loaded.
+struct TracedProcess {
+  int pid = 0;
+  std::string exe;
+  std::string report_cc;  ///< override in effect ("" if none)
+  std::vector<std::string> only_for;
+  JitEnv env;
+};
+
+struct TraceLog {
+  std::vector<TracedProcess> processes;
+  std::vector<TracedLoad> loads;
+  std::vector<TracedLookup> lookups;
+  std::vector<CcQuery> cc_queries;
+  std::vector<Error> warnings;  ///< unreadable lines (file + line in `what`)
+};
+
+/// Parses trace records (JSON lines). Bad lines become warnings; never fails as a whole.
+TraceLog parse_trace(std::string_view text, const std::string& name);
+/// Reads and parses a trace file; an error only if the file cannot be read.
+Result<TraceLog> read_trace(const std::string& path);
+
+/// Classifies every load (driver-api.md 5.2) and attaches the prediction.
+void analyze(TraceLog& log, const Catalog& catalog = Catalog::builtin());
+
+struct TraceSummary {
+  size_t loads = 0;
+  std::map<Outcome, size_t> loads_by_outcome;
+  std::map<Outcome, size_t> functions_by_outcome;
+  size_t disagreements = 0;
+  size_t overridden_queries = 0;
+};
+TraceSummary summarize(const TraceLog& log);
+
+/// What reporting `fake` to the application implies on a device that really is `real`: which
+/// kinds of code built for the fake capability can still run (compatibility-rules via
+/// Catalog::fit). One sentence per target kind.
+std::vector<std::string> override_implications(ComputeCapability fake, ComputeCapability real,
+                                               const Catalog& catalog = Catalog::builtin());
+
+/// The same for the images in files the application will load (its executable, libraries named
+/// by the user): per file, how its code fares on the real device (verdict/, as `scan` predicts
+/// it) and what becomes of the images built for the reported capability. Files without device
+/// code are skipped; unreadable ones get a line saying so.
+std::vector<std::string> override_implications_for_files(
+    const std::vector<std::string>& paths, ComputeCapability fake, ComputeCapability real,
+    std::optional<Version> driver_cuda, const Catalog& catalog = Catalog::builtin());
+
+/// Text report for people.
+struct PrintOptions {
+  bool color = false;
+  std::optional<int> exit_status;  ///< of the traced command
+  std::string command;
+  /// Printed before the run for --report-cc (predicted): the JSON report carries them too.
+  std::vector<std::string> override_implications;
+  std::vector<std::string> override_file_predictions;
+  std::optional<ComputeCapability> real_cc;  ///< the device's capability queried before the run
+};
+std::string render_text(const TraceLog& log, const PrintOptions& options);
+/// JSON report, schema "smcompat.trace/1" (docs/trace.md).
+std::string render_json(const TraceLog& log, const PrintOptions& options,
+                        const std::vector<std::string>& argv);
+
+/// Running a command under the shim.
+struct RunOptions {
+  std::string shim_path;   ///< libsmcompat_trace.so
+  std::string trace_file;  ///< where the shim appends its records
+  std::optional<ComputeCapability> report_cc;
+  std::vector<std::string> only_for;
+};
+/// The environment entries (NAME=value) that load the shim, given the current LD_PRELOAD.
+std::vector<std::pair<std::string, std::string>> shim_environment(const RunOptions& options);
+/// Runs `argv` with the shim preloaded and waits for it. Returns its exit status (128 + signal
+/// number if it was killed), or an error if it could not be started.
+Result<int> run_traced(const std::vector<std::string>& argv, const RunOptions& options);
+
+/// The real compute capability of device `ordinal` as this machine's driver reports it
+/// (libcuda.so.1 through dlopen); nullopt without a usable driver.
+std::optional<ComputeCapability> query_device_cc(int ordinal = 0);
+
+/// Locates libsmcompat_trace.so: $SMCOMPAT_TRACE_LIB, else ../lib/ next to the executable
+/// `self_exe`, else the install prefix's lib/.
+std::optional<std::string> find_shim(const std::string& self_exe);
+
+}  // namespace smcompat::trace

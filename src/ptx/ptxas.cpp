@@ -1,0 +1,99 @@
+// ptxas discovery and invocation (include/smcompat/ptx/ptxas.hpp). The input goes to a mkstemp
+// file in $TMPDIR; ptxas runs through posix_spawn with its output captured in a second file; both
+// are removed.
+#include "smcompat/ptx/ptxas.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+extern char** environ;
+
+namespace smcompat::ptx {
+
+std::optional<std::string> find_ptxas() {
+  namespace fs = std::filesystem;
+  auto ok = [](const fs::path& p) { return ::access(p.c_str(), X_OK) == 0; };
+  if (const char* p = std::getenv("SMCOMPAT_PTXAS"); p && *p && ok(p)) return std::string(p);
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home)
+    if (ok(fs::path(home) / "bin/ptxas")) return (fs::path(home) / "bin/ptxas").string();
+  if (ok("/usr/local/cuda/bin/ptxas")) return std::string("/usr/local/cuda/bin/ptxas");
+  if (const char* path = std::getenv("PATH")) {
+    std::string_view rest(path);
+    while (!rest.empty()) {
+      size_t c = rest.find(':');
+      std::string_view dir = rest.substr(0, c);
+      if (!dir.empty() && ok(fs::path(dir) / "ptxas")) return (fs::path(dir) / "ptxas").string();
+      if (c == std::string_view::npos) break;
+      rest.remove_prefix(c + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+struct TempFile {
+  std::string path;
+  int fd = -1;
+  explicit TempFile(const char* suffix) {
+    const char* dir = std::getenv("TMPDIR");
+    path = fmt::format("{}/smcompat-ptxas-XXXXXX{}", dir && *dir ? dir : "/tmp", suffix);
+    fd = ::mkstemps(path.data(), static_cast<int>(std::string_view(suffix).size()));
+  }
+  ~TempFile() {
+    if (fd >= 0) ::close(fd);
+    if (fd >= 0) ::unlink(path.c_str());
+  }
+};
+}  // namespace
+
+Result<PtxasOutcome> run_ptxas(const std::string& ptxas, std::string_view text,
+                               const SmTarget& target) {
+  TempFile in(".ptx"), out(".o"), log(".log");
+  if (in.fd < 0 || out.fd < 0 || log.fd < 0)
+    return make_error("cannot create temporary files for ptxas (set TMPDIR)");
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(in.fd, text.data() + done, text.size() - done);
+    if (n <= 0) return make_error("cannot write the temporary PTX file for ptxas");
+    done += static_cast<size_t>(n);
+  }
+  SmTarget sass = target;
+  sass.kind = ImageKind::kSass;
+  std::string arch = "-arch=" + sass.to_string();
+  std::vector<std::string> args = {ptxas, arch, "-c", in.path, "-o", out.path};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, log.fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, log.fd, 2);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, ptxas.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return make_error(fmt::format("cannot run {}: {}", ptxas, std::strerror(rc)));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  PtxasOutcome o;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.accepted = o.exit_code == 0;
+  std::ifstream lf(log.path);
+  std::stringstream ss;
+  ss << lf.rdbuf();
+  o.log = ss.str();
+  return o;
+}
+
+}  // namespace smcompat::ptx

@@ -1,0 +1,104 @@
+// Helpers for the trace tests: running a program with a chosen environment (optionally with the
+// shim preloaded) and capturing its output, and the paths of the built fakes and fixtures.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+/// Tests that run programs under the shim need the uninstrumented shim (under sanitizer builds
+/// it links the instrumented libsmcompat and cannot be preloaded into arbitrary programs, e.g.
+/// nvcc-built ones), and the test programs and nvcc fixtures (built only where the CUDA toolkit
+/// is installed). Elsewhere they are skipped; the record parser and report tests still run.
+#ifdef SMCOMPAT_TRACE_SANITIZED
+#define SMCOMPAT_SKIP_UNDER_SANITIZERS() \
+  GTEST_SKIP() << "needs the uninstrumented shim: runs in the default build"
+#else
+#define SMCOMPAT_SKIP_UNDER_SANITIZERS()                                                     \
+  do {                                                                                       \
+    if (!std::filesystem::exists(::smcompat::trace::testing::fixture("sm80.fatbin")) ||      \
+        !std::filesystem::exists(::smcompat::trace::testing::kProg))                         \
+      GTEST_SKIP() << "test programs or nvcc fixtures not built (no CUDA toolkit at build)"; \
+  } while (0)
+#endif
+
+namespace smcompat::trace::testing {
+
+inline const std::string kTestDir = SMCOMPAT_TRACE_TEST_DIR;
+inline const std::string kFakeDir = SMCOMPAT_FAKE_DRIVER_DIR;
+inline const std::string kShim = std::string(SMCOMPAT_BINARY_DIR) + "/lib/libsmcompat_trace.so";
+inline const std::string kProg = kTestDir + "/trace_driver_prog";
+inline const std::string kProgDl = kTestDir + "/trace_driver_prog_dl";
+inline std::string fixture(const std::string& name) { return kTestDir + "/fixtures/" + name; }
+
+struct Output {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A fresh temporary directory, removed at destruction.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "smcompat-trace-test-XXXXXX").string();
+    path = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+/// Runs argv with exactly the environment `env` (plus PATH and HOME), capturing output.
+inline Output run(const std::vector<std::string>& argv,
+                  const std::vector<std::pair<std::string, std::string>>& env) {
+  TempDir tmp;
+  std::string out_path = tmp.file("out"), err_path = tmp.file("err");
+  std::vector<std::string> env_strings;
+  for (const char* keep : {"PATH", "HOME", "TMPDIR"})
+    if (const char* v = std::getenv(keep)) env_strings.push_back(std::string(keep) + "=" + v);
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(o, 1);
+    dup2(e, 2);
+    alarm(120);  // a hang (deadlock, endless recursion) becomes a failure, not a stuck test
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Output r;
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+}  // namespace smcompat::trace::testing
