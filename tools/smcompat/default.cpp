@@ -1,13 +1,12 @@
-// `smcompat` with no arguments: the main job. Until the doctor exists, this is placeholder text.
-#include <fmt/format.h>
-
+// `smcompat` with no arguments: the doctor with default settings (doctor.cpp).
 #include "commands.hpp"
+#include "doctor_cli.hpp"
 
 namespace smcompat::cli {
 
 int run_default(Context& ctx) {
-  fmt::print("smcompat: run `smcompat --help` for the commands\n");
-  return kExitOk;
+  DoctorCliOptions options;
+  return run_doctor_cli(ctx, options);
 }
 
 }  // namespace smcompat::cli

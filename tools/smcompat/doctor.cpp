@@ -1,18 +1,94 @@
-// `smcompat doctor`: placeholder registered while the module is being built; replaced by its
-// real implementation (see issues). Prints a clear message and exits 2.
+// `smcompat doctor`: checks the driver, CUDA toolkits, Python environments and environment
+// variables the way an expert would, and prints findings with evidence and exact fixes.
+// Library: doctor/doctor.hpp. Also what `smcompat` with no arguments runs (default.cpp).
+#include "smcompat/doctor/doctor.hpp"
+
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include "commands.hpp"
+#include "doctor_cli.hpp"
 
 namespace smcompat::cli {
 
+int run_doctor_cli(Context& ctx, const DoctorCliOptions& o) {
+  doctor::DoctorOptions opt;
+  opt.gpus = o.gpus;
+  opt.pythons = o.pythons;
+  opt.discover_active = !o.no_active;
+  opt.scan_code = !o.no_scan;
+  opt.env = doctor::current_environment();
+  if (!o.proc_root.empty()) opt.proc_root = o.proc_root;
+  auto fail_on = doctor::parse_severity(o.fail_on);
+  if (!fail_on) {
+    fmt::print(stderr, "smcompat doctor: --fail-on must be error, warning or info\n");
+    return kExitError;
+  }
+  if (isatty(fileno(stderr)))
+    fmt::print(stderr, "{}",
+               ctx.err_style().dim(
+                   "smcompat doctor: reading driver, toolkits and Python environments…\n"));
+  auto report = doctor::run_doctor(opt);
+  if (o.json) {
+    fmt::print("{}\n", doctor::render_json(report, ctx.argv).dump(2));
+  } else if (o.markdown) {
+    fmt::print("{}", doctor::render_markdown(report));
+  } else {
+    fmt::print("{}", doctor::render_text(report, ctx.out_style()));
+  }
+  for (auto& e : report.errors) fmt::print(stderr, "smcompat doctor: {}\n", e);
+  if (!o.fix_script.empty()) {
+    std::ofstream out(o.fix_script, std::ios::trunc);
+    if (!out) {
+      fmt::print(stderr, "smcompat doctor: cannot write {}\n", o.fix_script);
+      return kExitError;
+    }
+    out << doctor::render_fix_script(report);
+    out.close();
+    if (!out) {
+      fmt::print(stderr, "smcompat doctor: writing {} failed\n", o.fix_script);
+      return kExitError;
+    }
+    fmt::print(stderr, "smcompat doctor: wrote {} (review it, then run it yourself: sh {})\n",
+               o.fix_script, o.fix_script);
+  }
+  if (!report.errors.empty()) return kExitError;
+  for (auto& f : report.findings)
+    if (static_cast<int>(f.severity) >= static_cast<int>(*fail_on)) return kExitFindings;
+  return kExitOk;
+}
+
 void register_doctor(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("doctor", "(not available yet)");
-  cmd->allow_extras();
-  cmd->callback([&ctx] {
-    fmt::print(stderr, "smcompat doctor: not available in this build yet\n");
-    ctx.exit_code = kExitError;
-  });
+  auto* cmd = app.add_subcommand(
+      "doctor", "Check driver, toolkits, Python environments and variables; findings with fixes");
+  auto o = std::make_shared<DoctorCliOptions>();
+  cmd->add_option(
+         "--gpu", o->gpus,
+         "Judge the environment for this GPU too (repeatable), e.g. \"RTX 5090\", H100, B200")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  cmd->add_option("--python", o->pythons,
+                  "A Python interpreter, environment prefix or site-packages to check (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  cmd->add_flag("--json", o->json, "JSON output (schema smcompat.doctor/1)");
+  cmd->add_flag("--markdown", o->markdown, "Markdown output");
+  cmd->add_option("--fix-script", o->fix_script,
+                  "Write the fixes as a shell script to review (never run by smcompat)");
+  cmd->add_option("--fail-on", o->fail_on, "Exit 1 if a finding is at least this severe")
+      ->check(CLI::IsMember({"error", "warning", "info"}));
+  cmd->add_flag("--no-scan", o->no_scan, "Do not read the device code of installed libraries");
+  cmd->add_flag("--no-active", o->no_active,
+                "Do not look at $VIRTUAL_ENV, $CONDA_PREFIX or python3 on PATH");
+  cmd->add_option("--proc-root", o->proc_root, "Read /proc files from this directory (testing)")
+      ->group("");
+  cmd->get_option("--json")->excludes(cmd->get_option("--markdown"));
+  cmd->callback([&ctx, o] { ctx.exit_code = run_doctor_cli(ctx, *o); });
 }
 
 }  // namespace smcompat::cli

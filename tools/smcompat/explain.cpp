@@ -1,18 +1,116 @@
-// `smcompat explain`: placeholder registered while the module is being built; replaced by its
-// real implementation (see issues). Prints a clear message and exits 2.
+// `smcompat explain TEXT | --file LOG | -`: what does this error mean here? Matches the text
+// against the failure-mode knowledge base and adds what the doctor finds on this machine.
+// `--prompt` prints a redacted Markdown context bundle for an AI assistant instead.
+// Library: explain/explain.hpp.
+#include "smcompat/explain/explain.hpp"
+
 #include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
 
 #include "commands.hpp"
 
 namespace smcompat::cli {
 
+namespace {
+
+struct ExplainCliOptions {
+  std::vector<std::string> text;
+  std::string file;
+  bool json = false;
+  bool prompt = false;
+  std::string output;
+  bool no_doctor = false;
+  bool no_active = false;
+  std::vector<std::string> gpus;
+  std::vector<std::string> pythons;
+};
+
+constexpr size_t kMaxInput = 64u << 20;  // 64 MiB of log is plenty
+
+int run(Context& ctx, const ExplainCliOptions& o) {
+  std::string text;
+  if (!o.file.empty()) {
+    std::ifstream in(o.file, std::ios::binary);
+    if (!in) {
+      fmt::print(stderr, "smcompat explain: cannot read {}\n", o.file);
+      return kExitError;
+    }
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  } else if (o.text.size() == 1 && o.text[0] == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    for (auto& t : o.text) text += (text.empty() ? "" : " ") + t;
+  }
+  if (text.size() > kMaxInput) text = text.substr(text.size() - kMaxInput);  // keep the end
+  if (text.empty()) {
+    fmt::print(stderr, "smcompat explain: give the error text, --file LOG, or - for stdin\n");
+    return kExitError;
+  }
+  std::optional<doctor::DoctorReport> report;
+  auto env = doctor::current_environment();
+  if (!o.no_doctor) {
+    doctor::DoctorOptions opt;
+    opt.gpus = o.gpus;
+    opt.pythons = o.pythons;
+    opt.env = env;
+    opt.discover_active = !o.no_active;
+    report = doctor::run_doctor(opt);
+    for (auto& err : report->errors) fmt::print(stderr, "smcompat explain: {}\n", err);
+  }
+  auto& kb = explain::KnowledgeBase::builtin();
+  auto e = explain::explain_text(text, kb, report ? &*report : nullptr);
+  std::string out;
+  if (o.prompt) {
+    out = explain::prompt_bundle(text, e, report ? &*report : nullptr, env);
+  } else if (o.json) {
+    out = explain::render_json(e, ctx.argv).dump(2) + "\n";
+  } else {
+    out = explain::render_text(e, o.output.empty() ? ctx.out_style() : Style::plain());
+  }
+  if (!o.output.empty()) {
+    std::ofstream f(o.output, std::ios::trunc);
+    f << out;
+    f.close();
+    if (!f) {
+      fmt::print(stderr, "smcompat explain: cannot write {}\n", o.output);
+      return kExitError;
+    }
+    fmt::print(stderr, "smcompat explain: wrote {}\n", o.output);
+  } else {
+    fmt::print("{}", out);
+  }
+  return e.matches.empty() ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
 void register_explain(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("explain", "(not available yet)");
-  cmd->allow_extras();
-  cmd->callback([&ctx] {
-    fmt::print(stderr, "smcompat explain: not available in this build yet\n");
-    ctx.exit_code = kExitError;
-  });
+  auto* cmd =
+      app.add_subcommand("explain", "What does this GPU error mean here, and how to fix it");
+  auto o = std::make_shared<ExplainCliOptions>();
+  cmd->add_option("text", o->text, "The error text (or - to read standard input)");
+  cmd->add_option("--file", o->file, "Read the error text from a log file");
+  cmd->add_flag("--json", o->json, "JSON output (schema smcompat.explain/1)");
+  cmd->add_flag("--prompt", o->prompt,
+                "Print a redacted Markdown context bundle for an AI assistant");
+  cmd->add_option("-o,--output", o->output, "Write the output to this file");
+  cmd->add_flag("--no-doctor", o->no_doctor, "Do not check this machine (knowledge base only)");
+  cmd->add_flag("--no-active", o->no_active,
+                "Doctor: do not look at $VIRTUAL_ENV, $CONDA_PREFIX or python3 on PATH");
+  cmd->add_option("--gpu", o->gpus, "Judge for this GPU too (passed to the doctor, repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  cmd->add_option("--python", o->pythons, "Python environment for the doctor (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
+  cmd->get_option("--json")->excludes(cmd->get_option("--prompt"));
+  cmd->callback([&ctx, o] { ctx.exit_code = run(ctx, *o); });
 }
 
 }  // namespace smcompat::cli

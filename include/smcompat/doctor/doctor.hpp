@@ -1,0 +1,163 @@
+// The doctor: collects facts about the driver, toolkits, Python environments and environment
+// variables (facts.hpp), judges every package with GPU code for every GPU (present or asked
+// about), and turns what it sees into findings with severity, evidence and an exact fix.
+// Knowledge (PyTorch channels and arch lists, known GPU packages) is in data/python_packages.json;
+// the rules follow ../shared/reference/compatibility-rules.md and field-reports.md.
+// JSON schema "smcompat.doctor/1" is documented in docs/doctor.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "smcompat/catalog/catalog.hpp"
+#include "smcompat/doctor/facts.hpp"
+#include "smcompat/probe/probe.hpp"
+#include "smcompat/report/table.hpp"
+
+namespace smcompat::doctor {
+
+enum class Severity { kInfo, kWarning, kError };
+const char* to_string(Severity s);  // "info", "warning", "error"
+std::optional<Severity> parse_severity(std::string_view s);
+
+/// One thing the doctor has to say, with what it saw and what to do.
+struct Finding {
+  Severity severity = Severity::kInfo;
+  std::string id;                         ///< stable identifier: "torch-channel-no-image"
+  std::string title;                      ///< one line
+  std::vector<std::string> evidence;      ///< what was seen, with paths and versions
+  std::string fix;                        ///< what to do, in words ("" if nothing to do)
+  std::vector<std::string> fix_commands;  ///< exact shell lines (for --fix-script)
+  std::string subject;                    ///< env prefix, package name or "driver"/"toolkit"/"env"
+};
+
+/// A GPU the environment is judged for.
+struct TargetGpu {
+  std::string name;
+  ComputeCapability cc;
+  bool present = false;  ///< reported by the driver (observed) rather than asked with --gpu
+};
+
+/// How a package's device code fits one GPU (predicted from files, never observed).
+enum class Fit { kNative, kCompatibleSass, kPtxJit, kUnsupportedPtx, kNoImage };
+const char* to_string(
+    Fit f);  // "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"
+
+struct LibraryVerdict {
+  std::string path;
+  Fit fit = Fit::kNoImage;
+  std::string best_image;  ///< the image that decides the fit ("sm_120", "compute_90")
+  std::string reason;
+};
+
+/// A package judged for one GPU: the worst fit over its libraries, and each library's fit.
+struct PackageVerdict {
+  std::string env;      ///< env prefix
+  std::string package;  ///< distribution name
+  std::string version;
+  std::string gpu;  ///< target GPU name
+  ComputeCapability cc;
+  Fit fit = Fit::kNoImage;
+  std::vector<std::string> targets;  ///< all targets found ("sm_80", "compute_90")
+  std::vector<LibraryVerdict> libraries;
+};
+
+struct DoctorOptions {
+  std::vector<std::string> gpus;     ///< --gpu NAME (what-if targets)
+  std::vector<std::string> pythons;  ///< --python PATH
+  bool discover_active = true;       ///< look at $VIRTUAL_ENV, $CONDA_PREFIX, python3 on PATH
+  bool scan_code = true;             ///< read the device code of every package's libraries
+  Environment env;                   ///< the environment to judge (current_environment())
+  std::string proc_root = "/proc";
+  std::string usr_local = "/usr/local";
+  std::string ld_so_conf = "/etc/ld.so.conf";
+  /// Driver facts gathered by the caller; if unset, the doctor runs the probe (libcuda.so.1 and
+  /// libnvidia-ml.so.1 by the normal library search, the kernel module from proc_root).
+  std::optional<DriverFacts> driver;
+  unsigned jobs = 0;
+};
+
+struct DoctorReport {
+  DriverFacts driver;
+  std::vector<ToolkitFacts> toolkits;
+  std::vector<LibraryResolution> libraries;  ///< libcudart/libcublas/... a process would load
+  std::vector<PythonEnv> envs;
+  std::vector<std::pair<std::string, std::string>> env_vars;  ///< the CUDA-related ones set
+  HostFacts host;
+  std::vector<TargetGpu> targets;
+  std::vector<PackageVerdict> verdicts;
+  std::vector<Finding> findings;    ///< sorted: errors first
+  std::vector<std::string> errors;  ///< usage problems (unknown --gpu name, unreadable --python)
+
+  size_t count(Severity s) const;
+  const Finding* find(std::string_view id) const;
+};
+
+/// Driver facts from a probe report (probe/probe.hpp).
+DriverFacts driver_facts_from_probe(const ProbeReport& report);
+
+/// Collects all facts and applies all rules.
+DoctorReport run_doctor(const DoctorOptions& options, const Catalog& catalog = Catalog::builtin());
+
+/// Applies the rules to facts already collected (report.findings/verdicts are replaced).
+void judge(DoctorReport& report, const Catalog& catalog = Catalog::builtin());
+
+/// Renderers. Text for people, JSON (schema smcompat.doctor/1), Markdown.
+std::string render_text(const DoctorReport& report, const Style& style);
+nlohmann::json render_json(const DoctorReport& report, const std::vector<std::string>& argv);
+std::string render_markdown(const DoctorReport& report);
+/// A reviewable shell script with every finding's fix commands; it is never run by smcompat.
+std::string render_fix_script(const DoctorReport& report);
+
+// ---- PyTorch knowledge (data/python_packages.json) ----
+
+struct TorchChannel {
+  std::string torch;    ///< "2.7"
+  std::string channel;  ///< "cu128"
+  Version cuda;
+  std::vector<std::string> archs;  ///< "7.5", ..., "12.0+PTX"
+  std::string note;
+  std::string source;
+};
+struct GpuPackageInfo {
+  std::string name;
+  std::string install;  ///< "channel", "pypi", "source", "with-torch"
+  std::string pip;
+  std::string min_version_blackwell;
+  std::string note;
+  std::string source;
+};
+struct PackageKnowledge {
+  std::string pytorch_index;
+  std::vector<TorchChannel> channels;
+  struct Companion {
+    std::string torch, torchvision, torchaudio;
+  };
+  std::vector<Companion> companions;
+  std::vector<GpuPackageInfo> packages;
+
+  static const PackageKnowledge& builtin();
+  /// Channels of a torch release ("2.7" from "2.7.1+cu128"); empty if the release is unknown.
+  std::vector<const TorchChannel*> channels_of(std::string_view torch_version) const;
+  /// The newest torch release in the table ("2.12").
+  std::string latest_torch() const;
+  const GpuPackageInfo* package(std::string_view name) const;
+  const Companion* companion(std::string_view torch_version) const;
+};
+
+/// Whether an arch list entry ("12.0", "9.0+PTX", "10.0a") lets code run on `cc`.
+bool arch_list_covers(const std::vector<std::string>& archs, ComputeCapability cc);
+
+/// The channel to install for `gpus`: the lowest channel of `torch_version` (or of the latest
+/// release if unknown / none fits) whose arch list covers every GPU. nullptr if none does.
+const TorchChannel* pick_channel(const PackageKnowledge& k, std::string_view torch_version,
+                                 const std::vector<ComputeCapability>& gpus,
+                                 std::string* release_used = nullptr);
+
+/// "pip install --force-reinstall torch torchvision torchaudio --index-url .../cu128"
+std::string torch_pip_command(const PackageKnowledge& k, const TorchChannel& channel,
+                              const std::string& python = "");
+
+}  // namespace smcompat::doctor

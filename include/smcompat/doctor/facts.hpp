@@ -1,0 +1,180 @@
+// Facts the doctor collects about this machine, read statically wherever possible (the driver
+// itself is observed by the probe, probe/probe.hpp): CUDA toolkits (cuda.h, bin/nvcc), the
+// libraries a process would load (LD_LIBRARY_PATH, ld.so.cache), Python environments (dist-info
+// METADATA and RECORD, torch/version.py; no user code is imported), environment variables and host
+// resources. References: compatibility-rules.md sections 8-11.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "smcompat/binary/inventory.hpp"
+#include "smcompat/catalog/sm_target.hpp"
+#include "smcompat/util/result.hpp"
+
+namespace smcompat::doctor {
+
+/// The process environment as name -> value (passed in; tests inject their own).
+using Environment = std::map<std::string, std::string>;
+/// A copy of this process's environment.
+Environment current_environment();
+
+/// One GPU the driver reports (observed) or the user asks about (what-if).
+struct GpuFact {
+  std::string name;  ///< "NVIDIA GeForce RTX 5090"
+  ComputeCapability cc;
+  std::string pci_bus_id;
+};
+
+/// What is known about the NVIDIA driver.
+struct DriverFacts {
+  enum class State {
+    kNotChecked,  ///< nothing looked at the driver
+    kNoDriver,    ///< no kernel module and no libcuda.so.1
+    kStub,        ///< a toolkit stub libcuda answered CUDA_ERROR_STUB_LIBRARY
+    kNoDevice,    ///< driver loaded, no GPU visible
+    kOk,          ///< driver loaded, devices listed
+    kError,       ///< the driver answered with an error (detail says which)
+  };
+  State state = State::kNotChecked;
+  std::string detail;                    ///< one line: how the state was established
+  bool observed = false;                 ///< true if a driver library answered (probe)
+  std::optional<DriverVersion> version;  ///< 580.95.05
+  std::optional<Version> cuda;           ///< cuDriverGetVersion as a version (13.0)
+  /// "open" (NVIDIA Open Kernel Module), "proprietary", or "" if no module is loaded.
+  std::string kernel_module_flavour;
+  std::string kernel_module_line;  ///< the first line of /proc/driver/nvidia/version
+  std::vector<GpuFact> gpus;
+  /// Pairs of GPU indices (i < j) without peer-to-peer access, from the probe's topology.
+  std::vector<std::pair<int, int>> pairs_without_p2p;
+  /// NVLink links between any two GPUs (0 = none seen).
+  int nvlink_links = 0;
+};
+const char* to_string(DriverFacts::State state);
+
+/// A CUDA toolkit found on disk.
+struct ToolkitFacts {
+  std::string root;                   ///< /usr/local/cuda-13.0
+  std::optional<Version> version;     ///< 13.0
+  std::string version_source;         ///< "include/cuda.h CUDA_VERSION 13000"
+  std::string nvcc;                   ///< path of bin/nvcc if present
+  std::vector<std::string> found_by;  ///< "CUDA_HOME", "PATH", "/usr/local/cuda", ...
+};
+
+/// Finds toolkits from CUDA_HOME, CUDA_PATH, nvcc on PATH and /usr/local/cuda*; the first entry
+/// is the one a build would use (CUDA_HOME, then nvcc on PATH, then /usr/local/cuda).
+std::vector<ToolkitFacts> find_toolkits(const Environment& env,
+                                        const std::string& usr_local = "/usr/local");
+/// The CUDA version of a toolkit root (version.json, then include/cuda.h).
+std::optional<Version> toolkit_version(const std::string& root, std::string* source = nullptr);
+
+/// Which file the dynamic loader would pick for a library soname, by the loader's search order
+/// for a program without RPATH: LD_LIBRARY_PATH, then the directories of /etc/ld.so.conf (what
+/// the ld.so cache is built from), then the multiarch and default directories.
+struct LibraryResolution {
+  std::string soname;  ///< libcudart.so.13
+  std::string path;    ///< resolved file ("" if not found)
+  std::string via;     ///< "LD_LIBRARY_PATH", "ld.so.conf", "default path"
+};
+LibraryResolution resolve_library(const std::string& soname, const Environment& env,
+                                  const std::vector<std::string>& ld_cache_dirs);
+/// Directories named in /etc/ld.so.conf (and its includes), in order.
+std::vector<std::string> ld_conf_dirs(const std::string& conf = "/etc/ld.so.conf");
+
+/// One installed distribution (a *.dist-info directory).
+struct Distribution {
+  std::string name;                           ///< as in METADATA ("torch")
+  std::string version;                        ///< "2.7.0+cu128"
+  std::string dist_info;                      ///< path of the .dist-info directory
+  std::vector<std::string> shared_libraries;  ///< absolute paths of .so files from RECORD
+  std::vector<std::string> warnings;          ///< unreadable RECORD etc.
+};
+
+/// The device code found in one shared library.
+struct LibraryCode {
+  std::string path;
+  std::vector<SmTarget> targets;           ///< distinct targets, sorted
+  std::map<SmTarget, Version> ptx_isa;     ///< highest PTX ISA version seen per PTX target
+  std::vector<std::string> errors;         ///< inventory errors (file still partly read)
+  std::vector<FileInventory> inventories;  ///< what binary/ found (judged by verdict/)
+};
+
+/// A distribution with its device code (only libraries that carry device code are listed).
+struct PackageCode {
+  Distribution dist;
+  std::vector<LibraryCode> libraries;
+  bool has_device_code() const { return !libraries.empty(); }
+  /// Union of all targets of all libraries.
+  std::vector<SmTarget> all_targets() const;
+};
+
+/// torch as installed: version, CUDA channel, what torch/version.py says.
+struct TorchFacts {
+  std::string version;  ///< "2.7.0+cu128"
+  std::string channel;  ///< "cu128" ("cpu", "rocm6.2", or "" for a local build without suffix)
+  std::optional<Version> cuda;  ///< torch/version.py `cuda = '12.8'`
+  std::string git_version;
+  std::string version_py;  ///< path read
+};
+
+/// Parses torch/version.py text (assignments `__version__`, `cuda`, `git_version`, with or
+/// without type annotations). Unknown lines are ignored.
+TorchFacts parse_torch_version_py(std::string_view text);
+/// "2.7.0+cu128" -> "cu128"; "2.7.0" -> "".
+std::string local_version_suffix(std::string_view version);
+
+/// A Python environment read from disk.
+struct PythonEnv {
+  std::string prefix;                 ///< /opt/venv
+  std::string site_packages;          ///< /opt/venv/lib/python3.11/site-packages
+  std::string python_version;         ///< "3.11" (from the lib/pythonX.Y directory name)
+  std::string kind;                   ///< "venv", "conda", "pyenv", "system", "site-packages"
+  std::string found_by;               ///< "VIRTUAL_ENV", "--python", "python3 on PATH", ...
+  std::vector<PackageCode> packages;  ///< every distribution; device code filled for .so files
+  std::optional<TorchFacts> torch;
+  std::vector<std::string> warnings;
+
+  const PackageCode* find(std::string_view normalized_name) const;
+};
+
+/// Normalises a distribution name as PEP 503 does: lower case, runs of -_. become '-'.
+std::string normalize_dist_name(std::string_view name);
+
+/// Where Python environments are: an interpreter path, an environment prefix or a site-packages
+/// directory (as given to --python), resolved without running Python.
+struct EnvLocation {
+  std::string prefix;
+  std::string site_packages;
+  std::string kind;
+  std::string found_by;
+};
+/// Resolves one --python argument. Errors say what was looked for.
+Result<std::vector<EnvLocation>> locate_python(const std::string& path,
+                                               const std::string& found_by);
+/// The active environments: $VIRTUAL_ENV, $CONDA_PREFIX, then `python3` on PATH (pyenv shims are
+/// resolved through PYENV_VERSION / $PYENV_ROOT/version). Duplicates are removed.
+std::vector<EnvLocation> discover_active_pythons(const Environment& env);
+
+/// Reads an environment: its dist-info directories, torch/version.py, and (if `scan_code`) the
+/// device code of every shared library listed in RECORD.
+PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned jobs = 0);
+
+/// Device code of one shared library (targets and PTX versions from the binary inventory).
+LibraryCode library_code(const std::string& path);
+
+/// Host resources for build settings.
+struct HostFacts {
+  unsigned cores = 1;
+  double mem_total_gib = 0;
+  double mem_available_gib = 0;
+  std::string cxx;          ///< host compiler found on PATH (g++, c++, clang++), "" if none
+  std::string cxx_version;  ///< first line of `<cxx> --version`, if it could be read
+};
+HostFacts read_host(const Environment& env);
+
+/// Finds an executable named `name` on the PATH of `env`.
+std::string find_on_path(const std::string& name, const Environment& env);
+
+}  // namespace smcompat::doctor

@@ -1,0 +1,90 @@
+// Explain: an offline knowledge base of GPU failure modes (data/failure_modes.json, compiled in)
+// matched against error text, made specific to this machine with the doctor's findings, and a
+// redacted Markdown context bundle for AI assistants. Failure modes come from
+// ../shared/reference/field-reports.md sections 1-2 and compatibility-rules.md section 7.
+// JSON schema "smcompat.explain/1" is documented in docs/explain.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "smcompat/doctor/doctor.hpp"
+#include "smcompat/util/result.hpp"
+
+namespace smcompat::explain {
+
+/// One failure mode of the knowledge base.
+struct FailureMode {
+  std::string id;
+  std::string title;
+  std::vector<std::string> patterns;  ///< ECMAScript regexes, case-insensitive
+  std::string cause;
+  std::vector<std::string> confirm;  ///< smcompat commands that confirm it
+  std::string fix;
+  std::vector<std::string> related_findings;  ///< doctor finding ids
+  std::vector<std::string> refs;              ///< public issue references
+  std::string reference;                      ///< section of ../shared/reference
+};
+
+class KnowledgeBase {
+ public:
+  /// The knowledge base compiled into the library.
+  static const KnowledgeBase& builtin();
+  /// Parses the JSON of data/failure_modes.json; errors name the mode and the bad pattern.
+  static Result<KnowledgeBase> from_json(std::string_view text);
+
+  const std::vector<FailureMode>& modes() const { return modes_; }
+  const FailureMode* find(std::string_view id) const;
+
+  /// A match of one mode in the text: which line (1-based) and the matched text.
+  struct Match {
+    const FailureMode* mode = nullptr;
+    size_t line = 0;
+    std::string line_text;  ///< the whole line (trimmed, at most 300 characters)
+    std::string matched;
+  };
+  /// Every mode that matches, each once (at its first matching line), in order of first line.
+  std::vector<Match> match(std::string_view text) const;
+
+ private:
+  std::vector<FailureMode> modes_;
+  std::vector<std::vector<std::regex>> regexes_;  // per mode, compiled once
+};
+
+/// An explanation: the matches plus what the doctor says about this machine for each.
+struct Explanation {
+  std::vector<KnowledgeBase::Match> matches;
+  /// For each match (same index): doctor findings related to it.
+  std::vector<std::vector<doctor::Finding>> on_this_machine;
+  bool have_doctor = false;
+};
+
+Explanation explain_text(std::string_view text, const KnowledgeBase& kb,
+                         const doctor::DoctorReport* doctor);
+
+std::string render_text(const Explanation& e, const Style& style);
+nlohmann::json render_json(const Explanation& e, const std::vector<std::string>& argv);
+
+// ---- redaction and the AI context bundle ----
+
+/// Masks secrets in free text: AWS access keys (AKIA/ASIA...), Hugging Face tokens (hf_...),
+/// GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), Slack tokens (xox?-), OpenAI-style
+/// keys (sk-...), Google API keys (AIza...), JWTs, Bearer tokens, passwords in URLs
+/// (scheme://user:pass@host), values after key=/key: for secret-sounding keys, and long
+/// high-entropy strings. Each secret becomes "[REDACTED]".
+std::string redact(std::string_view text);
+
+/// Whether an environment variable may appear (with its value redacted) in a context bundle:
+/// an allow-list of CUDA/PyTorch/toolchain variables; never names that sound secret.
+bool env_var_allowed(std::string_view name);
+
+/// A self-contained Markdown context bundle for an AI assistant: the error (excerpt), the
+/// matched failure modes, the machine's facts and verdicts, allow-listed environment variables.
+/// Everything passes through redact().
+std::string prompt_bundle(std::string_view error_text, const Explanation& e,
+                          const doctor::DoctorReport* doctor, const doctor::Environment& env);
+
+}  // namespace smcompat::explain

@@ -1,0 +1,140 @@
+// Build settings for PyTorch / CUDA extensions (build_env.hpp). Arch-list semantics follow
+// torch.utils.cpp_extension (entries "X.Y", "+PTX" adds compute_XY PTX); minimum nvcc per target
+// is the catalog's first_cuda (compatibility-rules.md section 10); +PTX on the newest entry gives
+// forward compatibility through driver JIT (section 5). MAX_JOBS: nvcc/cicc jobs for PyTorch-sized
+// translation units take about 2 GiB each (PyTorch CONTRIBUTING "MAX_JOBS" advice).
+#include "smcompat/doctor/build_env.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace smcompat::doctor {
+
+std::string BuildEnv::to_shell(bool with_reasons) const {
+  std::string out;
+  for (auto& l : lines) {
+    out += fmt::format("export {}=\"{}\"", l.name, l.value);
+    if (with_reasons && !l.reason.empty()) out += "  # " + l.reason;
+    out += '\n';
+  }
+  return out;
+}
+
+BuildEnv compute_build_env(const BuildEnvRequest& req, const Catalog& catalog) {
+  BuildEnv env;
+  const ToolkitFacts* tk = req.toolkits.empty() ? nullptr : &req.toolkits.front();
+  std::optional<Version> nvcc = tk ? tk->version : std::nullopt;
+
+  // The archs to build: every requested GPU's own CC (or the lowest same-major CC that this nvcc
+  // can build, since SASS runs on higher minors of the same major), plus archs to keep.
+  std::set<int> archs;
+  std::vector<std::string> reasons;
+  for (auto cc : req.gpus) {
+    const ArchInfo* a = catalog.arch(cc.arch());
+    int chosen = cc.arch();
+    if (a && a->first_cuda) {
+      if (!env.min_nvcc || *env.min_nvcc < *a->first_cuda) env.min_nvcc = a->first_cuda;
+      if (nvcc && *nvcc < *a->first_cuda) {
+        // Fall back to the lowest minor of the same major this nvcc can build (sm_120 for 12.1).
+        std::optional<int> fallback;
+        for (auto& other : catalog.archs()) {
+          if (other.sm / 10 == cc.major && other.sm < cc.arch() && other.first_cuda &&
+              *other.first_cuda <= *nvcc && !other.renamed_to)
+            fallback = fallback ? std::max(*fallback, other.sm) : other.sm;
+        }
+        if (fallback) {
+          env.problems.push_back(fmt::format(
+              "nvcc {} cannot build sm_{} (needs CUDA {}); building sm_{} instead, which runs on "
+              "{} by the same-major rule",
+              nvcc->to_string(), cc.arch(), a->first_cuda->to_string(), *fallback, cc.to_string()));
+          chosen = *fallback;
+        } else {
+          env.problems.push_back(fmt::format("nvcc {} cannot build sm_{}: install CUDA {} or newer",
+                                             nvcc->to_string(), cc.arch(),
+                                             a->first_cuda->to_string()));
+        }
+      }
+    }
+    archs.insert(chosen);
+  }
+  for (auto cc : req.keep) archs.insert(cc.arch());
+
+  std::vector<std::string> entries;
+  for (int a : archs) entries.push_back(ComputeCapability::from_arch(a).to_string());
+  if (!entries.empty()) entries.back() += "+PTX";
+  std::string list;
+  for (auto& e : entries) list += (list.empty() ? "" : ";") + e;
+  env.arch_list = list;
+  if (!list.empty()) {
+    std::string why = "SASS for each GPU";
+    if (!req.keep.empty()) why += " and for the archs the package already had";
+    why += fmt::format("; +PTX on {} so newer GPUs can JIT it",
+                       entries.back().substr(0, entries.back().find('+')));
+    if (env.min_nvcc) why += fmt::format("; needs nvcc >= {}", env.min_nvcc->to_string());
+    env.lines.push_back({"TORCH_CUDA_ARCH_LIST", list, why});
+  }
+  if (tk) {
+    std::string why = fmt::format("the toolkit the build uses (CUDA {}, found by {})",
+                                  tk->version ? tk->version->to_string() : "?",
+                                  tk->found_by.empty() ? "search" : tk->found_by.front());
+    env.lines.push_back({"CUDA_HOME", tk->root, why});
+    if (tk->nvcc.empty()) env.problems.push_back(fmt::format("{} has no bin/nvcc", tk->root));
+  } else {
+    env.problems.push_back("no CUDA toolkit found: install one (nvcc >= " +
+                           (env.min_nvcc ? env.min_nvcc->to_string() : std::string("12.8")) +
+                           ") and set CUDA_HOME to it");
+  }
+  if (nvcc && env.min_nvcc && *nvcc < *env.min_nvcc && env.problems.empty())
+    env.problems.push_back(fmt::format("nvcc {} is older than CUDA {} that these targets need",
+                                       nvcc->to_string(), env.min_nvcc->to_string()));
+
+  // MAX_JOBS: about 2 GiB per job, never more than the cores.
+  double mem = req.host.mem_available_gib > 0 ? req.host.mem_available_gib : req.host.mem_total_gib;
+  unsigned by_mem =
+      mem > 0 ? static_cast<unsigned>(std::max(1.0, std::floor(mem / 2.0))) : req.host.cores;
+  unsigned jobs = std::max(1u, std::min(req.host.cores, by_mem));
+  env.lines.push_back(
+      {"MAX_JOBS", std::to_string(jobs),
+       fmt::format("{} cores, {:.1f} GiB memory available, about 2 GiB per nvcc job",
+                   req.host.cores, mem)});
+  if (req.what == BuildFor::kPytorch) {
+    env.lines.push_back({"USE_CUDA", "1", "build the CUDA backend"});
+    if (!list.empty())
+      env.lines.push_back({"CMAKE_CUDA_ARCHITECTURES",
+                           [&] {
+                             std::string s;
+                             for (int a : archs) s += (s.empty() ? "" : ";") + std::to_string(a);
+                             return s;
+                           }(),
+                           "the same targets for CMake-built parts"});
+  }
+  if (req.host.cxx.empty())
+    env.problems.push_back("no host C++ compiler (c++, g++ or clang++) on PATH: nvcc needs one");
+  return env;
+}
+
+nlohmann::json build_env_json(const BuildEnv& env, const BuildEnvRequest& req,
+                              const std::vector<std::string>& argv) {
+  nlohmann::json lines = nlohmann::json::array();
+  for (auto& l : env.lines)
+    lines.push_back({{"name", l.name}, {"value", l.value}, {"reason", l.reason}});
+  nlohmann::json gpus = nlohmann::json::array();
+  for (auto cc : req.gpus) gpus.push_back(cc.to_string());
+  return {{"schema", "smcompat.build-env/1"},
+          {"tool_version", SMCOMPAT_VERSION},
+          {"argv", argv},
+          {"for", req.what == BuildFor::kPytorch ? "pytorch" : "extension"},
+          {"gpus", gpus},
+          {"torch_cuda_arch_list", env.arch_list},
+          {"min_nvcc", env.min_nvcc ? nlohmann::json(env.min_nvcc->to_string()) : nlohmann::json()},
+          {"toolkit",
+           req.toolkits.empty() ? nlohmann::json() : nlohmann::json(req.toolkits.front().root)},
+          {"host_compiler", req.host.cxx.empty() ? nlohmann::json() : nlohmann::json(req.host.cxx)},
+          {"lines", lines},
+          {"problems", env.problems}};
+}
+
+}  // namespace smcompat::doctor

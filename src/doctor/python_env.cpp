@@ -1,0 +1,408 @@
+// Python environments read from disk without running Python: site-packages discovery
+// (<prefix>/lib/pythonX.Y/{site,dist}-packages; pyenv shims resolved through PYENV_VERSION and
+// $PYENV_ROOT/version), dist-info METADATA (core metadata: "Name:", "Version:" headers, PEP 566)
+// and RECORD (CSV of paths relative to site-packages, PEP 376), and torch/version.py. Shared
+// libraries listed in RECORD are inventoried with binary/ to learn their device code.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "smcompat/doctor/facts.hpp"
+#include "smcompat/util/strings.hpp"
+#include "smcompat/util/thread_pool.hpp"
+
+namespace smcompat::doctor {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> read_text(const std::string& path, size_t max = 16 << 20) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  // Read in chunks up to `max` (files under /proc report size 0, so the size is not trusted).
+  std::string s;
+  char buf[65536];
+  while (s.size() < max && in.read(buf, sizeof buf), in.gcount() > 0)
+    s.append(buf, std::min<size_t>(static_cast<size_t>(in.gcount()), max - s.size()));
+  return s;
+}
+
+bool is_dir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+std::string canonical_or_same(const std::string& p) {
+  std::error_code ec;
+  auto c = fs::weakly_canonical(p, ec);
+  return ec ? p : c.string();
+}
+
+// <prefix>/lib/pythonX.Y/{site,dist}-packages, newest Python first.
+std::vector<std::string> site_dirs_of_prefix(const std::string& prefix) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  std::vector<fs::path> libs;
+  for (const char* lib : {"lib", "lib64"}) {
+    for (auto& e : fs::directory_iterator(fs::path(prefix) / lib, ec)) {
+      auto n = e.path().filename().string();
+      if (starts_with(n, "python3") && is_dir(e.path())) libs.push_back(e.path());
+    }
+  }
+  std::sort(libs.begin(), libs.end(), [](const fs::path& a, const fs::path& b) {
+    // python3.9 < python3.13 numerically
+    auto minor = [](const fs::path& p) {
+      auto n = p.filename().string();
+      auto v = parse_uint(n.size() > 8 ? std::string_view(n).substr(8) : std::string_view());
+      return v ? static_cast<int>(*v) : -1;
+    };
+    return minor(a) > minor(b);
+  });
+  for (auto& l : libs) {
+    for (const char* sp : {"site-packages", "dist-packages"}) {
+      if (is_dir(l / sp)) out.push_back((l / sp).string());
+    }
+  }
+  return out;
+}
+
+std::string python_version_of(const std::string& site_packages) {
+  // .../lib/python3.11/site-packages -> "3.11"
+  auto parent = fs::path(site_packages).parent_path().filename().string();
+  if (starts_with(parent, "python")) return parent.substr(6);
+  return {};
+}
+
+std::string kind_of_prefix(const std::string& prefix) {
+  if (fs::exists(fs::path(prefix) / "pyvenv.cfg")) return "venv";
+  if (is_dir(fs::path(prefix) / "conda-meta")) return "conda";
+  if (prefix.find("/.pyenv/versions/") != std::string::npos) return "pyenv";
+  return "system";
+}
+
+std::vector<EnvLocation> locations_of_prefix(const std::string& prefix, const std::string& kind,
+                                             const std::string& found_by) {
+  std::vector<EnvLocation> out;
+  for (auto& sp : site_dirs_of_prefix(prefix))
+    out.push_back({prefix, sp, kind.empty() ? kind_of_prefix(prefix) : kind, found_by});
+  return out;
+}
+
+bool looks_like_site_packages(const fs::path& p) {
+  auto n = p.filename().string();
+  if (n == "site-packages" || n == "dist-packages") return true;
+  std::error_code ec;
+  for (auto& e : fs::directory_iterator(p, ec)) {
+    if (ends_with(e.path().filename().string(), ".dist-info")) return true;
+  }
+  return false;
+}
+
+// RECORD is CSV: path,hash,size. Paths with commas or quotes are double-quoted ("" escapes ").
+std::string record_path(std::string_view line) {
+  if (line.empty()) return {};
+  if (line[0] != '"') return std::string(line.substr(0, line.find(',')));
+  std::string out;
+  for (size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '"') {
+      if (i + 1 < line.size() && line[i + 1] == '"') {
+        out += '"';
+        ++i;
+      } else {
+        break;
+      }
+    } else {
+      out += line[i];
+    }
+  }
+  return out;
+}
+
+bool is_shared_library_name(std::string_view name) {
+  return ends_with(name, ".so") || name.find(".so.") != std::string_view::npos;
+}
+
+Distribution read_dist_info(const fs::path& dir) {
+  Distribution d;
+  d.dist_info = dir.string();
+  if (auto meta = read_text((dir / "METADATA").string(), 1 << 20)) {
+    for (auto line : split(*meta, '\n')) {
+      line = trim(line);
+      if (line.empty()) break;  // headers end at the first blank line
+      if (starts_with(line, "Name:")) d.name = std::string(trim(line.substr(5)));
+      if (starts_with(line, "Version:")) d.version = std::string(trim(line.substr(8)));
+    }
+  } else {
+    d.warnings.push_back(fmt::format("{}: METADATA missing or unreadable", dir.string()));
+  }
+  if (d.name.empty() || d.version.empty()) {
+    // Fall back to the directory name: name-version.dist-info
+    auto stem = dir.filename().string();
+    stem = stem.substr(0, stem.size() - std::string(".dist-info").size());
+    auto dash = stem.find('-');
+    if (d.name.empty()) d.name = stem.substr(0, dash);
+    if (d.version.empty() && dash != std::string::npos) d.version = stem.substr(dash + 1);
+  }
+  auto site = dir.parent_path();
+  if (auto rec = read_text((dir / "RECORD").string(), 64 << 20)) {
+    std::set<std::string> seen;
+    for (auto line : split(*rec, '\n')) {
+      auto rel = record_path(trim(line));
+      if (rel.empty() || !is_shared_library_name(fs::path(rel).filename().string())) continue;
+      auto abs = fs::path(rel).is_absolute() ? fs::path(rel) : (site / rel).lexically_normal();
+      if (seen.insert(abs.string()).second) d.shared_libraries.push_back(abs.string());
+    }
+  } else {
+    d.warnings.push_back(
+        fmt::format("{}: RECORD missing; its files were not inspected", dir.string()));
+  }
+  return d;
+}
+
+}  // namespace
+
+std::string normalize_dist_name(std::string_view name) {
+  std::string out;
+  bool sep = false;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') {
+      sep = true;
+      continue;
+    }
+    if (sep && !out.empty()) out += '-';
+    sep = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string local_version_suffix(std::string_view version) {
+  auto plus = version.find('+');
+  return plus == std::string_view::npos ? std::string() : std::string(version.substr(plus + 1));
+}
+
+TorchFacts parse_torch_version_py(std::string_view text) {
+  TorchFacts t;
+  for (auto raw : split(text, '\n')) {
+    auto line = trim(raw);
+    auto eq = line.find('=');
+    if (eq == std::string_view::npos) continue;
+    auto lhs = trim(line.substr(0, eq));
+    lhs = trim(lhs.substr(0, lhs.find(':')));  // drop a type annotation
+    auto rhs = trim(line.substr(eq + 1));
+    std::string value;
+    if (!rhs.empty() && (rhs[0] == '\'' || rhs[0] == '"')) {
+      auto close = rhs.find(rhs[0], 1);
+      if (close == std::string_view::npos) continue;
+      value = std::string(rhs.substr(1, close - 1));
+    } else {
+      continue;  // None or an expression
+    }
+    if (lhs == "__version__")
+      t.version = value;
+    else if (lhs == "cuda")
+      t.cuda = Version::parse(value);
+    else if (lhs == "git_version")
+      t.git_version = value;
+  }
+  t.channel = local_version_suffix(t.version);
+  return t;
+}
+
+std::vector<SmTarget> PackageCode::all_targets() const {
+  std::set<SmTarget> s;
+  for (auto& l : libraries) s.insert(l.targets.begin(), l.targets.end());
+  return {s.begin(), s.end()};
+}
+
+const PackageCode* PythonEnv::find(std::string_view normalized_name) const {
+  for (auto& p : packages)
+    if (normalize_dist_name(p.dist.name) == normalized_name) return &p;
+  return nullptr;
+}
+
+Result<std::vector<EnvLocation>> locate_python(const std::string& path,
+                                               const std::string& found_by) {
+  std::error_code ec;
+  fs::path p(path);
+  if (!fs::exists(p, ec))
+    return make_error(fmt::format("--python {}: no such file or directory", path));
+  if (fs::is_regular_file(p, ec)) {
+    // An interpreter: <prefix>/bin/python3. Keep the unresolved path first (a venv's bin/python
+    // is a symlink to the base interpreter, but the venv is the environment).
+    std::vector<EnvLocation> out;
+    for (auto candidate : {p, fs::canonical(p, ec)}) {
+      if (candidate.empty()) continue;  // canonical() failed
+      auto prefix = candidate.parent_path().parent_path().string();
+      auto locs = locations_of_prefix(prefix, "", found_by);
+      if (!locs.empty()) return locs;
+    }
+    return make_error(fmt::format(
+        "--python {}: found no lib/python3.*/site-packages next to this interpreter", path));
+  }
+  if (is_dir(p)) {
+    auto locs = locations_of_prefix(p.string(), "", found_by);
+    if (!locs.empty()) return locs;
+    if (looks_like_site_packages(p)) {
+      return std::vector<EnvLocation>{{p.parent_path().parent_path().parent_path().string(),
+                                       p.string(), "site-packages", found_by}};
+    }
+  }
+  return make_error(fmt::format(
+      "--python {}: not an interpreter, an environment prefix or a site-packages directory", path));
+}
+
+std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
+  std::vector<EnvLocation> out;
+  auto add = [&](std::vector<EnvLocation> locs) {
+    for (auto& l : locs) {
+      auto canon = canonical_or_same(l.site_packages);
+      bool dup = std::any_of(out.begin(), out.end(), [&](const EnvLocation& o) {
+        return canonical_or_same(o.site_packages) == canon;
+      });
+      if (!dup) out.push_back(std::move(l));
+    }
+  };
+  if (auto it = env.find("VIRTUAL_ENV"); it != env.end() && !it->second.empty())
+    add(locations_of_prefix(it->second, "venv", "VIRTUAL_ENV"));
+  if (auto it = env.find("CONDA_PREFIX"); it != env.end() && !it->second.empty())
+    add(locations_of_prefix(it->second, "conda", "CONDA_PREFIX"));
+  std::string py = find_on_path("python3", env);
+  if (!py.empty()) {
+    if (py.find("/shims/") != std::string::npos && py.find("pyenv") != std::string::npos) {
+      // A pyenv shim is a shell script; the version it runs comes from PYENV_VERSION or the
+      // global version file (pyenv docs, "Choosing the Python version").
+      std::string root = env.count("PYENV_ROOT")
+                             ? env.at("PYENV_ROOT")
+                             : fs::path(py).parent_path().parent_path().string();
+      std::string version;
+      if (auto it = env.find("PYENV_VERSION"); it != env.end()) version = it->second;
+      if (version.empty()) {
+        if (auto text = read_text(root + "/version", 4096))
+          version = std::string(trim(text->substr(0, text->find('\n'))));
+      }
+      version = version.substr(0, version.find(':'));
+      if (!version.empty() && version != "system")
+        add(locations_of_prefix(root + "/versions/" + version, "pyenv", "python3 on PATH (pyenv)"));
+    } else {
+      std::error_code ec;
+      auto real = fs::canonical(py, ec);
+      for (auto cand : {fs::path(py), real}) {
+        if (cand.empty()) continue;
+        auto prefix = cand.parent_path().parent_path().string();
+        auto locs = locations_of_prefix(prefix, "", "python3 on PATH");
+        if (!locs.empty()) {
+          add(std::move(locs));
+          break;
+        }
+      }
+    }
+  }
+  // Debian's system Python also reads /usr/local (pip installs there), and a Python outside a
+  // venv reads the user site ~/.local/lib/pythonX.Y/site-packages (PEP 370).
+  std::vector<EnvLocation> extra;
+  for (auto& l : out) {
+    if (l.prefix == "/usr") {
+      for (auto& x : locations_of_prefix("/usr/local", "system", l.found_by + " (/usr/local)"))
+        extra.push_back(x);
+    }
+  }
+  if (!env.count("VIRTUAL_ENV") && env.count("HOME") && !out.empty()) {
+    std::string ver = python_version_of(out.back().site_packages);
+    std::string user = env.at("HOME") + "/.local/lib/python" + ver + "/site-packages";
+    if (!ver.empty() && is_dir(user))
+      extra.push_back({env.at("HOME") + "/.local", user, "user", "user site (PEP 370)"});
+  }
+  add(std::move(extra));
+  return out;
+}
+
+LibraryCode library_code(const std::string& path) {
+  LibraryCode lc;
+  lc.path = path;
+  InspectOptions opt;
+  opt.deep = false;
+  std::set<SmTarget> targets;
+  auto invs = inspect_file(path, opt);
+  for (auto& inv : invs) {
+    for (auto& img : inv.images) {
+      targets.insert(img.target);
+      if (img.target.kind == ImageKind::kPtx && img.ptx_version) {
+        auto [it, fresh] = lc.ptx_isa.emplace(img.target, *img.ptx_version);
+        if (!fresh && it->second < *img.ptx_version) it->second = *img.ptx_version;
+      }
+    }
+    for (auto& e : inv.errors) lc.errors.push_back(e.to_string());
+  }
+  if (!targets.empty()) lc.inventories = std::move(invs);
+  lc.targets.assign(targets.begin(), targets.end());
+  return lc;
+}
+
+PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned jobs) {
+  PythonEnv env;
+  env.prefix = where.prefix;
+  env.site_packages = where.site_packages;
+  env.python_version = python_version_of(where.site_packages);
+  env.kind = where.kind;
+  env.found_by = where.found_by;
+  std::error_code ec;
+  std::vector<fs::path> dist_dirs;
+  for (auto& e : fs::directory_iterator(where.site_packages, ec)) {
+    if (ends_with(e.path().filename().string(), ".dist-info") && is_dir(e.path()))
+      dist_dirs.push_back(e.path());
+  }
+  if (ec) env.warnings.push_back(fmt::format("{}: {}", where.site_packages, ec.message()));
+  std::sort(dist_dirs.begin(), dist_dirs.end());
+  for (auto& d : dist_dirs) {
+    PackageCode pc;
+    pc.dist = read_dist_info(d);
+    for (auto& w : pc.dist.warnings) env.warnings.push_back(w);
+    env.packages.push_back(std::move(pc));
+  }
+  // torch/version.py (read, never imported).
+  if (auto* torch = env.find("torch")) {
+    std::string vp = (fs::path(where.site_packages) / "torch" / "version.py").string();
+    if (auto text = read_text(vp, 1 << 16)) {
+      auto t = parse_torch_version_py(*text);
+      t.version_py = vp;
+      if (t.version.empty()) t.version = torch->dist.version;
+      t.channel = local_version_suffix(t.version);
+      env.torch = t;
+    } else {
+      TorchFacts t;
+      t.version = torch->dist.version;
+      t.channel = local_version_suffix(t.version);
+      env.torch = t;
+      env.warnings.push_back(fmt::format("{}: not readable; CUDA version of torch unknown", vp));
+    }
+  }
+  if (scan_code) {
+    struct Job {
+      size_t pkg;
+      std::string path;
+    };
+    std::vector<Job> work;
+    for (size_t i = 0; i < env.packages.size(); ++i) {
+      for (auto& so : env.packages[i].dist.shared_libraries) {
+        if (fs::is_regular_file(so, ec)) work.push_back({i, so});
+      }
+    }
+    std::vector<LibraryCode> results(work.size());
+    parallel_for(work.size(), jobs ? jobs : default_jobs(),
+                 [&](size_t i) { results[i] = library_code(work[i].path); });
+    for (size_t i = 0; i < work.size(); ++i) {
+      if (!results[i].targets.empty() || !results[i].errors.empty()) {
+        if (results[i].targets.empty()) continue;  // errors in files without device code: noise
+        env.packages[work[i].pkg].libraries.push_back(std::move(results[i]));
+      }
+    }
+  }
+  return env;
+}
+
+}  // namespace smcompat::doctor

@@ -1,0 +1,204 @@
+// Failure-mode matching over error text (data/failure_modes.json) and its renderers. Matching is
+// line by line so that huge logs cost linear time and every match names its line.
+#include "smcompat/explain/explain.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "smcompat/util/strings.hpp"
+
+namespace smcompat::embedded {
+extern const unsigned char failure_modes_json[];
+extern const std::size_t failure_modes_json_size;
+}  // namespace smcompat::embedded
+
+namespace smcompat::explain {
+
+namespace {
+
+std::vector<std::string> str_list(const nlohmann::json& j, const char* key) {
+  std::vector<std::string> out;
+  if (!j.contains(key) || !j[key].is_array()) return out;
+  for (auto& v : j[key])
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+std::string str(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+}  // namespace
+
+Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("modes") || !j["modes"].is_array())
+    return make_error("failure modes: not a JSON object with a 'modes' array");
+  KnowledgeBase kb;
+  size_t index = 0;
+  for (auto& m : j["modes"]) {
+    FailureMode f;
+    f.id = str(m, "id");
+    if (f.id.empty()) return make_error(fmt::format("failure modes: entry {} has no id", index));
+    f.title = str(m, "title");
+    f.patterns = str_list(m, "patterns");
+    f.cause = str(m, "cause");
+    f.confirm = str_list(m, "confirm");
+    f.fix = str(m, "fix");
+    f.related_findings = str_list(m, "related_findings");
+    f.refs = str_list(m, "refs");
+    f.reference = str(m, "reference");
+    std::vector<std::regex> rx;
+    for (auto& p : f.patterns) {
+      try {
+        rx.emplace_back(p, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+      } catch (const std::regex_error& e) {
+        return make_error(fmt::format("failure mode {}: bad pattern '{}': {}", f.id, p, e.what()));
+      }
+    }
+    kb.modes_.push_back(std::move(f));
+    kb.regexes_.push_back(std::move(rx));
+    ++index;
+  }
+  return kb;
+}
+
+const KnowledgeBase& KnowledgeBase::builtin() {
+  static const KnowledgeBase kb = [] {
+    std::string_view text(reinterpret_cast<const char*>(embedded::failure_modes_json),
+                          embedded::failure_modes_json_size);
+    auto r = from_json(text);
+    return r ? std::move(*r) : KnowledgeBase();  // the tests assert the built-in parses
+  }();
+  return kb;
+}
+
+const FailureMode* KnowledgeBase::find(std::string_view id) const {
+  for (auto& m : modes_)
+    if (m.id == id) return &m;
+  return nullptr;
+}
+
+std::vector<KnowledgeBase::Match> KnowledgeBase::match(std::string_view text) const {
+  std::vector<Match> out;
+  std::vector<bool> seen(modes_.size(), false);
+  size_t line_no = 0;
+  for (auto raw : split(text, '\n')) {
+    ++line_no;
+    // Long lines (minified JSON, progress bars) are cut: patterns are short phrases.
+    std::string line(raw.substr(0, std::min<size_t>(raw.size(), 4096)));
+    if (trim(line).empty()) continue;
+    for (size_t i = 0; i < modes_.size(); ++i) {
+      if (seen[i]) continue;
+      for (auto& rx : regexes_[i]) {
+        std::smatch m;
+        if (std::regex_search(line, m, rx)) {
+          seen[i] = true;
+          std::string shown(trim(line));
+          if (shown.size() > 300) shown = shown.substr(0, 297) + "...";
+          out.push_back({&modes_[i], line_no, shown, m.str(0)});
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Explanation explain_text(std::string_view text, const KnowledgeBase& kb,
+                         const doctor::DoctorReport* doctor) {
+  Explanation e;
+  e.matches = kb.match(text);
+  e.have_doctor = doctor != nullptr;
+  for (auto& m : e.matches) {
+    std::vector<doctor::Finding> related;
+    if (doctor) {
+      for (auto& f : doctor->findings) {
+        if (std::find(m.mode->related_findings.begin(), m.mode->related_findings.end(), f.id) !=
+            m.mode->related_findings.end())
+          related.push_back(f);
+      }
+    }
+    e.on_this_machine.push_back(std::move(related));
+  }
+  return e;
+}
+
+std::string render_text(const Explanation& e, const Style& st) {
+  std::string out;
+  if (e.matches.empty()) {
+    out += "No known failure mode matches this text.\n";
+    out +=
+        "Run `smcompat doctor` for a check of this machine, or `smcompat explain --prompt` for "
+        "a redacted context bundle to ask an assistant.\n";
+    return out;
+  }
+  for (size_t i = 0; i < e.matches.size(); ++i) {
+    auto& m = e.matches[i];
+    auto& f = *m.mode;
+    out += fmt::format("{} {}\n", st.bold(st.yellow("▶")), st.bold(f.title));
+    out += fmt::format("  {} line {}: {}\n", st.dim("matched"), m.line, m.line_text);
+    out += fmt::format("  {} {}\n", st.bold("cause:"), f.cause);
+    if (!f.confirm.empty()) {
+      out += fmt::format("  {}", st.bold("confirm:"));
+      for (auto& c : f.confirm) out += fmt::format(" `{}`", c);
+      out += "\n";
+    }
+    out += fmt::format("  {} {}\n", st.bold("fix:"), f.fix);
+    if (e.have_doctor) {
+      auto& rel = e.on_this_machine[i];
+      if (rel.empty()) {
+        out += fmt::format("  {} the doctor found nothing related on this machine\n",
+                           st.bold("here:"));
+      } else {
+        for (auto& r : rel) {
+          out += fmt::format("  {} [{}] {}\n", st.bold("here:"), doctor::to_string(r.severity),
+                             r.title);
+          for (auto& ev : r.evidence) out += fmt::format("        {}\n", st.dim(ev));
+          if (!r.fix.empty()) out += fmt::format("        fix: {}\n", r.fix);
+          for (auto& c : r.fix_commands) out += fmt::format("        $ {}\n", c);
+        }
+      }
+    }
+    std::string refs;
+    for (auto& r : f.refs) refs += (refs.empty() ? "" : ", ") + r;
+    if (!refs.empty() || !f.reference.empty())
+      out += fmt::format("  {} {}{}{}\n", st.dim("sources:"), refs,
+                         refs.empty() || f.reference.empty() ? "" : "; ", f.reference);
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::json render_json(const Explanation& e, const std::vector<std::string>& argv) {
+  nlohmann::json matches = nlohmann::json::array();
+  for (size_t i = 0; i < e.matches.size(); ++i) {
+    auto& m = e.matches[i];
+    nlohmann::json here = nlohmann::json::array();
+    for (auto& f : e.on_this_machine[i])
+      here.push_back({{"id", f.id},
+                      {"severity", doctor::to_string(f.severity)},
+                      {"title", f.title},
+                      {"evidence", f.evidence},
+                      {"fix", f.fix},
+                      {"fix_commands", f.fix_commands}});
+    matches.push_back({{"id", m.mode->id},
+                       {"title", m.mode->title},
+                       {"line", m.line},
+                       {"line_text", m.line_text},
+                       {"matched", m.matched},
+                       {"cause", m.mode->cause},
+                       {"confirm", m.mode->confirm},
+                       {"fix", m.mode->fix},
+                       {"refs", m.mode->refs},
+                       {"reference", m.mode->reference},
+                       {"on_this_machine", e.have_doctor ? here : nlohmann::json()}});
+  }
+  return {{"schema", "smcompat.explain/1"},
+          {"tool_version", SMCOMPAT_VERSION},
+          {"argv", argv},
+          {"doctor_consulted", e.have_doctor},
+          {"matches", matches}};
+}
+
+}  // namespace smcompat::explain

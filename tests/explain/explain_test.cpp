@@ -1,0 +1,299 @@
+// Every failure mode of ../shared/reference/field-reports.md (catalogue entries 1-22 and the
+// symptom strings of section 1), and the common ones around them, explained from the text users
+// actually see (issue reports; ptxas messages reproduced with CUDA 13.0's ptxas).
+#include "smcompat/explain/explain.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "doctor/fixture_env.hpp"
+
+namespace smcompat::explain {
+namespace {
+
+struct Case {
+  const char* report;  ///< field-reports.md entry or "common"
+  const char* text;    ///< what the user saw
+  const char* mode;    ///< expected failure mode id
+};
+
+const Case kCases[] = {
+    {"#1 pytorch/pytorch#150733",
+     "UserWarning:\nNVIDIA GeForce RTX 5090 D with CUDA capability sm_120 is not compatible with "
+     "the current "
+     "PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 "
+     "sm_70 sm_75 "
+     "sm_80 sm_86 sm_90.\nIf you want to use the NVIDIA GeForce RTX 5090 D GPU with PyTorch, "
+     "please check the "
+     "instructions at https://pytorch.org/get-started/locally/",
+     "torch-arch-not-compatible"},
+    {"#2 pytorch/pytorch#167244",
+     "RuntimeError: CUDA error: no kernel image is available for execution on the device\nCUDA "
+     "kernel errors "
+     "might be asynchronously reported at some other API call, so the stacktrace below might be "
+     "incorrect.",
+     "no-kernel-image"},
+    {"#3 pytorch/pytorch#182250",
+     "The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 "
+     "sm_90.",
+     "torch-arch-not-compatible"},
+    {"#4 pytorch/pytorch PR #178891",
+     "NVIDIA GB10 with CUDA capability sm_121 is not compatible with the current PyTorch "
+     "installation.",
+     "torch-arch-not-compatible"},
+    {"#5 vllm-project/vllm#16901",
+     "(VllmWorker rank=0 pid=4242) ERROR RuntimeError: CUDA error: no kernel image is available "
+     "for execution "
+     "on the device",
+     "no-kernel-image"},
+    {"#6 bitsandbytes-foundation/bitsandbytes#1510",
+     "WARNING:bitsandbytes.cextension:Could not find the bitsandbytes CUDA binary at "
+     "PosixPath('/venv/lib/site-packages/bitsandbytes/libbitsandbytes_cuda128.so')\n"
+     "WARNING:bitsandbytes.cextension:The installed version of bitsandbytes was compiled without "
+     "GPU support.",
+     "bitsandbytes-no-cuda-binary"},
+    {"#7 Comfy-Org/ComfyUI#7380",
+     "!!! Exception during processing !!! CUDA error: no kernel image is available for execution "
+     "on the device",
+     "no-kernel-image"},
+    {"#8 deepseek-ai/DeepGEMM#185",
+     "ptxas /tmp/tmpxft_00004a1b_00000000-6_fp8_gemm.ptx, line 1187; error   : Instruction "
+     "'tcgen05.fence' "
+     "not supported on .target 'sm_120'\nptxas fatal   : Ptx assembly aborted due to errors",
+     "ptx-tcgen05-on-sm12x"},
+    {"#9 tile-ai/tilelang#797",
+     "ptxas /tmp/tvm_kernels.ptx, line 212; error   : Instruction 'setmaxnreg.dec' not supported "
+     "on .target "
+     "'sm_120'",
+     "ptx-setmaxnreg"},
+    {"#10 InternLM/lmdeploy#3806",
+     "ptxas /tmp/grouped_gemm.ptx, line 530; error   : Instruction 'tensormap.replace' not "
+     "supported on "
+     ".target 'sm_120'",
+     "ptx-tensormap-replace"},
+    {"#11 pytorch/FBGEMM#4975",
+     "ptxas /tmp/quantize.ptx, line 77; error   : Instruction 'cvt with .e2m1x2' not supported on "
+     ".target "
+     "'sm_120'",
+     "ptx-fp4-cvt"},
+    {"#12 NVlabs/cuda-oxide#1194",
+     "ptxas kernel.ptx, line 40; error   : Instruction 'tcgen05.alloc' not supported on .target "
+     "'sm_120a'",
+     "ptx-tcgen05-on-sm12x"},
+    {"#13 NVIDIA/dgx-spark-playbooks#22",
+     "ptxas kernel.ptx, line 61; error   : Instruction 'tcgen05.mma' not supported on .target "
+     "'sm_121a'",
+     "ptx-tcgen05-on-sm12x"},
+    {"#14 Dao-AILab/flash-attention#1853",
+     "ptxas /tmp/flash_fwd_hdim128.ptx, line 902; error   : Instruction 'wgmma.fence' cannot be "
+     "compiled for "
+     "architecture 'sm_120'",
+     "ptx-wgmma-not-hopper"},
+    {"#15 triton-lang/triton#8182",
+     "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, "
+     "Hardware limit: "
+     "101376. Reducing block sizes or `num_stages` may help.",
+     "smem-triton-out-of-resource"},
+    {"#16 pytorch/executorch#21827",
+     "========= Program hit CUDA_ERROR_INVALID_VALUE (error 1) due to \"invalid argument\" on CUDA "
+     "API call to "
+     "cuFuncSetAttribute.",
+     "smem-opt-in-exceeded"},
+    {"#17 NVIDIA/cutlass#3144",
+     "MoE grouped GEMM requires 102400 bytes shared memory but device supports 101376",
+     "smem-opt-in-exceeded"},
+    {"#18 vllm-project/vllm#32109",
+     "RuntimeError: No compiled cutlass_scaled_mm for CUDA device capability: 120",
+     "vllm-cutlass-scaled-mm"},
+    {"#19 vllm-project/vllm#54125",
+     "support_deep_gemm() returns True on sm_121, but DeepGEMM's blockwise FP8 GEMM then dies with "
+     "a hard CUDA "
+     "fault.",
+     "family-gate-wrong-device"},
+    {"#20 flashinfer-ai/flashinfer#2577",
+     "mm_fp4 NVFP4 returns erratic M-dependent zeros on SM120: both b12x and cutlass backends "
+     "affected",
+     "nvfp4-silent-wrong-results"},
+    {"#21 triton-lang/triton#8539",
+     "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'", "ptxas-unknown-arch"},
+    {"#22 wilicc/gpu-burn#112",
+     "Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:239): the provided PTX was "
+     "compiled "
+     "with an unsupported toolchain.",
+     "unsupported-ptx-toolchain"},
+    {"common: driver too old",
+     "RuntimeError: The NVIDIA driver on your system is too old (found version 12020). Please "
+     "update your GPU "
+     "driver by downloading and installing a new version from the URL: "
+     "http://www.nvidia.com/Download/index.aspx",
+     "driver-insufficient"},
+    {"common: insufficient driver", "CUDA driver version is insufficient for CUDA runtime version",
+     "driver-insufficient"},
+    {"common: stub", "cudaGetDeviceCount returned 34 (CUDA driver is a stub library)",
+     "stub-libcuda"},
+    {"common: no driver",
+     "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+     "GPU and "
+     "installed a driver from http://www.nvidia.com/Download/index.aspx",
+     "no-driver"},
+    {"common: open modules",
+     "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:2b85)\nNVRM: installed in this system "
+     "requires use of "
+     "the NVIDIA open kernel modules.",
+     "open-kernel-modules-required"},
+    {"common: missing cuDNN",
+     "ImportError: libcudnn.so.9: cannot open shared object file: No such file or directory",
+     "missing-cuda-library"},
+    {"common: missing cuBLAS",
+     "OSError: libcublasLt.so.12: cannot open shared object file: No such file or directory",
+     "missing-cuda-library"},
+    {"common: CUDA_HOME",
+     "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+     "cuda-home-not-set"},
+    {"common: no compiler",
+     "error: command 'x86_64-linux-gnu-gcc' failed: No such file or directory", "no-host-compiler"},
+    {"common: gcc too new",
+     "/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! "
+     "gcc versions "
+     "later than 13 are not supported!",
+     "no-host-compiler"},
+    {"common: old nvcc", "nvcc fatal   : Unsupported gpu architecture 'compute_120'",
+     "nvcc-unsupported-arch"},
+    {"common: old torch for 12.0", "ValueError: Unknown CUDA arch (12.0+PTX) or GPU not supported",
+     "torch-unknown-cuda-arch"},
+    {"common: old ptxas",
+     "ptxas kernel.ptx, line 1; fatal   : Unsupported .version 9.1; current version is '8.7'",
+     "ptxas-unknown-arch"},
+    {"common: JIT disabled", "CUDA error: PTX JIT compilation was disabled", "jit-disabled"},
+    {"common: JIT failed", "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed", "invalid-ptx"},
+};
+
+TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
+  const auto& kb = KnowledgeBase::builtin();
+  ASSERT_EQ(kb.modes().size(), 26u);
+  std::set<std::string> ids;
+  for (auto& m : kb.modes()) {
+    EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
+    EXPECT_FALSE(m.patterns.empty()) << m.id;
+    EXPECT_FALSE(m.cause.empty()) << m.id;
+    EXPECT_FALSE(m.fix.empty()) << m.id;
+    EXPECT_FALSE(m.confirm.empty()) << m.id;
+    EXPECT_FALSE(m.reference.empty()) << m.id;
+  }
+}
+
+TEST(KnowledgeBase, EveryFieldReportAndCommonFailureIsExplained) {
+  const auto& kb = KnowledgeBase::builtin();
+  std::set<std::string> covered;
+  for (auto& c : kCases) {
+    SCOPED_TRACE(c.report);
+    auto matches = kb.match(c.text);
+    ASSERT_FALSE(matches.empty());
+    EXPECT_EQ(matches.front().mode->id, c.mode);
+    covered.insert(matches.front().mode->id);
+  }
+  // Every mode of the knowledge base is exercised by at least one real text.
+  for (auto& m : kb.modes()) EXPECT_TRUE(covered.count(m.id)) << m.id << " has no test text";
+  // Every field-report entry 1-22 has a case.
+  for (int i = 1; i <= 22; ++i) {
+    std::string tag = "#" + std::to_string(i) + " ";
+    bool found = false;
+    for (auto& c : kCases) found |= std::string(c.report).rfind(tag, 0) == 0;
+    EXPECT_TRUE(found) << "field report entry " << i;
+  }
+}
+
+TEST(KnowledgeBase, LinesAndOrderInALog) {
+  const auto& kb = KnowledgeBase::builtin();
+  std::string log =
+      "Loading model...\n\n"
+      "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'\n"
+      "falling back\n"
+      "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+      "RuntimeError: CUDA error: no kernel image is available for execution on the device\n";
+  auto m = kb.match(log);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].mode->id, "ptxas-unknown-arch");
+  EXPECT_EQ(m[0].line, 3u);
+  EXPECT_EQ(m[1].mode->id, "no-kernel-image");
+  EXPECT_EQ(m[1].line, 5u);  // each mode once, at its first line
+  EXPECT_EQ(m[1].matched, "no kernel image is available for execution on the device");
+  EXPECT_TRUE(kb.match("Everything went fine.\nloss=0.31").empty());
+  EXPECT_TRUE(kb.match("").empty());
+  EXPECT_TRUE(kb.match(std::string(100000, 'x')).empty());  // a long line without newline
+}
+
+TEST(KnowledgeBase, BadDataIsAnError) {
+  EXPECT_FALSE(KnowledgeBase::from_json("not json").ok());
+  EXPECT_FALSE(KnowledgeBase::from_json(R"({"modes": [{"title": "no id"}]})").ok());
+  auto bad = KnowledgeBase::from_json(R"({"modes": [{"id": "x", "patterns": ["(unclosed"]}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().what.find("failure mode x: bad pattern '(unclosed'"), std::string::npos);
+}
+
+TEST(Explain, SpecificToThisMachineWithDoctorFindings) {
+  doctor::DoctorReport r;
+  doctor::Finding f;
+  f.severity = doctor::Severity::kError;
+  f.id = "torch-no-image";
+  f.title = "torch 2.7.0+cu126 has no code for GeForce RTX 5090 (sm_120)";
+  f.evidence = {"device code found: sm_80 sm_90"};
+  f.fix_commands = {
+      "pip install --force-reinstall torch torchvision torchaudio --index-url "
+      "https://download.pytorch.org/whl/cu128"};
+  r.findings.push_back(f);
+  doctor::Finding unrelated;
+  unrelated.id = "tf32";
+  r.findings.push_back(unrelated);
+  auto e = explain_text("CUDA error: no kernel image is available for execution on the device",
+                        KnowledgeBase::builtin(), &r);
+  ASSERT_EQ(e.matches.size(), 1u);
+  ASSERT_EQ(e.on_this_machine[0].size(), 1u);
+  EXPECT_EQ(e.on_this_machine[0][0].id, "torch-no-image");
+  auto text = render_text(e, Style::plain());
+  EXPECT_NE(text.find("here: [error] torch 2.7.0+cu126 has no code for GeForce RTX 5090 (sm_120)"),
+            std::string::npos);
+  EXPECT_NE(text.find("$ pip install --force-reinstall torch torchvision torchaudio --index-url "
+                      "https://download.pytorch.org/whl/cu128"),
+            std::string::npos);
+  auto j = render_json(e, {"smcompat", "explain"});
+  EXPECT_EQ(j["schema"], "smcompat.explain/1");
+  EXPECT_EQ(j["matches"][0]["id"], "no-kernel-image");
+  EXPECT_EQ(j["matches"][0]["on_this_machine"][0]["id"], "torch-no-image");
+  // Without the doctor: no "here" lines, JSON says so.
+  auto plain = explain_text("CUDA error: no kernel image is available for execution on the device",
+                            KnowledgeBase::builtin(), nullptr);
+  EXPECT_EQ(render_text(plain, Style::plain()).find("here:"), std::string::npos);
+  EXPECT_TRUE(render_json(plain, {})["matches"][0]["on_this_machine"].is_null());
+}
+
+}  // namespace
+}  // namespace smcompat::explain
+
+namespace smcompat::explain {
+namespace {
+
+// Through the CLI: the explanation names this machine's torch and the exact pip command.
+TEST(ExplainCli, SpecificToAnEnvironment) {
+  if (!smcompat::testing::have_fixtures())
+    GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
+  smcompat::testing::TempDir tmp;
+  smcompat::testing::FakeEnv env(tmp.path(), "venv");
+  env.add_torch("2.7.0+cu126", "12.6", "k_80_90");
+  auto [rc, out] = smcompat::testing::run_command(
+      std::string("NO_COLOR=1 LD_LIBRARY_PATH=/nonexistent '") + SMCOMPAT_CLI +
+      "' explain --no-active --python '" + env.prefix() +
+      "' --gpu 'RTX 5090' 'RuntimeError: CUDA error: no kernel image is available for execution on "
+      "the device' 2>/dev/null");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("here: [error] torch 2.7.0+cu126 has no code for GeForce RTX 5090 (sm_120)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("$ pip install --force-reinstall torch torchvision torchaudio --index-url "
+                     "https://download.pytorch.org/whl/cu128"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace smcompat::explain
