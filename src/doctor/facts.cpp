@@ -1,6 +1,7 @@
 // Static fact collection for the doctor: CUDA toolkits (version.json or include/cuda.h),
 // library resolution in the dynamic loader's order (ld.so(8): LD_LIBRARY_PATH, ld.so.cache,
 // default paths) and host resources (/proc/meminfo). Nothing here runs user code.
+#include "smcompat/util/files.hpp"
 #include "smcompat/doctor/facts.hpp"
 
 #include <fmt/format.h>
@@ -53,16 +54,6 @@ const char* to_string(DriverFacts::State state) {
 
 namespace {
 
-std::optional<std::string> read_small_file(const std::string& path, size_t max = 1 << 20) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  // Read in chunks up to `max` (files under /proc report size 0, so the size is not trusted).
-  std::string s;
-  char buf[65536];
-  while (s.size() < max && in.read(buf, sizeof buf), in.gcount() > 0)
-    s.append(buf, std::min<size_t>(static_cast<size_t>(in.gcount()), max - s.size()));
-  return s;
-}
 
 bool is_dir(const std::string& p) {
   std::error_code ec;
@@ -86,7 +77,7 @@ std::string canonical_or_same(const std::string& p) {
 
 std::optional<Version> toolkit_version(const std::string& root, std::string* source) {
   // version.json (CUDA 11.1+ runfile/deb installs): {"cuda": {"version": "12.8.1"}}.
-  if (auto text = read_small_file(root + "/version.json", 1 << 20)) {
+  if (auto text = read_file_prefix(root + "/version.json", 1 << 20)) {
     auto j = nlohmann::json::parse(*text, nullptr, false);
     if (!j.is_discarded() && j.contains("cuda") && j["cuda"].is_object() &&
         j["cuda"].contains("version") && j["cuda"]["version"].is_string()) {
@@ -99,7 +90,7 @@ std::optional<Version> toolkit_version(const std::string& root, std::string* sou
   // include/cuda.h: "#define CUDA_VERSION 13000" (present in every toolkit, also pip-installed).
   for (const char* rel : {"/include/cuda.h", "/targets/x86_64-linux/include/cuda.h",
                           "/targets/sbsa-linux/include/cuda.h"}) {
-    auto text = read_small_file(root + rel, 4 << 20);
+    auto text = read_file_prefix(root + rel, 4 << 20);
     if (!text) continue;
     auto pos = text->find("#define CUDA_VERSION ");
     if (pos == std::string::npos) continue;
@@ -172,7 +163,7 @@ std::vector<std::string> ld_conf_dirs(const std::string& conf) {
   while (!todo.empty() && guard++ < 64) {
     std::string file = todo.front();
     todo.erase(todo.begin());
-    auto text = read_small_file(file, 1 << 20);
+    auto text = read_file_prefix(file, 1 << 20);
     if (!text) continue;
     for (auto raw : split(*text, '\n')) {
       auto line = trim(raw.substr(0, raw.find('#')));
@@ -229,7 +220,7 @@ LibraryResolution resolve_library(const std::string& soname, const Environment& 
 HostFacts read_host(const Environment& env) {
   HostFacts h;
   h.cores = std::max(1u, std::thread::hardware_concurrency());
-  if (auto text = read_small_file("/proc/meminfo", 1 << 16)) {
+  if (auto text = read_file_prefix("/proc/meminfo", 1 << 16)) {
     for (auto line : split(*text, '\n')) {
       auto kib = [&](std::string_view key) -> std::optional<double> {
         if (!starts_with(line, key)) return std::nullopt;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "smcompat/doctor/doctor.hpp"
+#include "smcompat/util/json_fields.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::embedded {
@@ -18,9 +19,6 @@ namespace smcompat::doctor {
 
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
 
 // "2.7.1+cu128" -> "2.7"
 std::string release_of(std::string_view version) {
@@ -46,24 +44,24 @@ PackageKnowledge load() {
                         embedded::python_packages_json_size);
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) return k;  // a broken build-time file: the tests catch this
-  k.pytorch_index = str(j, "pytorch_index");
+  k.pytorch_index = json_string(j, "pytorch_index");
   for (auto& c : j.value("torch_channels", nlohmann::json::array())) {
     TorchChannel t;
-    t.torch = str(c, "torch");
-    t.channel = str(c, "channel");
-    t.cuda = Version::parse(str(c, "cuda")).value_or(Version{});
-    std::string archs = str(c, "archs");
+    t.torch = json_string(c, "torch");
+    t.channel = json_string(c, "channel");
+    t.cuda = Version::parse(json_string(c, "cuda")).value_or(Version{});
+    std::string archs = json_string(c, "archs");
     for (auto a : split(archs, ';'))
       if (!a.empty()) t.archs.emplace_back(a);
-    t.note = str(c, "note");
-    t.source = str(c, "source");
+    t.note = json_string(c, "note");
+    t.source = json_string(c, "source");
     k.channels.push_back(std::move(t));
   }
   for (auto& c : j.value("torch_companions", nlohmann::json::array()))
-    k.companions.push_back({str(c, "torch"), str(c, "torchvision"), str(c, "torchaudio")});
+    k.companions.push_back({json_string(c, "torch"), json_string(c, "torchvision"), json_string(c, "torchaudio")});
   for (auto& p : j.value("gpu_packages", nlohmann::json::array()))
-    k.packages.push_back({str(p, "name"), str(p, "install"), str(p, "pip"),
-                          str(p, "min_version_blackwell"), str(p, "note"), str(p, "source")});
+    k.packages.push_back({json_string(p, "name"), json_string(p, "install"), json_string(p, "pip"),
+                          json_string(p, "min_version_blackwell"), json_string(p, "note"), json_string(p, "source")});
   return k;
 }
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <set>
 
+#include "smcompat/util/files.hpp"
 #include "smcompat/doctor/facts.hpp"
 #include "smcompat/util/strings.hpp"
 #include "smcompat/util/thread_pool.hpp"
@@ -20,16 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<std::string> read_text(const std::string& path, size_t max = 16 << 20) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  // Read in chunks up to `max` (files under /proc report size 0, so the size is not trusted).
-  std::string s;
-  char buf[65536];
-  while (s.size() < max && in.read(buf, sizeof buf), in.gcount() > 0)
-    s.append(buf, std::min<size_t>(static_cast<size_t>(in.gcount()), max - s.size()));
-  return s;
-}
 
 bool is_dir(const fs::path& p) {
   std::error_code ec;
@@ -129,7 +120,7 @@ bool is_shared_library_name(std::string_view name) {
 Distribution read_dist_info(const fs::path& dir) {
   Distribution d;
   d.dist_info = dir.string();
-  if (auto meta = read_text((dir / "METADATA").string(), 1 << 20)) {
+  if (auto meta = read_file_prefix((dir / "METADATA").string(), 1 << 20)) {
     for (auto line : split(*meta, '\n')) {
       line = trim(line);
       if (line.empty()) break;  // headers end at the first blank line
@@ -148,7 +139,7 @@ Distribution read_dist_info(const fs::path& dir) {
     if (d.version.empty() && dash != std::string::npos) d.version = stem.substr(dash + 1);
   }
   auto site = dir.parent_path();
-  if (auto rec = read_text((dir / "RECORD").string(), 64 << 20)) {
+  if (auto rec = read_file_prefix((dir / "RECORD").string(), 64 << 20)) {
     std::set<std::string> seen;
     for (auto line : split(*rec, '\n')) {
       auto rel = record_path(trim(line));
@@ -282,7 +273,7 @@ std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
       std::string version;
       if (auto it = env.find("PYENV_VERSION"); it != env.end()) version = it->second;
       if (version.empty()) {
-        if (auto text = read_text(root + "/version", 4096))
+        if (auto text = read_file_prefix(root + "/version", 4096))
           version = std::string(trim(text->substr(0, text->find('\n'))));
       }
       version = version.substr(0, version.find(':'));
@@ -367,7 +358,7 @@ PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned job
   // torch/version.py (read, never imported).
   if (auto* torch = env.find("torch")) {
     std::string vp = (fs::path(where.site_packages) / "torch" / "version.py").string();
-    if (auto text = read_text(vp, 1 << 16)) {
+    if (auto text = read_file_prefix(vp, 1 << 16)) {
       auto t = parse_torch_version_py(*text);
       t.version_py = vp;
       if (t.version.empty()) t.version = torch->dist.version;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "smcompat/util/json_fields.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::embedded {
@@ -15,21 +16,6 @@ extern const std::size_t failure_modes_json_size;
 
 namespace smcompat::explain {
 
-namespace {
-
-std::vector<std::string> str_list(const nlohmann::json& j, const char* key) {
-  std::vector<std::string> out;
-  if (!j.contains(key) || !j[key].is_array()) return out;
-  for (auto& v : j[key])
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  return out;
-}
-std::string str(const nlohmann::json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
-
-}  // namespace
-
 Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("modes") || !j["modes"].is_array())
@@ -38,16 +24,16 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
   size_t index = 0;
   for (auto& m : j["modes"]) {
     FailureMode f;
-    f.id = str(m, "id");
+    f.id = json_string(m, "id");
     if (f.id.empty()) return make_error(fmt::format("failure modes: entry {} has no id", index));
-    f.title = str(m, "title");
-    f.patterns = str_list(m, "patterns");
-    f.cause = str(m, "cause");
-    f.confirm = str_list(m, "confirm");
-    f.fix = str(m, "fix");
-    f.related_findings = str_list(m, "related_findings");
-    f.refs = str_list(m, "refs");
-    f.reference = str(m, "reference");
+    f.title = json_string(m, "title");
+    f.patterns = json_string_list(m, "patterns");
+    f.cause = json_string(m, "cause");
+    f.confirm = json_string_list(m, "confirm");
+    f.fix = json_string(m, "fix");
+    f.related_findings = json_string_list(m, "related_findings");
+    f.refs = json_string_list(m, "refs");
+    f.reference = json_string(m, "reference");
     std::vector<std::regex> rx;
     for (auto& p : f.patterns) {
       try {

@@ -2,6 +2,7 @@
 // (cuGetProcAddress_v2 first, dlsym of the versioned name as fallback: driver-api.md §7), check
 // every call, classify failures (no driver / stub / no GPU / permission / CUDA_VISIBLE_DEVICES),
 // gather per-device facts and topology, and join CUDA and NVML devices by PCI bus id.
+#include "smcompat/util/files.hpp"
 #include "smcompat/probe/probe.hpp"
 
 #include <dirent.h>
@@ -90,14 +91,6 @@ constexpr int kMaxDevices = 256;
 
 // ---- small helpers ------------------------------------------------------------------------------
 
-std::optional<std::string> read_small_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string data(4096, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  data.resize(static_cast<size_t>(in.gcount()));
-  return data;
-}
 
 std::string loaded_path(void* handle) {
   link_map* lm = nullptr;
@@ -520,7 +513,7 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
 
   // The kernel module, if its proc file is readable (absent in most containers).
   std::optional<ProcDriverInfo> proc;
-  if (auto text = read_small_file(opt.proc_version_path)) {
+  if (auto text = read_file_prefix(opt.proc_version_path, 4096)) {
     proc = parse_proc_driver_version(*text);
     rep.kernel_module = proc->module;
     rep.kernel_module_line = proc->first_line;
