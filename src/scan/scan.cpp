@@ -175,15 +175,6 @@ std::pair<std::string, std::string> wheel_name_version(const std::string& path) 
 
 }  // namespace
 
-std::vector<std::string> distinct_targets(const std::vector<DeviceImage>& images, ImageKind kind) {
-  std::set<SmTarget> set;
-  for (const auto& img : images)
-    if (img.target.kind == kind) set.insert(img.target);
-  std::vector<std::string> out;
-  for (const auto& t : set) out.push_back(t.to_string());
-  return out;
-}
-
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options) {
   ScanReport report;
   Walker walker;
@@ -278,20 +269,23 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
     }
   }
   for (auto& p : report.packages) {
-    std::vector<DeviceImage> all;
+    std::set<SmTarget> targets;  // distinct targets across the package's files, in arch order
     for (size_t fi : p.files) {
       const auto& f = report.files[fi];
       p.images += f.inventory.images.size();
       p.errors += f.inventory.errors.size();
-      all.insert(all.end(), f.inventory.images.begin(), f.inventory.images.end());
+      for (const auto& img : f.inventory.images) targets.insert(img.target);
       if (f.verdict && f.verdict->has_device_code)
         p.verdict = p.verdict ? worse(*p.verdict, f.verdict->verdict) : f.verdict->verdict;
       if (f.verdict) p.resource_warnings += f.verdict->resource_warnings.size();
       if (f.verdict && f.verdict->partial) p.partial = true;
     }
-    p.sass_targets = distinct_targets(all, ImageKind::kSass);
-    p.ptx_targets = distinct_targets(all, ImageKind::kPtx);
-    p.lto_targets = distinct_targets(all, ImageKind::kLto);
+    for (const auto& t : targets) {
+      auto& list = t.kind == ImageKind::kSass  ? p.sass_targets
+                   : t.kind == ImageKind::kPtx ? p.ptx_targets
+                                               : p.lto_targets;
+      list.push_back(t.to_string());
+    }
   }
   return report;
 }

@@ -62,7 +62,5 @@ struct ScanReport {
 /// Scans each path (file or directory). Never fails as a whole.
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options);
 
-/// Distinct targets of a set of images, as sorted strings ("sm_80", "sm_90a", ...).
-std::vector<std::string> distinct_targets(const std::vector<DeviceImage>& images, ImageKind kind);
 
 }  // namespace smcompat
