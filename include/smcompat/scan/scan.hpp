@@ -62,5 +62,4 @@ struct ScanReport {
 /// Scans each path (file or directory). Never fails as a whole.
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options);
 
-
 }  // namespace smcompat
