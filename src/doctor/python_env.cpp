@@ -10,8 +10,9 @@
 #include <fstream>
 #include <set>
 
-#include "smcompat/util/files.hpp"
 #include "smcompat/doctor/facts.hpp"
+#include "smcompat/scan/scan.hpp"
+#include "smcompat/util/files.hpp"
 #include "smcompat/util/strings.hpp"
 #include "smcompat/util/thread_pool.hpp"
 
@@ -20,7 +21,6 @@ namespace smcompat::doctor {
 namespace fs = std::filesystem;
 
 namespace {
-
 
 bool is_dir(const fs::path& p) {
   std::error_code ec;
@@ -93,26 +93,6 @@ bool looks_like_site_packages(const fs::path& p) {
   return false;
 }
 
-// RECORD is CSV: path,hash,size. Paths with commas or quotes are double-quoted ("" escapes ").
-std::string record_path(std::string_view line) {
-  if (line.empty()) return {};
-  if (line[0] != '"') return std::string(line.substr(0, line.find(',')));
-  std::string out;
-  for (size_t i = 1; i < line.size(); ++i) {
-    if (line[i] == '"') {
-      if (i + 1 < line.size() && line[i + 1] == '"') {
-        out += '"';
-        ++i;
-      } else {
-        break;
-      }
-    } else {
-      out += line[i];
-    }
-  }
-  return out;
-}
-
 bool is_shared_library_name(std::string_view name) {
   return ends_with(name, ".so") || name.find(".so.") != std::string_view::npos;
 }
@@ -142,7 +122,7 @@ Distribution read_dist_info(const fs::path& dir) {
   if (auto rec = read_file_prefix((dir / "RECORD").string(), 64 << 20)) {
     std::set<std::string> seen;
     for (auto line : split(*rec, '\n')) {
-      auto rel = record_path(trim(line));
+      auto rel = dist_record_path(trim(line));
       if (rel.empty() || !is_shared_library_name(fs::path(rel).filename().string())) continue;
       auto abs = fs::path(rel).is_absolute() ? fs::path(rel) : (site / rel).lexically_normal();
       if (seen.insert(abs.string()).second) d.shared_libraries.push_back(abs.string());

@@ -150,14 +150,7 @@ void index_records(const std::string& site, DistIndex& index) {
     std::ifstream rec(p / "RECORD");
     std::string line;
     while (std::getline(rec, line)) {
-      // RECORD is CSV: path,hash,size; paths with commas are quoted.
-      std::string rel;
-      if (!line.empty() && line[0] == '"') {
-        size_t q = line.find('"', 1);
-        rel = line.substr(1, q == std::string::npos ? std::string::npos : q - 1);
-      } else {
-        rel = line.substr(0, line.find(','));
-      }
+      std::string rel = dist_record_path(trim(line));
       if (rel.empty()) continue;
       auto full = fs::weakly_canonical(fs::path(site) / rel, ec).string();
       index.by_path[full] = {name, version};
@@ -174,6 +167,26 @@ std::pair<std::string, std::string> wheel_name_version(const std::string& path) 
 }
 
 }  // namespace
+
+// RECORD is CSV: path,hash,size. Paths with commas or quotes are double-quoted ("" escapes ").
+std::string dist_record_path(std::string_view line) {
+  if (line.empty()) return {};
+  if (line[0] != '"') return std::string(line.substr(0, line.find(',')));
+  std::string out;
+  for (size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '"') {
+      if (i + 1 < line.size() && line[i + 1] == '"') {
+        out += '"';
+        ++i;
+      } else {
+        break;
+      }
+    } else {
+      out += line[i];
+    }
+  }
+  return out;
+}
 
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options) {
   ScanReport report;

@@ -161,3 +161,18 @@ TEST_F(ScanTest, JsonCarriesTheDocumentedFields) {
 
 }  // namespace
 }  // namespace smcompat
+
+namespace smcompat {
+namespace {
+
+TEST(DistRecord, PathFieldOfCsvLines) {
+  EXPECT_EQ(dist_record_path("torch/lib/libc10.so,sha256=abc,123"), "torch/lib/libc10.so");
+  EXPECT_EQ(dist_record_path("\"a,b/c.so\",sha256=x,1"), "a,b/c.so");
+  EXPECT_EQ(dist_record_path("\"say \"\"hi\"\".so\",,"), "say \"hi\".so");
+  EXPECT_EQ(dist_record_path("torch-2.7.0.dist-info/RECORD,,"), "torch-2.7.0.dist-info/RECORD");
+  EXPECT_EQ(dist_record_path(""), "");
+  EXPECT_EQ(dist_record_path("\"unterminated"), "unterminated");
+}
+
+}  // namespace
+}  // namespace smcompat

@@ -59,6 +59,10 @@ struct ScanReport {
   uint64_t bytes_scanned = 0;
 };
 
+/// The path field of one line of a dist-info RECORD (PEP 376 CSV: path,hash,size; a path with
+/// commas or quotes is double-quoted, with "" for a quote). Empty for an empty line.
+std::string dist_record_path(std::string_view line);
+
 /// Scans each path (file or directory). Never fails as a whole.
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options);
 
