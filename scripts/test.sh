@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# One command: install what is needed, build everything, and run the whole test suite (CTest).
+# One command: install what is needed, build everything, and run the whole test suite (CTest):
+# first the normal build, then the same suite built with ASan+UBSan (clang), as CI does.
+# SMCOMPAT_SKIP_ASAN=1 skips the sanitizer pass for a quicker local run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset default >/dev/null
 cmake --build --preset default
 ctest --preset default "$@"
+if [ "${SMCOMPAT_SKIP_ASAN:-0}" != "1" ]; then
+  echo "== the test suite again under AddressSanitizer + UndefinedBehaviorSanitizer"
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan
+  # The libFuzzer side build is the default preset's job; here every other test runs sanitized.
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --preset asan -E '^fuzz_(build|compile|run)' "$@"
+fi
