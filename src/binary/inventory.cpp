@@ -233,8 +233,18 @@ Result<ByteView> decode_payload(ByteView buf, const DeviceImage& img, uint64_t m
 }
 
 void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
-  parallel_for(inv.images.size(), opt.jobs, [&](size_t i) {
-    DeviceImage& img = inv.images[i];
+  // Largest images first, so that no big one is left running alone at the end (sizes range from
+  // kilobytes to tens of megabytes).
+  std::vector<size_t> order(inv.images.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto decoded_size = [&](size_t i) {
+    const DeviceImage& img = inv.images[i];
+    return img.uncompressed_size ? img.uncompressed_size : img.stored_size;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return decoded_size(a) > decoded_size(b); });
+  parallel_for(order.size(), opt.jobs, [&](size_t k) {
+    DeviceImage& img = inv.images[order[k]];
     if (img.target.kind == ImageKind::kLto) return;
     if (opt.deep_filter && !opt.deep_filter(img)) return;
     thread_local detail::Scratch scratch;
