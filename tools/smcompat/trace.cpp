@@ -17,6 +17,14 @@ namespace smcompat::cli {
 
 namespace {
 
+// The shim beside this binary (or SMCOMPAT_TRACE_LIB); says so on stderr when it is missing.
+std::optional<std::string> locate_shim() {
+  auto shim = trace::find_shim("");
+  if (!shim)
+    fmt::print(stderr, "smcompat trace: libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)\n");
+  return shim;
+}
+
 struct TraceArgs {
   bool json = false;
   bool env = false;
@@ -92,12 +100,8 @@ int run(const TraceArgs& a, Context& ctx) {
   ro.only_for = a.only_for;
 
   if (a.env) {
-    auto shim = trace::find_shim("");
-    if (!shim) {
-      fmt::print(stderr,
-                 "smcompat trace: libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)\n");
-      return kExitError;
-    }
+    auto shim = locate_shim();
+    if (!shim) return kExitError;
     ro.shim_path = *shim;
     ro.trace_file = a.records.empty() ? std::filesystem::absolute("smcompat-trace.jsonl").string()
                                       : std::filesystem::absolute(a.records).string();
@@ -125,12 +129,8 @@ int run(const TraceArgs& a, Context& ctx) {
                  "smcompat trace: no command (usage: smcompat trace [options] -- COMMAND ARGS)\n");
       return kExitError;
     }
-    auto shim = trace::find_shim("");
-    if (!shim) {
-      fmt::print(stderr,
-                 "smcompat trace: libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)\n");
-      return kExitError;
-    }
+    auto shim = locate_shim();
+    if (!shim) return kExitError;
     ro.shim_path = *shim;
     if (a.records.empty()) {
       std::string tmpl =

@@ -376,6 +376,18 @@ void add_result(json& ev, CUresult r) {
   }
 }
 
+// The record of a module/library unload (after the driver's call); fail-open like every record.
+void emit_unload(std::optional<uint64_t> id, const char* api, CUresult r) {
+  try {
+    if (id && recording()) {
+      json ev = {{"ev", "unload"}, {"id", *id}, {"api", api}};
+      add_result(ev, r);
+      emit(std::move(ev));
+    }
+  } catch (...) {
+  }
+}
+
 // The device of the calling thread's context, its real compute capability and the driver's CUDA
 // version (all read from the driver, bypassing any override).
 void add_device(json& ev) {
@@ -912,14 +924,7 @@ SMCOMPAT_EXPORT CUresult cuModuleUnload(CUmodule module) {
   } catch (...) {
   }
   CUresult r = real(module);
-  try {
-    if (id && recording()) {
-      json ev = {{"ev", "unload"}, {"id", *id}, {"api", "cuModuleUnload"}};
-      add_result(ev, r);
-      emit(std::move(ev));
-    }
-  } catch (...) {
-  }
+  emit_unload(id, "cuModuleUnload", r);
   return r;
 }
 
@@ -1023,14 +1028,7 @@ SMCOMPAT_EXPORT CUresult cuLibraryUnload(CUlibrary lib) {
   } catch (...) {
   }
   CUresult r = real(lib);
-  try {
-    if (id && recording()) {
-      json ev = {{"ev", "unload"}, {"id", *id}, {"api", "cuLibraryUnload"}};
-      add_result(ev, r);
-      emit(std::move(ev));
-    }
-  } catch (...) {
-  }
+  emit_unload(id, "cuLibraryUnload", r);
   return r;
 }
 
