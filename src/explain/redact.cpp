@@ -79,7 +79,7 @@ size_t quoted_end(std::string_view t, size_t b, char q) {
   return e;
 }
 
-// ---- 1. Command-line flags whose next word is the secret: `-p X`, `--password X`,
+// ---- 4. Command-line flags whose next word is the secret: `-p X`, `--password X`,
 // `--api-key X`, `--token X` (and any long flag naming a password, token, secret, credential or
 // API key). The value is the next word, or a quoted string. `-p` is also mkdir's "parents" and
 // ssh's/docker's port, so after `-p` a number or port map (22, 8080:80) and a path (/x, ./x,
@@ -117,20 +117,23 @@ std::string mask_flags(std::string_view t) {
     }
     size_t we = i;
     while (we < t.size() && !is_space(t[we])) ++we;
-    // The flag itself, without the quoting and list punctuation of an argv dump.
+    // The flag itself, without the quoting and punctuation of an argv dump or of prose.
     size_t cb = i, ce = we;
-    while (cb < ce && (is_quote(t[cb]) || t[cb] == '[' || t[cb] == '(')) ++cb;
-    while (ce > cb && (is_quote(t[ce - 1]) || t[ce - 1] == ',' || t[ce - 1] == ']')) --ce;
-    std::string_view core = t.substr(cb, ce - cb);
-    bool dash_p = core == "-p";
+    while (cb < ce && !is_alnum(t[cb]) && t[cb] != '-') ++cb;
+    while (ce > cb && !is_alnum(t[ce - 1])) --ce;
+    // `--token=VALUE` (here rather than in the key=value pass: the value runs to the blank).
+    size_t eq = t.substr(cb, ce - cb).find('=');
+    bool attached = eq != std::string_view::npos;
+    std::string_view core = t.substr(cb, attached ? eq : ce - cb);
+    bool dash_p = !attached && core == "-p";
     if (!dash_p && !is_secret_long_flag(core)) {
       i = we;
       continue;
     }
-    size_t v = we;
-    while (v < t.size() && is_blank(t[v])) ++v;
+    size_t v = attached ? cb + eq + 1 : we;
+    while (!attached && v < t.size() && is_blank(t[v])) ++v;
     if (v >= t.size() || is_space(t[v])) {
-      i = v;
+      i = std::max(v, we);
       continue;
     }
     size_t vb = v, ve;
@@ -141,22 +144,23 @@ std::string mask_flags(std::string_view t) {
       ve = v;
       while (ve < t.size() && !is_space(t[ve])) ++ve;
       while (ve > vb && (is_quote(t[ve - 1]) || t[ve - 1] == ',' || t[ve - 1] == ']' ||
-                         t[ve - 1] == ')' || t[ve - 1] == ';'))
+                         t[ve - 1] == ')' || t[ve - 1] == '>' || t[ve - 1] == ';'))
         --ve;
     }
     std::string_view value = t.substr(vb, ve - vb);
     bool keep = dash_p ? keep_after_dash_p(value) : value.substr(0, 2) == "--";
     if (keep || value.empty()) {
-      i = v;
+      i = std::max(v, we);
       continue;
     }
     m.mask(vb, ve);
-    i = std::max(ve, v + 1);
+    // The value word may itself be a flag (`-p =--token x`): look at it again.
+    i = std::max(v, we);
   }
   return m.finish();
 }
 
-// ---- 2. `Authorization:` / `Proxy-Authorization:` headers (also `authorization=` and the
+// ---- 1. `Authorization:` / `Proxy-Authorization:` headers (also `authorization=` and the
 // quoted key of a JSON or Python dict). A known scheme word stays; the rest of the value goes:
 // to the closing quote when the header or its value is quoted, else to the end of the line
 // (Digest and AWS4 credentials carry several comma-separated parts).
@@ -208,7 +212,7 @@ std::string mask_authorization(std::string_view t) {
   return m.finish();
 }
 
-// ---- 3. URLs: credentials in the userinfo, secret-named query parameters, and long random
+// ---- 2. URLs: credentials in the userinfo, secret-named query parameters, and long random
 // tokens anywhere in the path, query or fragment (webhooks: Slack, Discord, Telegram).
 bool is_url_char(char c) {
   return c > ' ' && c != '"' && c != '\'' && c != '`' && c != '<' && c != '>' && c != '{' &&
@@ -234,8 +238,21 @@ double entropy_bits_per_char(std::string_view s) {
   return h;
 }
 
+// Switches between upper case, lower case and digits at adjacent letters/digits: random base62
+// switches at about 6 of 10 positions, names (Meta-Llama-3-8B-Instruct, CamelCase) far less.
+size_t class_switches(std::string_view s) {
+  auto cls = [](char c) { return is_upper(c) ? 1 : is_lower(c) ? 2 : is_digit(c) ? 3 : 0; };
+  size_t n = 0;
+  for (size_t k = 1; k < s.size(); ++k)
+    if (cls(s[k]) && cls(s[k - 1]) && cls(s[k]) != cls(s[k - 1])) ++n;
+  return n;
+}
+
 // The documented high-entropy rule: 24+ characters mixing upper case, lower case and digits with
-// more than 4 bits of entropy per character.
+// more than 4 bits of entropy per character. A short random string cannot reach 4 bits (24
+// characters hold at most log2(24) = 4.58, and 1 in 4 random base62 strings of that length stays
+// under 4), so it also counts when within 1 bit of that maximum and switching character class at
+// least once every 4 characters.
 bool high_entropy(std::string_view tok) {
   if (tok.size() < 24) return false;
   bool up = false, lo = false, di = false;
@@ -244,28 +261,29 @@ bool high_entropy(std::string_view tok) {
     lo |= is_lower(c);
     di |= is_digit(c);
   }
-  return up && lo && di && entropy_bits_per_char(tok) > 4.0;
+  if (!(up && lo && di)) return false;
+  double h = entropy_bits_per_char(tok);
+  if (h > 4.0) return true;
+  return h > std::log2(static_cast<double>(tok.size())) - 1.0 &&
+         class_switches(tok) * 4 >= tok.size();
 }
 
-// A random-looking part of a URL (parts are split at '/', '?', '&', '=', '.', ':' ...): the
-// high-entropy rule, or 20+ characters that switch between upper case, lower case and digits at
-// least once every four characters (random base62/base64url does so about every 1.6; names like
-// Meta-Llama-3-8B-Instruct or manylinux_2_28_x86_64 rarely), or an unbroken run of 20+ letters
-// and digits mixing both. Pure hex is left to the hex rule (which knows about commit hashes).
+// A random-looking part of a URL (parts are split at '/', '?', '&', '=', ':', '.', %XX ...): the
+// high-entropy rule; or 20+ characters with letters and one more class that switch class at
+// least once every four characters; or upper and lower case letters within 1 bit of the maximum
+// entropy switching case once every five; or an unbroken run of 20+ letters and digits mixing both.
+// Pure hex is left to the hex rule (which knows about commit hashes).
 bool random_url_part(std::string_view p) {
   if (p.size() < 20) return false;
   if (std::all_of(p.begin(), p.end(), is_hex)) return false;
   if (high_entropy(p)) return true;
   bool up = false, lo = false, di = false;
-  size_t switches = 0, run = 0, longest_mixed_run = 0;
+  size_t run = 0, longest_mixed_run = 0;
   bool run_alpha = false, run_digit = false;
-  auto cls = [](char c) { return is_upper(c) ? 1 : is_lower(c) ? 2 : is_digit(c) ? 3 : 0; };
-  for (size_t k = 0; k < p.size(); ++k) {
-    char c = p[k];
+  for (char c : p) {
     up |= is_upper(c);
     lo |= is_lower(c);
     di |= is_digit(c);
-    if (k && cls(c) && cls(p[k - 1]) && cls(c) != cls(p[k - 1])) ++switches;
     if (is_alnum(c)) {
       ++run;
       run_alpha |= is_alpha(c);
@@ -278,7 +296,9 @@ bool random_url_part(std::string_view p) {
   }
   if (longest_mixed_run >= 20) return true;
   int classes = int(up) + int(lo) + int(di);
-  return classes >= 2 && (up || lo) && switches * 4 >= p.size();
+  if (classes >= 2 && (up || lo) && class_switches(p) * 4 >= p.size()) return true;
+  return up && lo && class_switches(p) * 5 >= p.size() &&
+         entropy_bits_per_char(p) > std::log2(static_cast<double>(p.size())) - 1.0;
 }
 
 std::string mask_urls(std::string_view t) {
@@ -331,14 +351,13 @@ std::string mask_urls(std::string_view t) {
         k = ve;
         continue;
       }
-      // Dots separate file-name words; test the whole part and each dotted piece.
-      std::string_view part = t.substr(k, pe - k);
-      bool secret = random_url_part(part);
-      for (size_t d = 0; !secret && d < part.size();) {
-        size_t dn = part.find('.', d);
-        if (dn == std::string_view::npos) dn = part.size();
-        secret = random_url_part(part.substr(d, dn - d));
-        d = dn + 1;
+      // Dots (file names) and percent escapes (%2B) separate the pieces judged.
+      bool secret = false;
+      for (size_t d = k; !secret && d < pe;) {
+        size_t dn = d;
+        while (dn < pe && t[dn] != '.' && t[dn] != '%') ++dn;
+        secret = random_url_part(t.substr(d, dn - d));
+        d = dn < pe && t[dn] == '%' ? std::min(pe, dn + 3) : dn + 1;
       }
       if (secret) m.mask(k, pe);
       k = pe;
@@ -348,12 +367,17 @@ std::string mask_urls(std::string_view t) {
   return m.finish();
 }
 
-// ---- 4. key=value, key: value, "key": "value" where the key names a secret (token, secret,
+// ---- 3. key=value, key: value, "key": "value" where the key names a secret (token, secret,
 // password, pwd, key, credential, auth). A quoted value runs to its closing quote (passphrases
-// have spaces). Keys naming an error (KeyError: 'x') are not secrets; Authorization was pass 2.
+// have spaces). Keys naming an error (KeyError: 'x') are not secrets; Authorization was pass 1.
 bool is_key_char(char c) { return is_alnum(c) || c == '_' || c == '.' || c == '-'; }
-bool is_value_end(char c) {
-  return is_space(c) || c == '"' || c == '\'' || c == ',' || c == ';' || c == '&';
+// An unquoted value ends at a blank or quote, or at ',', ';', '&' that a blank (or the end)
+// follows: `token=x; next` ends at ';', a password `a;b,c` keeps its punctuation.
+bool is_value_end(std::string_view t, size_t k) {
+  char c = t[k];
+  if (is_space(c) || c == '"' || c == '\'') return true;
+  if (c != ',' && c != ';' && c != '&') return false;
+  return k + 1 >= t.size() || is_space(t[k + 1]) || is_quote(t[k + 1]);
 }
 
 std::string mask_secret_assignments(std::string_view t) {
@@ -389,7 +413,7 @@ std::string mask_secret_assignments(std::string_view t) {
         while (v < t.size() && is_blank(t[v])) ++v;
       }
       ve = v;
-      while (ve < t.size() && !is_value_end(t[ve])) ++ve;
+      while (ve < t.size() && !is_value_end(t, ve)) ++ve;
     }
     if (ve == v) continue;
     m.mask(v, ve);
@@ -473,8 +497,8 @@ std::string mask_prefixed_tokens(std::string_view t) {
 
 // ---- 6. Key-like hex: any run of 32+ hex digits. Kept only when it has the length of a digest
 // (32 MD5, 40 SHA-1/git, 64 SHA-256, 128 SHA-512) and one of the two words just before it says
-// what it is (commit, sha*, hash, rev*, git*, checksum, digest, md5, tree, blob, build id,
-// snapshots/resolve in Hugging Face cache paths and URLs).
+// what it is (commit, sha, sha256, hash, rev, revision, git, checksum, digest, md5, tree, blob,
+// build id, HEAD, and snapshots/resolve in Hugging Face cache paths and URLs).
 bool digest_context(std::string_view t, size_t run_begin) {
   size_t lb = run_begin;
   while (lb > 0 && t[lb - 1] != '\n' && run_begin - lb < 48) --lb;
@@ -489,9 +513,15 @@ bool digest_context(std::string_view t, size_t run_begin) {
     if (we == k) break;
     std::string w = to_lower(before.substr(k, we - k));
     ++seen;
-    for (std::string_view p : {"commit", "sha", "hash", "rev", "git", "checksum", "digest", "md5",
-                               "blake", "tree", "blob", "build", "snapshots", "resolve"})
-      if (w.compare(0, p.size(), p) == 0) return true;
+    // Whole words only ("shared", "review", "github" say nothing); sha1, sha256, ... count.
+    if (w.size() > 3 && w.compare(0, 3, "sha") == 0 &&
+        std::all_of(w.begin() + 3, w.end(), is_digit))
+      return true;
+    for (std::string_view p :
+         {"commit", "commits",  "commitid", "sha",      "hash",      "githash", "gitsha",
+          "rev",    "revision", "git",      "checksum", "digest",    "md5",     "blake2b",
+          "tree",   "blob",     "build",    "buildid",  "snapshots", "resolve", "head"})
+      if (w == p) return true;
   }
   return false;
 }
@@ -533,6 +563,12 @@ std::string mask_high_entropy(std::string_view t) {
     }
     size_t j = i;
     while (j < t.size() && is_tok(t[j])) ++j;
+    if (t.substr(j, 3) == "://") {  // a URL: pass 2 judged it part by part
+      j += 3;
+      while (j < t.size() && is_url_char(t[j])) ++j;
+      i = j;
+      continue;
+    }
     std::string_view tok = t.substr(i, j - i);
     bool pathlike = tok[0] == '/' || (i > 0 && (t[i - 1] == '.' || t[i - 1] == '~')) ||
                     std::count(tok.begin(), tok.end(), '/') > 1;
@@ -554,10 +590,11 @@ std::string mask_high_entropy(std::string_view t) {
 }  // namespace
 
 std::string redact(std::string_view text) {
-  std::string s = mask_flags(text);
-  s = mask_authorization(s);
+  std::string s = mask_authorization(text);
   s = mask_urls(s);
   s = mask_secret_assignments(s);
+  // After key=value: `-p` would otherwise take a following `API_KEY=...` as its value.
+  s = mask_flags(s);
   s = mask_prefixed_tokens(s);
   s = mask_hex_keys(s);
   return mask_high_entropy(s);
