@@ -149,6 +149,7 @@ std::string mask_flags(std::string_view t) {
     }
     std::string_view value = t.substr(vb, ve - vb);
     bool keep = dash_p ? keep_after_dash_p(value) : value.substr(0, 2) == "--";
+    keep |= t.substr(vb, kMask.size()) == kMask;  // `--token=x`, masked as key=value
     if (keep || value.empty()) {
       i = std::max(v, we);
       continue;
@@ -416,6 +417,10 @@ std::string mask_secret_assignments(std::string_view t) {
       while (ve < t.size() && !is_value_end(t, ve)) ++ve;
     }
     if (ve == v) continue;
+    if (t.substr(v, kMask.size()) == kMask) {  // masked by an earlier pass (a URL's query)
+      i = v + kMask.size() - 1;
+      continue;
+    }
     m.mask(v, ve);
     done = ve;
     i = ve > 0 ? ve - 1 : ve;
