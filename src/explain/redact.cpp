@@ -250,10 +250,10 @@ size_t class_switches(std::string_view s) {
 }
 
 // The documented high-entropy rule: 24+ characters mixing upper case, lower case and digits with
-// more than 4 bits of entropy per character. A short random string cannot reach 4 bits (24
-// characters hold at most log2(24) = 4.58, and 1 in 4 random base62 strings of that length stays
-// under 4), so it also counts when within 1 bit of that maximum and switching character class at
-// least once every 4 characters.
+// more than 4 bits of entropy per character. A short random string often stays under 4 bits (24
+// characters hold at most log2(24) = 4.58 bits, and 1 in 20 random base62 strings of that length
+// stays under 4), so it also counts when within 1 bit of that maximum and switching character
+// class at least once every 4 characters.
 bool high_entropy(std::string_view tok) {
   if (tok.size() < 24) return false;
   bool up = false, lo = false, di = false;
