@@ -16,8 +16,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Each mask is 10 characters and replaces at least one.
   if (out.size() > 10 * text.size() + 10) std::abort();
   // A Hugging Face token (no hex run, not a digest) between blanks must go whatever surrounds it.
-  static const std::string kToken = "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";
-  std::string planted = text.substr(0, size / 2) + " " + kToken + " " + text.substr(size / 2);
-  if (smcompat::explain::redact(planted).find(kToken) != std::string::npos) std::abort();
+  // Its body derives from a hash of the input, so the fuzzer cannot copy it into the input (a copy
+  // glued to other letters is not a token, and would read as a leak).
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (size_t k = 0; k < size; ++k) h = (h ^ data[k]) * 1099511628211ull;
+  std::string token = "hf_";
+  for (int k = 0; k < 34; ++k, h = h * 6364136223846793005ull + 1442695040888963407ull)
+    token += "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[(h >> 33) % 52];
+  std::string planted = text.substr(0, size / 2) + " " + token + " " + text.substr(size / 2);
+  if (smcompat::explain::redact(planted).find(token) != std::string::npos) std::abort();
   return 0;
 }
