@@ -554,7 +554,14 @@ std::string mask_hex_keys(std::string_view t) {
 // ---- 7. The documented high-entropy rule for free text: a token of [A-Za-z0-9+/=_-] of 24+
 // characters mixing upper case, lower case and digits with more than 4 bits per character (AWS
 // secret keys, generic API keys). A path (leading '/', '.', '~', or several '/') is judged
-// segment by segment.
+// segment by segment; C++ mangled names stay.
+// A C++ symbol (`_ZN3c104cuda9SetDeviceEab` in "undefined symbol: ..."): what makes an
+// extension's load error useful, and high in entropy.
+bool itanium_mangled(std::string_view tok) {
+  return tok.size() > 3 && tok.substr(0, 2) == "_Z" &&
+         (tok[2] == 'N' || tok[2] == 'L' || tok[2] == 'T' || tok[2] == 'S' || is_digit(tok[2]));
+}
+
 std::string mask_high_entropy(std::string_view t) {
   Masker m(t);
   auto is_tok = [](char c) {
@@ -577,13 +584,14 @@ std::string mask_high_entropy(std::string_view t) {
     std::string_view tok = t.substr(i, j - i);
     bool pathlike = tok[0] == '/' || (i > 0 && (t[i - 1] == '.' || t[i - 1] == '~')) ||
                     std::count(tok.begin(), tok.end(), '/') > 1;
-    if (!pathlike && high_entropy(tok)) {
+    if (!pathlike && high_entropy(tok) && !itanium_mangled(tok)) {
       m.mask(i, j);
     } else if (pathlike) {
       for (size_t s = 0; s < tok.size();) {
         size_t se = tok.find('/', s);
         if (se == std::string_view::npos) se = tok.size();
-        if (high_entropy(tok.substr(s, se - s))) m.mask(i + s, i + se);
+        std::string_view seg = tok.substr(s, se - s);
+        if (high_entropy(seg) && !itanium_mangled(seg)) m.mask(i + s, i + se);
         s = se + 1;
       }
     }

@@ -184,7 +184,10 @@ TEST(Redact, UsefulTextSurvives) {
         "KeyError: 'model.layers.0.self_attn.q_proj.weight'",
         "TORCH_CUDA_ARCH_LIST=8.0;8.6;9.0;12.0+PTX MAX_JOBS=4",
         "torch 2.7.0+cu128, triton 3.3.0, nvidia-cublas-cu12 12.8.3.14",
-        "Meta-Llama-3-8B-Instruct LlamaForCausalLM cudaErrorNoKernelImageForDevice"}) {
+        "Meta-Llama-3-8B-Instruct LlamaForCausalLM cudaErrorNoKernelImageForDevice",
+        "vllm/_C.abi3.so: undefined symbol: _ZN3c104cuda9SetDeviceEab",
+        "docker pull nvcr.io/nvidia/pytorch@sha256:"
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}) {
     EXPECT_EQ(redact(kept), kept);
   }
 }
