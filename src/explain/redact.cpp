@@ -7,9 +7,9 @@
 // (npm_), JWTs.
 //
 // Every rule is a hand-written scanner that moves forward only (no std::regex: libstdc++'s
-// matcher recurses per character and backtracks, so a 1 MB hostile line could overflow the stack
-// or take minutes). The passes run in a fixed order; each replaces whole spans by [REDACTED]
-// and never crosses a line break, so the line structure of the text survives.
+// matcher recurses per character, and the regex version crashed with a stack overflow on `hf_`
+// followed by 1 MiB of letters and digits). The passes run in a fixed order; each replaces whole
+// spans by [REDACTED] and never crosses a line break, so the line structure of the text survives.
 #include <fmt/format.h>
 
 #include <algorithm>
