@@ -79,88 +79,6 @@ size_t quoted_end(std::string_view t, size_t b, char q) {
   return e;
 }
 
-// ---- 4. Command-line flags whose next word is the secret: `-p X`, `--password X`,
-// `--api-key X`, `--token X` (and any long flag naming a password, token, secret, credential or
-// API key). The value is the next word, or a quoted string. `-p` is also mkdir's "parents" and
-// ssh's/docker's port, so after `-p` a number or port map (22, 8080:80) and a path (/x, ./x,
-// ../x, ~/x) are kept. The attached form `-pX` is not masked (`-pthread` is everywhere).
-bool is_secret_long_flag(std::string_view core) {
-  size_t dashes = 0;
-  while (dashes < core.size() && core[dashes] == '-') ++dashes;
-  if (dashes == 0 || dashes > 2 || core.size() - dashes < 2) return false;
-  std::string name;
-  for (char c : core.substr(dashes)) {
-    if (!is_alnum(c) && c != '-' && c != '_') return false;
-    name += c == '_' ? '-' : ascii_lower(c);
-  }
-  if (name == "pass" || name == "pw" || name == "pwd" || name == "key" || name == "auth")
-    return true;
-  return contains_any(name, {"password", "passwd", "passphrase", "token", "secret", "api-key",
-                             "apikey", "credential", "access-key", "private-key"});
-}
-
-bool keep_after_dash_p(std::string_view v) {
-  if (v.empty() || v[0] == '-') return true;
-  if (std::all_of(v.begin(), v.end(),
-                  [](char c) { return is_digit(c) || c == ':' || c == ',' || c == '-'; }))
-    return true;
-  return v[0] == '/' || v.substr(0, 2) == "./" || v.substr(0, 3) == "../" || v.substr(0, 2) == "~/";
-}
-
-std::string mask_flags(std::string_view t) {
-  Masker m(t);
-  size_t i = 0;
-  while (i < t.size()) {
-    if (is_space(t[i])) {
-      ++i;
-      continue;
-    }
-    size_t we = i;
-    while (we < t.size() && !is_space(t[we])) ++we;
-    // The flag itself, without the quoting and punctuation of an argv dump or of prose.
-    size_t cb = i, ce = we;
-    while (cb < ce && !is_alnum(t[cb]) && t[cb] != '-') ++cb;
-    while (ce > cb && !is_alnum(t[ce - 1])) --ce;
-    // `--token=VALUE` (here rather than in the key=value pass: the value runs to the blank).
-    size_t eq = t.substr(cb, ce - cb).find('=');
-    bool attached = eq != std::string_view::npos;
-    std::string_view core = t.substr(cb, attached ? eq : ce - cb);
-    bool dash_p = !attached && core == "-p";
-    if (!dash_p && !is_secret_long_flag(core)) {
-      i = we;
-      continue;
-    }
-    size_t v = attached ? cb + eq + 1 : we;
-    while (!attached && v < t.size() && is_blank(t[v])) ++v;
-    if (v >= t.size() || is_space(t[v])) {
-      i = std::max(v, we);
-      continue;
-    }
-    size_t vb = v, ve;
-    if (is_quote(t[v])) {
-      vb = v + 1;
-      ve = quoted_end(t, vb, t[v]);
-    } else {
-      ve = v;
-      while (ve < t.size() && !is_space(t[ve])) ++ve;
-      while (ve > vb && (is_quote(t[ve - 1]) || t[ve - 1] == ',' || t[ve - 1] == ']' ||
-                         t[ve - 1] == ')' || t[ve - 1] == '>' || t[ve - 1] == ';'))
-        --ve;
-    }
-    std::string_view value = t.substr(vb, ve - vb);
-    bool keep = dash_p ? keep_after_dash_p(value) : value.substr(0, 2) == "--";
-    keep |= t.substr(vb, kMask.size()) == kMask;  // `--token=x`, masked as key=value
-    if (keep || value.empty()) {
-      i = std::max(v, we);
-      continue;
-    }
-    m.mask(vb, ve);
-    // The value word may itself be a flag (`-p =--token x`): look at it again.
-    i = std::max(v, we);
-  }
-  return m.finish();
-}
-
 // ---- 1. `Authorization:` / `Proxy-Authorization:` headers (also `authorization=` and the
 // quoted key of a JSON or Python dict). A known scheme word stays; the rest of the value goes:
 // to the closing quote when the header or its value is quoted, else to the end of the line
@@ -424,6 +342,88 @@ std::string mask_secret_assignments(std::string_view t) {
     m.mask(v, ve);
     done = ve;
     i = ve > 0 ? ve - 1 : ve;
+  }
+  return m.finish();
+}
+
+// ---- 4. Command-line flags whose next word is the secret: `-p X`, `--password X`,
+// `--api-key X`, `--token X` (and any long flag naming a password, token, secret, credential or
+// API key). The value is the next word, or a quoted string. `-p` is also mkdir's "parents" and
+// ssh's/docker's port, so after `-p` a number or port map (22, 8080:80) and a path (/x, ./x,
+// ../x, ~/x) are kept. The attached form `-pX` is not masked (`-pthread` is everywhere).
+bool is_secret_long_flag(std::string_view core) {
+  size_t dashes = 0;
+  while (dashes < core.size() && core[dashes] == '-') ++dashes;
+  if (dashes == 0 || dashes > 2 || core.size() - dashes < 2) return false;
+  std::string name;
+  for (char c : core.substr(dashes)) {
+    if (!is_alnum(c) && c != '-' && c != '_') return false;
+    name += c == '_' ? '-' : ascii_lower(c);
+  }
+  if (name == "pass" || name == "pw" || name == "pwd" || name == "key" || name == "auth")
+    return true;
+  return contains_any(name, {"password", "passwd", "passphrase", "token", "secret", "api-key",
+                             "apikey", "credential", "access-key", "private-key"});
+}
+
+bool keep_after_dash_p(std::string_view v) {
+  if (v.empty() || v[0] == '-') return true;
+  if (std::all_of(v.begin(), v.end(),
+                  [](char c) { return is_digit(c) || c == ':' || c == ',' || c == '-'; }))
+    return true;
+  return v[0] == '/' || v.substr(0, 2) == "./" || v.substr(0, 3) == "../" || v.substr(0, 2) == "~/";
+}
+
+std::string mask_flags(std::string_view t) {
+  Masker m(t);
+  size_t i = 0;
+  while (i < t.size()) {
+    if (is_space(t[i])) {
+      ++i;
+      continue;
+    }
+    size_t we = i;
+    while (we < t.size() && !is_space(t[we])) ++we;
+    // The flag itself, without the quoting and punctuation of an argv dump or of prose.
+    size_t cb = i, ce = we;
+    while (cb < ce && !is_alnum(t[cb]) && t[cb] != '-') ++cb;
+    while (ce > cb && !is_alnum(t[ce - 1])) --ce;
+    // `--token=VALUE` (here rather than in the key=value pass: the value runs to the blank).
+    size_t eq = t.substr(cb, ce - cb).find('=');
+    bool attached = eq != std::string_view::npos;
+    std::string_view core = t.substr(cb, attached ? eq : ce - cb);
+    bool dash_p = !attached && core == "-p";
+    if (!dash_p && !is_secret_long_flag(core)) {
+      i = we;
+      continue;
+    }
+    size_t v = attached ? cb + eq + 1 : we;
+    while (!attached && v < t.size() && is_blank(t[v])) ++v;
+    if (v >= t.size() || is_space(t[v])) {
+      i = std::max(v, we);
+      continue;
+    }
+    size_t vb = v, ve;
+    if (is_quote(t[v])) {
+      vb = v + 1;
+      ve = quoted_end(t, vb, t[v]);
+    } else {
+      ve = v;
+      while (ve < t.size() && !is_space(t[ve])) ++ve;
+      while (ve > vb && (is_quote(t[ve - 1]) || t[ve - 1] == ',' || t[ve - 1] == ']' ||
+                         t[ve - 1] == ')' || t[ve - 1] == '>' || t[ve - 1] == ';'))
+        --ve;
+    }
+    std::string_view value = t.substr(vb, ve - vb);
+    bool keep = dash_p ? keep_after_dash_p(value) : value.substr(0, 2) == "--";
+    keep |= t.substr(vb, kMask.size()) == kMask;  // `--token=x`, masked as key=value
+    if (keep || value.empty()) {
+      i = std::max(v, we);
+      continue;
+    }
+    m.mask(vb, ve);
+    // The value word may itself be a flag (`-p =--token x`): look at it again.
+    i = std::max(v, we);
   }
   return m.finish();
 }
