@@ -3,6 +3,8 @@
 // variables) never appear in the `--prompt` context bundle, in the library or through the CLI.
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include "doctor/fixture_env.hpp"
 #include "probe/run_child.hpp"
 #include "smcompat/explain/explain.hpp"
@@ -86,6 +88,142 @@ TEST(Redact, MasksEachKindOfSecret) {
   std::string err =
       "RuntimeError: CUDA error: no kernel image is available for execution on the device";
   EXPECT_EQ(redact(err), err);
+}
+
+TEST(Redact, FlagsWithSpaceSeparatedValues) {
+  EXPECT_EQ(redact("mysql -u root -p S3cr3t! mydb"), "mysql -u root -p [REDACTED] mydb");
+  EXPECT_EQ(redact("cli --password hunter2 --api-key 'k e y' --token \"t0k\" --verbose"),
+            "cli --password [REDACTED] --api-key '[REDACTED]' --token \"[REDACTED]\" --verbose");
+  EXPECT_EQ(redact("huggingface-cli login --token=abc123"),
+            "huggingface-cli login --token=[REDACTED]");
+  EXPECT_EQ(redact("argv: ['serve', '--api-key', 'abc123', '--port', '8000']"),
+            "argv: ['serve', '--api-key', '[REDACTED]', '--port', '8000']");
+  // `-p` that is not a password: ports, port maps, paths, another flag; and -pthread.
+  std::string kept =
+      "ssh -p 2222 host; docker run -p 8080:80 img; mkdir -p /tmp/a ./b ~/c; nvcc -pthread x.cu; "
+      "pip install -p --upgrade";
+  EXPECT_EQ(redact(kept), kept);
+  // A boolean-looking long flag followed by another flag keeps it.
+  EXPECT_EQ(redact("--use-auth-token --push"), "--use-auth-token --push");
+}
+
+TEST(Redact, AuthorizationHeaders) {
+  EXPECT_EQ(redact("Authorization: Bearer abc.def-ghi"), "Authorization: Bearer [REDACTED]");
+  EXPECT_EQ(redact("curl -H \"Authorization: token ghx\" -H 'Accept: */*' https://api.x"),
+            "curl -H \"Authorization: token [REDACTED]\" -H 'Accept: */*' https://api.x");
+  EXPECT_EQ(redact("{'Authorization': 'Basic dXNlcjpwYXNz', 'User-Agent': 'pip/25'}"),
+            "{'Authorization': 'Basic [REDACTED]', 'User-Agent': 'pip/25'}");
+  EXPECT_EQ(redact("Proxy-Authorization: Digest username=\"u\", response=\"6629fae4\""),
+            "Proxy-Authorization: Digest [REDACTED]");
+  EXPECT_EQ(redact("authorization=sekrit"), "authorization=[REDACTED]");
+  EXPECT_EQ(redact("Authorization failed for user bob"), "Authorization failed for user bob");
+}
+
+TEST(Redact, HexKeysAndDigests) {
+  // 32+ hex digits without a digest word before them: a key.
+  EXPECT_EQ(redact("api 0123456789abcdef0123456789abcdef ok"), "api [REDACTED] ok");
+  EXPECT_EQ(redact("X: 9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08AA"),
+            "X: [REDACTED]");
+  // A digest-length run that a commit/sha/hash/git/revision word names: kept.
+  for (std::string kept :
+       {"git 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340",
+        "commit 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340 (HEAD -> main)",
+        "torch.version.git_version = '1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340'",
+        "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "Build ID: 5f0c9c2d9d7f1e3a4b5c6d7e8f90a1b2c3d4e5f6",
+        "models--meta-llama--Llama-3.1-8B/snapshots/0e9e39f249a16976918f6564b8830bc894c89659/",
+        "https://github.com/pytorch/pytorch/commit/1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340",
+        "md5 d41d8cd98f00b204e9800998ecf8427e"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+  // A digest word further away, a non-digest length, or a word that only starts like one: masked.
+  EXPECT_EQ(redact("commit abc, key 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340"),
+            "commit abc, key [REDACTED]");
+  EXPECT_EQ(redact("git 1eba9b3aa3c43f86f4a2c807ac8e12c4a77673401"), "git [REDACTED]");
+  EXPECT_EQ(redact("shared 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340"), "shared [REDACTED]");
+}
+
+TEST(Redact, UrlsPathsAndQueries) {
+  EXPECT_EQ(redact("https://hooks.slack.com/services/T00000000/B00000000/Xk2pQ9vL0aZ3mN7bR1cT5yW8"),
+            "https://hooks.slack.com/services/T00000000/B00000000/[REDACTED]");
+  EXPECT_EQ(redact("POST https://discord.com/api/webhooks/123456789012345678/"
+                   "aB3dE-fG6hI_jK9lM0nO2pQ4rS6tU8vW"),
+            "POST https://discord.com/api/webhooks/123456789012345678/[REDACTED]");
+  EXPECT_EQ(redact("https://ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/o/r.git"),
+            "https://[REDACTED]@github.com/o/r.git");
+  EXPECT_EQ(redact("https://s3.example.com/b/k.bin?X-Amz-Credential=AKIA%2F2025&X-Amz-Signature="
+                   "abc&x-id=GetObject"),
+            "https://s3.example.com/b/k.bin?X-Amz-Credential=[REDACTED]&X-Amz-Signature="
+            "[REDACTED]&x-id=GetObject");
+  EXPECT_EQ(redact("wss://relay.example.net/ws?access_token=short1"),
+            "wss://relay.example.net/ws?access_token=[REDACTED]");
+  // Useful URLs survive: wheels, model ids, versions, ports.
+  for (std::string kept :
+       {"https://download.pytorch.org/whl/cu128/"
+        "torch-2.7.0%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl",
+        "https://huggingface.co/meta-llama/Meta-Llama-3-8B-Instruct/resolve/main/config.json",
+        "https://huggingface.co/Qwen/Qwen2.5-VL-7B-Instruct",
+        "https://developer.nvidia.com/cuda-12-8-0-download-archive?target_os=Linux",
+        "http://localhost:8000/v1/chat/completions",
+        "https://github.com/vllm-project/vllm/issues/16901"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+TEST(Redact, UsefulTextSurvives) {
+  for (std::string kept :
+       {"CUDA driver version: 12.8 (570.86.10), CUDA runtime 12.6, compute capability 12.0",
+        "NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible",
+        "Segmentation fault at 0x7f3a4c2b1000 (pc 0x00007f3a4c2b1e5c) in libcuda.so.1",
+        "/usr/local/cuda-12.8/targets/x86_64-linux/lib/libcudart.so.12.8.57",
+        "/home/alice/.cache/torch_extensions/py311_cu128/fused_adam/fused_adam.so",
+        "ptxas /tmp/tmpxft_00004a1b_00000000-6_fp8_gemm.ptx, line 1187; error   : Instruction "
+        "'tcgen05.mma' not supported on .target 'sm_120'",
+        "  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], "
+        "[%rd2, {%r3, %r4}], [%r5];",
+        "KeyError: 'model.layers.0.self_attn.q_proj.weight'",
+        "TORCH_CUDA_ARCH_LIST=8.0;8.6;9.0;12.0+PTX MAX_JOBS=4",
+        "torch 2.7.0+cu128, triton 3.3.0, nvidia-cublas-cu12 12.8.3.14",
+        "Meta-Llama-3-8B-Instruct LlamaForCausalLM cudaErrorNoKernelImageForDevice",
+        "vllm/_C.abi3.so: undefined symbol: _ZN3c104cuda9SetDeviceEab",
+        "docker pull nvcr.io/nvidia/pytorch@sha256:"
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+// Linear time on hostile input: 1 MiB lines of hex, '=' signs, URL characters, flags, key=value
+// repeats and prefixed tokens redact in well under a second of CPU each. The CPU time of each is
+// printed.
+TEST(Redact, HostileMegabyteLinesAreLinear) {
+  constexpr size_t kSize = 1 << 20;
+  auto repeat = [&](std::string_view unit) {
+    std::string s;
+    while (s.size() < kSize) s += unit;
+    return s;
+  };
+  const std::pair<const char*, std::string> inputs[] = {
+      {"hex", repeat("0123456789abcdef")},
+      {"equals", repeat("=")},
+      {"url-chars", "https://" + repeat("a/b?c=d&e%2F:f@")},
+      {"scheme-repeats", repeat("a://")},
+      {"key=key=", repeat("key=")},
+      {"-p -p", repeat("-p ")},
+      {"authorization", repeat("Authorization:")},
+      {"base62", repeat("aZ3kQ9xB7mW2")},
+      {"quotes", "password=\"" + repeat("x'")},
+      // The std::regex redactor overflowed the stack (SIGSEGV) on these three.
+      {"hf_+base62", "hf_" + repeat("aZ3kQ9xB7mW2")},
+      {"eyJ+base62", "eyJ" + repeat("aZ3kQ9xB7mW2")},
+      {"Bearer+base62", "Bearer " + repeat("aZ3kQ9xB7mW2")},
+  };
+  for (auto& [name, text] : inputs) {
+    std::clock_t c0 = std::clock();
+    std::string out = redact(text);
+    double ms = 1000.0 * static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    std::printf("[ redact   ] 1 MiB of %-14s %7.1f ms CPU -> %zu bytes\n", name, ms, out.size());
+    EXPECT_LT(ms, 5000.0) << name;  // generous for sanitizer builds; typically tens of ms
+  }
 }
 
 TEST(Redact, AllowListOfVariables) {

@@ -70,11 +70,13 @@ nlohmann::json render_json(const Explanation& e, const std::vector<std::string>&
 
 // ---- redaction and the AI context bundle ----
 
-/// Masks secrets in free text: AWS access keys (AKIA/ASIA...), Hugging Face tokens (hf_...),
-/// GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), Slack tokens (xox?-), OpenAI-style
-/// keys (sk-...), Google API keys (AIza...), JWTs, Bearer tokens, passwords in URLs
-/// (scheme://user:pass@host), values after key=/key: for secret-sounding keys, and long
-/// high-entropy strings. Each secret becomes "[REDACTED]".
+/// Masks secrets in free text, each becoming "[REDACTED]": Authorization headers (the scheme
+/// word stays), URL credentials, secret-named query parameters and random-looking URL path/query
+/// parts (webhook tokens), values after key=/key: for secret-sounding keys, the value after
+/// `-p`, `--password`, `--api-key`, `--token` and similar flags, prefixed tokens (AWS AKIA/ASIA,
+/// hf_, GitHub, GitLab, Slack, sk-, AIza, nvapi-, pypi-, npm_, JWTs), runs of 32+ hex digits
+/// (a digest-length run named by a preceding commit/sha/hash/git/revision word stays), and
+/// high-entropy strings. Linear time; a mask never crosses a line break. Rules: docs/explain.md.
 std::string redact(std::string_view text);
 
 /// Whether an environment variable may appear (with its value redacted) in a context bundle:
