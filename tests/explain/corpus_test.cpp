@@ -183,3 +183,17 @@ TEST(RealErrors, EveryContextFixIsSourced) {
 
 }  // namespace
 }  // namespace smcompat::explain
+
+namespace smcompat::explain {
+namespace {
+
+// Patterns with ".*" on the longest line matched (4096 characters) neither crash nor match.
+TEST(RealErrors, LongLinesNearWildcardPatterns) {
+  std::string log = "could not select device driver " + std::string(4050, 'x') + "\n" +
+                    "--gpu-name=sm_120 " + std::string(4070, 'y') + "\n" +
+                    "tf_gpu_runtime_wrappers " + std::string(4070, 'z') + "\n";
+  EXPECT_TRUE(KnowledgeBase::builtin().match(log).empty());
+}
+
+}  // namespace
+}  // namespace smcompat::explain
