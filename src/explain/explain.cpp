@@ -34,16 +34,34 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
     f.related_findings = json_string_list(m, "related_findings");
     f.refs = json_string_list(m, "refs");
     f.reference = json_string(m, "reference");
-    std::vector<std::regex> rx;
-    for (auto& p : f.patterns) {
+    f.families = json_string_list(m, "families");
+    if (m.contains("fixes") && m["fixes"].is_array()) {
+      for (auto& c : m["fixes"]) {
+        ContextFix cf;
+        cf.label = json_string(c, "label");
+        cf.when = json_string(c, "when");
+        cf.fix = json_string(c, "fix");
+        cf.refs = json_string_list(c, "refs");
+        if (cf.when.empty() || cf.fix.empty())
+          return make_error(
+              fmt::format("failure mode {}: a context fix needs 'when' and 'fix'", f.id));
+        f.fixes.push_back(std::move(cf));
+      }
+    }
+    std::vector<std::regex> rx, when;
+    auto compile = [&](const std::string& p, std::vector<std::regex>& into) -> Result<void> {
       try {
-        rx.emplace_back(p, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+        into.emplace_back(p, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
       } catch (const std::regex_error& e) {
         return make_error(fmt::format("failure mode {}: bad pattern '{}': {}", f.id, p, e.what()));
       }
-    }
+      return {};
+    };
+    for (auto& p : f.patterns) SMCOMPAT_CHECK(compile(p, rx));
+    for (auto& c : f.fixes) SMCOMPAT_CHECK(compile(c.when, when));
     kb.modes_.push_back(std::move(f));
     kb.regexes_.push_back(std::move(rx));
+    kb.when_.push_back(std::move(when));
     ++index;
   }
   return kb;
@@ -67,7 +85,9 @@ const FailureMode* KnowledgeBase::find(std::string_view id) const {
 
 std::vector<KnowledgeBase::Match> KnowledgeBase::match(std::string_view text) const {
   std::vector<Match> out;
+  std::vector<size_t> mode_of;  // index into modes_ of each match
   std::vector<bool> seen(modes_.size(), false);
+  std::vector<std::string> lines;
   size_t line_no = 0;
   for (auto raw : split(text, '\n')) {
     ++line_no;
@@ -83,6 +103,20 @@ std::vector<KnowledgeBase::Match> KnowledgeBase::match(std::string_view text) co
           std::string shown(trim(line));
           if (shown.size() > 300) shown = shown.substr(0, 297) + "...";
           out.push_back({&modes_[i], line_no, shown, m.str(0)});
+          mode_of.push_back(i);
+          break;
+        }
+      }
+    }
+    lines.push_back(std::move(line));
+  }
+  // The tool the text came from decides the fix: the first context whose `when` matches any line.
+  for (size_t k = 0; k < out.size(); ++k) {
+    auto& whens = when_[mode_of[k]];
+    for (size_t c = 0; c < whens.size() && !out[k].context; ++c) {
+      for (auto& line : lines) {
+        if (std::regex_search(line, whens[c])) {
+          out[k].context = &out[k].mode->fixes[c];
           break;
         }
       }
@@ -130,7 +164,10 @@ std::string render_text(const Explanation& e, const Style& st) {
       for (auto& c : f.confirm) out += fmt::format(" `{}`", c);
       out += "\n";
     }
-    out += fmt::format("  {} {}\n", st.bold("fix:"), f.fix);
+    if (m.context)
+      out += fmt::format("  {} {}\n", st.bold(fmt::format("fix ({}):", m.context->label)), m.fix());
+    else
+      out += fmt::format("  {} {}\n", st.bold("fix:"), f.fix);
     if (e.have_doctor) {
       auto& rel = e.on_this_machine[i];
       if (rel.empty()) {
@@ -147,7 +184,12 @@ std::string render_text(const Explanation& e, const Style& st) {
       }
     }
     std::string refs;
-    for (auto& r : f.refs) refs += (refs.empty() ? "" : ", ") + r;
+    if (m.context)
+      for (auto& r : m.context->refs) refs += (refs.empty() ? "" : ", ") + r;
+    for (auto& r : f.refs)
+      if (!m.context ||
+          std::find(m.context->refs.begin(), m.context->refs.end(), r) == m.context->refs.end())
+        refs += (refs.empty() ? "" : ", ") + r;
     if (!refs.empty() || !f.reference.empty())
       out += fmt::format("  {} {}{}{}\n", st.dim("sources:"), refs,
                          refs.empty() || f.reference.empty() ? "" : "; ", f.reference);
@@ -175,7 +217,8 @@ nlohmann::json render_json(const Explanation& e, const std::vector<std::string>&
                        {"matched", m.matched},
                        {"cause", m.mode->cause},
                        {"confirm", m.mode->confirm},
-                       {"fix", m.mode->fix},
+                       {"fix", m.fix()},
+                       {"fix_for", m.context ? nlohmann::json(m.context->label) : nlohmann::json()},
                        {"refs", m.mode->refs},
                        {"reference", m.mode->reference},
                        {"on_this_machine", e.have_doctor ? here : nlohmann::json()}});

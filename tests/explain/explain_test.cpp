@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "doctor/fixture_env.hpp"
@@ -171,7 +172,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 26u);
+  ASSERT_EQ(kb.modes().size(), 50u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
@@ -193,7 +194,14 @@ TEST(KnowledgeBase, EveryFieldReportAndCommonFailureIsExplained) {
     EXPECT_EQ(matches.front().mode->id, c.mode);
     covered.insert(matches.front().mode->id);
   }
-  // Every mode of the knowledge base is exercised by at least one real text.
+  // Every mode of the knowledge base is exercised by at least one real text: these cases or the
+  // corpus of texts from public threads (corpus_test.cpp).
+  for (auto* name : {"real_errors.jsonl", "fresh_errors.jsonl"}) {
+    std::ifstream corpus(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/explain/corpus/" + name);
+    for (std::string line; std::getline(corpus, line);)
+      if (!line.empty())
+        covered.insert(nlohmann::json::parse(line).at("expect").get<std::string>());
+  }
   for (auto& m : kb.modes()) EXPECT_TRUE(covered.count(m.id)) << m.id << " has no test text";
   // Every field-report entry 1-22 has a case.
   for (int i = 1; i <= 22; ++i) {

@@ -1,6 +1,8 @@
-// `smcompat explain TEXT | --file LOG | -`: what does this error mean here? Matches the text
-// against the failure-mode knowledge base and adds what the doctor finds on this machine.
+// `smcompat explain [options] TEXT... | --file LOG | -`: what does this error mean here? Matches
+// the text against the failure-mode knowledge base and adds what the doctor finds on this machine.
 // `--prompt` prints a redacted Markdown context bundle for an AI assistant instead.
+// Options come first; from the first word that is not an explain option (or after `--`) every
+// argument is error text, so pasted nvcc lines like `-gencode arch=...` are text, not options.
 // Library: explain/explain.hpp.
 #include "smcompat/explain/explain.hpp"
 
@@ -19,6 +21,7 @@ namespace {
 
 struct ExplainCliOptions {
   std::vector<std::string> text;
+  bool text_after_marker = false;  ///< the text followed "--": a lone "-" is then text, not stdin
   std::string file;
   bool json = false;
   bool prompt = false;
@@ -40,7 +43,7 @@ int run(Context& ctx, const ExplainCliOptions& o) {
       return kExitError;
     }
     text.assign(std::istreambuf_iterator<char>(in), {});
-  } else if (o.text.size() == 1 && o.text[0] == "-") {
+  } else if (!o.text_after_marker && o.text.size() == 1 && o.text[0] == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), {});
   } else {
     for (auto& t : o.text) text += (text.empty() ? "" : " ") + t;
@@ -92,7 +95,17 @@ void register_explain(CLI::App& app, Context& ctx) {
   auto* cmd =
       app.add_subcommand("explain", "What does this GPU error mean here, and how to fix it");
   auto o = std::make_shared<ExplainCliOptions>();
-  cmd->add_option("text", o->text, "The error text (or - to read standard input)");
+  // The error text is every argument CLI11 leaves over, in order: prefix_command() ends option
+  // parsing at the first word that is not an option, allow_extras() keeps unknown '-x' words.
+  // "text" is declared for --help and so that CLI11 accepts "--", but it takes no word (its
+  // validator refuses all), so each word, '-' included, lands in remaining() in order.
+  cmd->add_option("text", o->text,
+                  "The error text (words are joined with spaces), or - to read standard input; "
+                  "put -- before text that starts with '-'")
+      ->check(CLI::Validator([](std::string&) { return std::string("text"); }, ""));
+  cmd->validate_positionals();
+  cmd->prefix_command();
+  cmd->allow_extras();
   cmd->add_option("--file", o->file, "Read the error text from a log file");
   cmd->add_flag("--json", o->json, "JSON output (schema smcompat.explain/1)");
   cmd->add_flag("--prompt", o->prompt,
@@ -110,7 +123,18 @@ void register_explain(CLI::App& app, Context& ctx) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false);
   cmd->get_option("--json")->excludes(cmd->get_option("--prompt"));
-  cmd->callback([&ctx, o] { ctx.exit_code = run(ctx, *o); });
+  cmd->callback([&ctx, o, cmd] {
+    o->text.clear();
+    o->text_after_marker = false;
+    for (auto& word : cmd->remaining()) {
+      if (word == "--" && !o->text_after_marker) {
+        o->text_after_marker = true;  // the first "--" ends the options; later ones are text
+        continue;
+      }
+      o->text.push_back(word);
+    }
+    ctx.exit_code = run(ctx, *o);
+  });
 }
 
 }  // namespace smcompat::cli

@@ -16,17 +16,28 @@
 
 namespace smcompat::explain {
 
+/// A fix that fits one tool (llama.cpp, TensorFlow, flash-attn, ...): it replaces the mode's
+/// default fix when its `when` regex matches any line of the text.
+struct ContextFix {
+  std::string label;  ///< the tool it is for, e.g. "llama.cpp / ggml (CMake)"
+  std::string when;   ///< ECMAScript regex, case-insensitive, tried on every line
+  std::string fix;
+  std::vector<std::string> refs;  ///< public issues where this fix was found
+};
+
 /// One failure mode of the knowledge base.
 struct FailureMode {
   std::string id;
   std::string title;
   std::vector<std::string> patterns;  ///< ECMAScript regexes, case-insensitive
   std::string cause;
-  std::vector<std::string> confirm;  ///< smcompat commands that confirm it
-  std::string fix;
+  std::vector<std::string> confirm;           ///< smcompat commands that confirm it
+  std::string fix;                            ///< the default fix
+  std::vector<ContextFix> fixes;              ///< tool-specific fixes, first matching one wins
   std::vector<std::string> related_findings;  ///< doctor finding ids
   std::vector<std::string> refs;              ///< public issue references
   std::string reference;                      ///< section of ../shared/reference
+  std::vector<std::string> families;          ///< failure families (tests/explain/corpus tags)
 };
 
 class KnowledgeBase {
@@ -39,12 +50,15 @@ class KnowledgeBase {
   const std::vector<FailureMode>& modes() const { return modes_; }
   const FailureMode* find(std::string_view id) const;
 
-  /// A match of one mode in the text: which line (1-based) and the matched text.
+  /// A match of one mode in the text: which line (1-based), the matched text, and the fix that
+  /// fits the text (a ContextFix when one's `when` matches a line, else the mode's default fix).
   struct Match {
     const FailureMode* mode = nullptr;
     size_t line = 0;
     std::string line_text;  ///< the whole line (trimmed, at most 300 characters)
     std::string matched;
+    const ContextFix* context = nullptr;  ///< the tool-specific fix chosen, or null
+    const std::string& fix() const { return context ? context->fix : mode->fix; }
   };
   /// Every mode that matches, each once (at its first matching line), in order of first line.
   std::vector<Match> match(std::string_view text) const;
@@ -52,6 +66,7 @@ class KnowledgeBase {
  private:
   std::vector<FailureMode> modes_;
   std::vector<std::vector<std::regex>> regexes_;  // per mode, compiled once
+  std::vector<std::vector<std::regex>> when_;     // per mode, one per ContextFix
 };
 
 /// An explanation: the matches plus what the doctor says about this machine for each.
