@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
-#include <unordered_map>
+#include <algorithm>
+#include <string_view>
+#include <vector>
 
 #include "smcompat/binary/elf.hpp"
 #include "smcompat/util/strings.hpp"
@@ -142,8 +144,11 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
   if (!with_kernels) return info;
 
   const auto& secs = elf.sections();
-  std::unordered_map<uint32_t, size_t> kernel_by_symbol;  // symbol index -> kernels index
-  std::unordered_map<uint32_t, size_t> kernel_by_text;    // .text.<k> section -> kernels index
+  // Dense indexes (symbol index / .text.<k> section index -> kernels index, kNone if none): a
+  // large cubin has thousands of each and hash-map nodes cost an allocation apiece.
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> kernel_by_symbol;
+  std::vector<uint32_t> kernel_by_text(secs.size(), kNone);
   // The symbol table is walked in place (string_view names): cubins of large libraries hold
   // thousands of symbols and only kernels matter here.
   const ElfSection* symtab = nullptr;
@@ -160,6 +165,7 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
     SMCOMPAT_TRY(ByteView strings, elf.section_data(secs[symtab->link]));
     uint64_t entsize = symtab->entsize >= 24 ? symtab->entsize : 24;
     uint64_t count = syms.size() / entsize;
+    kernel_by_symbol.assign(count, kNone);
     for (uint64_t i = 0; i < count; ++i) {
       uint64_t o = i * entsize;
       uint8_t st_info = syms.read_or_zero<uint8_t>(o + 4),
@@ -182,18 +188,26 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
       k.name = std::string(*name);
       k.demangled = demangle(k.name);
       k.sass_bytes = syms.read_or_zero<uint64_t>(o + 16);
-      kernel_by_symbol[static_cast<uint32_t>(i)] = info.kernels.size();
-      kernel_by_text[shndx] = info.kernels.size();
+      kernel_by_symbol[i] = static_cast<uint32_t>(info.kernels.size());
+      kernel_by_text[shndx] = static_cast<uint32_t>(info.kernels.size());
       info.kernels.push_back(std::move(k));
     }
   }
+  // Kernels by name, for the .nv.shared.<k> sections (sorted: equal names stay adjacent).
+  std::vector<std::pair<std::string_view, uint32_t>> kernel_by_name;
+  kernel_by_name.reserve(info.kernels.size());
+  for (size_t i = 0; i < info.kernels.size(); ++i)
+    kernel_by_name.emplace_back(info.kernels[i].name, static_cast<uint32_t>(i));
+  std::sort(kernel_by_name.begin(), kernel_by_name.end());
   for (const auto& s : secs) {
     // Linked cubins give .nv.shared.<k> SHT_NOBITS; relocatable (-rdc) ones SHT_LOPROC+0xa.
     if ((s.type == kShtNobits || s.type == 0x7000000a) && s.name.starts_with(".nv.shared.") &&
         s.name != ".nv.shared.reserved.0") {
-      std::string kname = s.name.substr(11);
-      for (auto& k : info.kernels)
-        if (k.name == kname) k.shared_section_bytes = s.size;
+      std::string_view kname = std::string_view(s.name).substr(11);
+      auto it = std::lower_bound(kernel_by_name.begin(), kernel_by_name.end(),
+                                 std::pair<std::string_view, uint32_t>{kname, 0});
+      for (; it != kernel_by_name.end() && it->first == kname; ++it)
+        info.kernels[it->second].shared_section_bytes = s.size;
     }
     if (s.type != kShtNvInfo) continue;
     auto data = elf.section_data(s);
@@ -201,9 +215,9 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
     if (s.name == ".nv.info") {  // global: per-function SVAL {u32 symidx, u32 value}
       for_each_info(*data, [&](const InfoRecord& r) {
         if (r.format != kSval || r.data.size() < 8) return;
-        auto it = kernel_by_symbol.find(r.data.read_or_zero<uint32_t>(0));
-        if (it == kernel_by_symbol.end()) return;
-        CubinKernel& k = info.kernels[it->second];
+        uint32_t sym = r.data.read_or_zero<uint32_t>(0);
+        if (sym >= kernel_by_symbol.size() || kernel_by_symbol[sym] == kNone) return;
+        CubinKernel& k = info.kernels[kernel_by_symbol[sym]];
         uint32_t v = r.data.read_or_zero<uint32_t>(4);
         if (r.attr == kRegcount)
           k.registers = v;
@@ -216,9 +230,9 @@ Result<CubinInfo> parse_cubin(ByteView bytes, bool with_kernels) {
       });
       continue;
     }
-    auto it = kernel_by_text.find(s.info);  // .nv.info.<k>: sh_info = index of .text.<k>
-    if (it == kernel_by_text.end()) continue;
-    CubinKernel& k = info.kernels[it->second];
+    // .nv.info.<k>: sh_info = index of .text.<k>
+    if (s.info >= kernel_by_text.size() || kernel_by_text[s.info] == kNone) continue;
+    CubinKernel& k = info.kernels[kernel_by_text[s.info]];
     for_each_info(*data, [&](const InfoRecord& r) {
       switch (r.attr) {
         case kMaxThreads:

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <unordered_map>
 
 #include "decode_internal.hpp"
 #include "smcompat/binary/elf.hpp"
@@ -232,44 +233,111 @@ Result<ByteView> decode_payload(ByteView buf, const DeviceImage& img, uint64_t m
   return ByteView(dst, n, 0);
 }
 
+// Decodes one image and fills its deep details (or its decode_error).
+void decode_one(ByteView buf, const InspectOptions& opt, DeviceImage& img) {
+  thread_local detail::Scratch scratch;
+  auto payload = decode_payload(buf, img, opt.max_decoded_bytes, scratch);
+  if (!payload) {
+    img.decode_error = payload.error();
+    return;
+  }
+  if (img.target.kind == ImageKind::kPtx) {
+    auto h = parse_ptx_header(payload->as_string_view(), true);
+    if (h)
+      img.ptx = std::move(*h);
+    else
+      img.decode_error = h.error();
+  } else {
+    auto c = parse_cubin(*payload, true);
+    if (!c) {
+      img.decode_error = c.error();
+      return;
+    }
+    // Variant from the cubin where the container said nothing (bare cubins).
+    if (!img.in_container && c->variant) img.target.variant = *c->variant;
+    img.cubin = std::move(*c);
+  }
+}
+
+// Compressed images whose stored bytes equal an earlier one's (same kind, same declared size)
+// decode to the same details: libcublasLt.so.13 has 6,513 images and only 1,886 distinct
+// payloads. Returns, per image, the index of the image it copies, or itself. Raw payloads are
+// not shared: their errors carry their own file offsets.
+std::vector<size_t> shared_payloads(ByteView buf, const std::vector<DeviceImage>& images,
+                                    const std::vector<bool>& wanted) {
+  std::vector<size_t> source(images.size());
+  struct Key {
+    uint64_t stored, decoded, head, tail;
+    int kind, compression;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.head ^ (k.tail * 0x9e3779b97f4a7c15ull) ^ (k.stored << 20) ^
+                                   k.decoded);
+    }
+  };
+  std::unordered_map<Key, std::vector<size_t>, KeyHash> first_of;
+  for (size_t i = 0; i < images.size(); ++i) {
+    source[i] = i;
+    const DeviceImage& img = images[i];
+    if (!wanted[i] || img.compression == Compression::kNone) continue;
+    auto stored = buf.sub(img.payload_offset, img.stored_size);
+    if (!stored || stored->size() < 8) continue;
+    Key key{stored->size(),
+            img.uncompressed_size,
+            stored->read_or_zero<uint64_t>(0),
+            stored->read_or_zero<uint64_t>(stored->size() - 8),
+            static_cast<int>(img.target.kind),
+            static_cast<int>(img.compression)};
+    auto& candidates = first_of[key];
+    for (size_t c : candidates) {
+      const DeviceImage& other = images[c];
+      if (std::memcmp(buf.data() + other.payload_offset, stored->data(), stored->size()) == 0) {
+        source[i] = c;
+        break;
+      }
+    }
+    if (source[i] == i) candidates.push_back(i);
+  }
+  return source;
+}
+
 void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
+  std::vector<bool> wanted(inv.images.size());
+  for (size_t i = 0; i < inv.images.size(); ++i) {
+    const DeviceImage& img = inv.images[i];
+    wanted[i] = img.target.kind != ImageKind::kLto && (!opt.deep_filter || opt.deep_filter(img));
+  }
+  const std::vector<size_t> source = shared_payloads(buf, inv.images, wanted);
   // Largest images first, so that no big one is left running alone at the end (sizes range from
   // kilobytes to tens of megabytes).
-  std::vector<size_t> order(inv.images.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < inv.images.size(); ++i)
+    if (wanted[i] && source[i] == i) order.push_back(i);
   auto decoded_size = [&](size_t i) {
     const DeviceImage& img = inv.images[i];
     return img.uncompressed_size ? img.uncompressed_size : img.stored_size;
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return decoded_size(a) > decoded_size(b); });
-  parallel_for(order.size(), opt.jobs, [&](size_t k) {
-    DeviceImage& img = inv.images[order[k]];
-    if (img.target.kind == ImageKind::kLto) return;
-    if (opt.deep_filter && !opt.deep_filter(img)) return;
-    thread_local detail::Scratch scratch;
-    auto payload = decode_payload(buf, img, opt.max_decoded_bytes, scratch);
-    if (!payload) {
-      img.decode_error = payload.error();
-      return;
+  parallel_for(order.size(), opt.jobs,
+               [&](size_t k) { decode_one(buf, opt, inv.images[order[k]]); });
+  // Copies get the details of the image they share bytes with; a failed decode is repeated for
+  // each copy so that its error names the copy's own offsets.
+  for (size_t i = 0; i < inv.images.size(); ++i) {
+    if (source[i] == i) continue;
+    const DeviceImage& from = inv.images[source[i]];
+    DeviceImage& img = inv.images[i];
+    if (from.decode_error) {
+      decode_one(buf, opt, img);
+      continue;
     }
-    if (img.target.kind == ImageKind::kPtx) {
-      auto h = parse_ptx_header(payload->as_string_view(), true);
-      if (h)
-        img.ptx = std::move(*h);
-      else
-        img.decode_error = h.error();
-    } else {
-      auto c = parse_cubin(*payload, true);
-      if (!c) {
-        img.decode_error = c.error();
-        return;
-      }
-      // Variant from the cubin where the container said nothing (bare cubins).
-      if (!img.in_container && c->variant) img.target.variant = *c->variant;
-      img.cubin = std::move(*c);
-    }
-  });
+    img.ptx = from.ptx;
+    img.cubin = from.cubin;
+    if (img.cubin && !img.in_container && img.cubin->variant)
+      img.target.variant = *img.cubin->variant;
+  }
   for (const auto& img : inv.images) {
     if (img.decode_error && inv.errors.size() < kMaxErrorsPerFile) {
       Error e = *img.decode_error;

@@ -3,6 +3,7 @@
 #include "smcompat/binary/ptx_header.hpp"
 
 #include <fmt/format.h>
+#include <string.h>  // memmem (POSIX 2024, glibc)
 
 #include <cctype>
 
@@ -87,8 +88,14 @@ Result<PtxHeader> parse_ptx_header(std::string_view text, bool with_entries) {
   if (!have_version) return make_error("PTX has no .version directive before its first statement");
   if (!have_target) return make_error("PTX has no .target directive after .version");
   if (with_entries) {
-    for (size_t p = text.find(".entry", pos); p != std::string_view::npos;
-         p = text.find(".entry", p + 6)) {
+    // memmem, not string_view::find: find stops at every '.', and PTX has one in most words.
+    auto find_entry = [&](size_t from) -> size_t {
+      if (from >= text.size()) return std::string_view::npos;
+      const void* hit = memmem(text.data() + from, text.size() - from, ".entry", 6);
+      return hit ? static_cast<size_t>(static_cast<const char*>(hit) - text.data())
+                 : std::string_view::npos;
+    };
+    for (size_t p = find_entry(pos); p != std::string_view::npos; p = find_entry(p + 6)) {
       if (p > 0 && is_ident(text[p - 1])) continue;
       size_t q = p + 6;
       if (q >= text.size() || !(text[q] == ' ' || text[q] == '\t')) continue;
