@@ -378,6 +378,7 @@ struct Rules {
     target.driver = r.driver.version;
     target.label = t.name;
     for (auto& lib : p.libraries) {
+      if (lib.no_kernels) continue;  // nothing to launch: cannot fail to load a kernel
       auto lv = judge_library(lib, target, cat);
       if (rank(lv.fit) < rank(v.fit)) v.fit = lv.fit;
       v.libraries.push_back(std::move(lv));
@@ -519,7 +520,14 @@ struct Rules {
     for (const char* name : {"torchvision", "torchaudio"}) {
       const PackageCode* p = e.find(name);
       if (!p) continue;
-      std::string ch = local_version_suffix(p->dist.version);
+      // The channel as the package itself says it: version.py's local tag, else the CUDA major
+      // of the runtime it bundles; METADATA of PyPI wheels carries no tag.
+      const std::string& own = p->dist.effective_version();
+      std::string ch = local_version_suffix(own);
+      std::string said_by =
+          p->dist.own_version.empty()
+              ? fmt::format("{} METADATA", name)
+              : fmt::format("{} (METADATA: {})", p->dist.own_version_source, p->dist.version);
       std::string want_ver =
           comp ? (std::string(name) == "torchvision" ? comp->torchvision : comp->torchaudio) : "";
       std::string have_rel;
@@ -539,16 +547,34 @@ struct Rules {
                                                    py.empty() ? "pip" : py + " -m pip",
                                                    t.version.substr(0, t.version.find('+')),
                                                    k.pytorch_index, lock_channel);
-      if (ch != t.channel && !(ch.empty() && t.channel.empty())) {
+      bool cudart_differs = ch.empty() && p->dist.bundled_cudart_major && t.cuda &&
+                            p->dist.bundled_cudart_major != t.cuda->major;
+      bool tag_differs = !ch.empty() && ch != t.channel;
+      if (ch.empty() && !cudart_differs && !t.channel.empty() && !p->dist.bundled_cudart_major) {
+        add({Severity::kInfo,
+             std::string(name) + "-channel-unknown",
+             fmt::format("{} {} does not say which CUDA channel it is from", name, own),
+             {fmt::format("{}: no local version tag", said_by),
+              fmt::format("{} bundles no libcudart", name)},
+             "",
+             {},
+             e.prefix});
+      } else if (tag_differs || cudart_differs) {
+        std::vector<std::string> evidence{fmt::format(
+            "{}: torch {} (channel {}, CUDA {})", t.version_py.empty() ? "torch" : t.version_py,
+            t.version, t.channel.empty() ? "none" : t.channel, t.cuda ? t.cuda->to_string() : "?")};
+        if (tag_differs)
+          evidence.push_back(fmt::format("{}: {} {} (channel {})", said_by, name, own, ch));
+        if (p->dist.bundled_cudart_major)
+          evidence.push_back(fmt::format("{} bundles {} (CUDA {})", name, p->dist.bundled_cudart,
+                                         p->dist.bundled_cudart_major));
+        evidence.push_back(
+            "their compiled operators link against torch's CUDA runtime: mixed channels fail to "
+            "load or crash");
         add({Severity::kError,
              std::string(name) + "-channel-mismatch",
-             fmt::format("{} {} is from another CUDA channel than torch {}", name, p->dist.version,
-                         t.version),
-             {fmt::format("torch {} (channel {})", t.version,
-                          t.channel.empty() ? "none" : t.channel),
-              fmt::format("{} {} (channel {})", name, p->dist.version, ch.empty() ? "none" : ch),
-              "their compiled operators link against torch's CUDA runtime: mixed channels fail to "
-              "load or crash"},
+             fmt::format("{} {} is from another CUDA channel than torch {}", name, own, t.version),
+             evidence,
              fmt::format(
                  "Reinstall torch, torchvision and torchaudio together from one index ({}).",
                  lock_channel),
@@ -964,13 +990,12 @@ DoctorReport run_doctor(const DoctorOptions& options, const Catalog& catalog) {
     for (auto& l : *locs) where.push_back(l);
   }
   if (options.discover_active) {
-    for (auto& l : discover_active_pythons(options.env)) {
-      bool dup = std::any_of(where.begin(), where.end(), [&](const EnvLocation& w) {
-        return w.site_packages == l.site_packages;
-      });
-      if (!dup) where.push_back(l);
-    }
+    for (auto& l : discover_active_pythons(options.env)) where.push_back(l);
   }
+  // Directories added by .pth files are importable too; then each real directory once.
+  for (size_t i = 0, n = where.size(); i < n; ++i)
+    for (auto& l : pth_locations(where[i])) where.push_back(l);
+  where = unique_locations(std::move(where));
   for (auto& w : where) r.envs.push_back(read_python_env(w, options.scan_code, options.jobs));
   for (auto& [n, v] : options.env)
     if (interesting_var(n)) r.env_vars.emplace_back(n, v);

@@ -19,7 +19,6 @@ namespace smcompat::doctor {
 
 namespace {
 
-
 // "2.7.1+cu128" -> "2.7"
 std::string release_of(std::string_view version) {
   auto v = version.substr(0, version.find('+'));
@@ -58,10 +57,12 @@ PackageKnowledge load() {
     k.channels.push_back(std::move(t));
   }
   for (auto& c : j.value("torch_companions", nlohmann::json::array()))
-    k.companions.push_back({json_string(c, "torch"), json_string(c, "torchvision"), json_string(c, "torchaudio")});
+    k.companions.push_back(
+        {json_string(c, "torch"), json_string(c, "torchvision"), json_string(c, "torchaudio")});
   for (auto& p : j.value("gpu_packages", nlohmann::json::array()))
     k.packages.push_back({json_string(p, "name"), json_string(p, "install"), json_string(p, "pip"),
-                          json_string(p, "min_version_blackwell"), json_string(p, "note"), json_string(p, "source")});
+                          json_string(p, "min_version_blackwell"), json_string(p, "note"),
+                          json_string(p, "source")});
   return k;
 }
 
