@@ -285,13 +285,8 @@ std::vector<EnvLocation> pth_locations(const EnvLocation& site) {
 std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
   std::vector<EnvLocation> out;
   auto add = [&](std::vector<EnvLocation> locs) {
-    for (auto& l : locs) {
-      auto canon = canonical_or_same(l.site_packages);
-      bool dup = std::any_of(out.begin(), out.end(), [&](const EnvLocation& o) {
-        return canonical_or_same(o.site_packages) == canon;
-      });
-      if (!dup) out.push_back(std::move(l));
-    }
+    for (auto& l : locs) out.push_back(std::move(l));
+    out = unique_locations(std::move(out));  // one entry per real directory, found_by merged
   };
   if (auto it = env.find("VIRTUAL_ENV"); it != env.end() && !it->second.empty())
     add(locations_of_prefix(it->second, "venv", "VIRTUAL_ENV"));
