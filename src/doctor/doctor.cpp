@@ -741,7 +741,18 @@ struct Rules {
         } else if (starts_with(n, "nvidia-")) {
           // NVIDIA's CUDA library wheels: the CUDA release decides which archs they carry.
           const ArchInfo* a = cat.arch(t.cc.arch());
-          if (a && a->last_cuda) {
+          // CUDA 13 wheels install under nvidia/cu13/: already a CUDA that knows this GPU.
+          int wheel_cuda = 0;
+          for (auto& l : v.libraries)
+            if (auto pos = l.path.find("/nvidia/cu"); pos != std::string::npos)
+              wheel_cuda = static_cast<int>(
+                  parse_uint(std::string_view(l.path).substr(pos + 10, 2)).value_or(0));
+          if (a && a->first_cuda && !a->last_cuda && wheel_cuda >= a->first_cuda->major + 1) {
+            f.fix = fmt::format(
+                "None to install: these are CUDA {} wheels, and NVIDIA builds this library "
+                "without sm_{} SASS; its kernels JIT from PTX at first use.",
+                wheel_cuda, t.cc.arch());
+          } else if (a && a->last_cuda) {
             f.fix = fmt::format(
                 "CUDA {} was the last release with sm_{}: use the CUDA {} library wheels "
                 "(nvidia-*-cu{}), which come with a torch built for that CUDA.",
