@@ -369,8 +369,22 @@ struct Rules {
     v.version = p.dist.version;
     v.gpu = t.name;
     v.cc = t.cc;
-    for (auto& s : p.all_targets()) v.targets.push_back(s.to_string());
+    // A package that loads one of several libraries at run time is judged by that one alone.
+    const LibraryCode* only = nullptr;
+    bool select = false;
+    if (const RuntimeVariantRule* rule = k.variant_rule(p.dist.name, p.dist.version);
+        rule && (e.torch || env.count(rule->override_env))) {
+      v.variant = choose_variant(*rule, p.dist, e.torch ? e.torch->cuda : std::nullopt, env);
+      select = true;
+      for (auto& lib : p.libraries)
+        if (lib.path == v.variant->chosen) only = &lib;
+    }
+    std::set<SmTarget> found;
+    for (auto& lib : p.libraries)
+      if (!select || &lib == only) found.insert(lib.targets.begin(), lib.targets.end());
+    for (auto& s : found) v.targets.push_back(s.to_string());
     v.fit = Fit::kNative;
+    if (select && !only) v.fit = Fit::kNoImage;  // nothing with device code loads
     Target target;
     target.cc = t.cc;
     target.gpu = cat.find_gpu(t.name);
@@ -378,6 +392,8 @@ struct Rules {
     target.driver = r.driver.version;
     target.label = t.name;
     for (auto& lib : p.libraries) {
+      if (lib.no_kernels) continue;  // nothing to launch: cannot fail to load a kernel
+      if (select && &lib != only) continue;
       auto lv = judge_library(lib, target, cat);
       if (rank(lv.fit) < rank(v.fit)) v.fit = lv.fit;
       v.libraries.push_back(std::move(lv));
@@ -519,7 +535,14 @@ struct Rules {
     for (const char* name : {"torchvision", "torchaudio"}) {
       const PackageCode* p = e.find(name);
       if (!p) continue;
-      std::string ch = local_version_suffix(p->dist.version);
+      // The channel as the package itself says it: version.py's local tag, else the CUDA major
+      // of the runtime it bundles; METADATA of PyPI wheels carries no tag.
+      const std::string& own = p->dist.effective_version();
+      std::string ch = local_version_suffix(own);
+      std::string said_by =
+          p->dist.own_version.empty()
+              ? fmt::format("{} METADATA", name)
+              : fmt::format("{} (METADATA: {})", p->dist.own_version_source, p->dist.version);
       std::string want_ver =
           comp ? (std::string(name) == "torchvision" ? comp->torchvision : comp->torchaudio) : "";
       std::string have_rel;
@@ -539,16 +562,34 @@ struct Rules {
                                                    py.empty() ? "pip" : py + " -m pip",
                                                    t.version.substr(0, t.version.find('+')),
                                                    k.pytorch_index, lock_channel);
-      if (ch != t.channel && !(ch.empty() && t.channel.empty())) {
+      bool cudart_differs = ch.empty() && p->dist.bundled_cudart_major && t.cuda &&
+                            p->dist.bundled_cudart_major != t.cuda->major;
+      bool tag_differs = !ch.empty() && ch != t.channel;
+      if (ch.empty() && !cudart_differs && !t.channel.empty() && !p->dist.bundled_cudart_major) {
+        add({Severity::kInfo,
+             std::string(name) + "-channel-unknown",
+             fmt::format("{} {} does not say which CUDA channel it is from", name, own),
+             {fmt::format("{}: no local version tag", said_by),
+              fmt::format("{} bundles no libcudart", name)},
+             "",
+             {},
+             e.prefix});
+      } else if (tag_differs || cudart_differs) {
+        std::vector<std::string> evidence{fmt::format(
+            "{}: torch {} (channel {}, CUDA {})", t.version_py.empty() ? "torch" : t.version_py,
+            t.version, t.channel.empty() ? "none" : t.channel, t.cuda ? t.cuda->to_string() : "?")};
+        if (tag_differs)
+          evidence.push_back(fmt::format("{}: {} {} (channel {})", said_by, name, own, ch));
+        if (p->dist.bundled_cudart_major)
+          evidence.push_back(fmt::format("{} bundles {} (CUDA {})", name, p->dist.bundled_cudart,
+                                         p->dist.bundled_cudart_major));
+        evidence.push_back(
+            "their compiled operators link against torch's CUDA runtime: mixed channels fail to "
+            "load or crash");
         add({Severity::kError,
              std::string(name) + "-channel-mismatch",
-             fmt::format("{} {} is from another CUDA channel than torch {}", name, p->dist.version,
-                         t.version),
-             {fmt::format("torch {} (channel {})", t.version,
-                          t.channel.empty() ? "none" : t.channel),
-              fmt::format("{} {} (channel {})", name, p->dist.version, ch.empty() ? "none" : ch),
-              "their compiled operators link against torch's CUDA runtime: mixed channels fail to "
-              "load or crash"},
+             fmt::format("{} {} is from another CUDA channel than torch {}", name, own, t.version),
+             evidence,
              fmt::format(
                  "Reinstall torch, torchvision and torchaudio together from one index ({}).",
                  lock_channel),
@@ -568,6 +609,73 @@ struct Rules {
     }
   }
 
+  // A package whose run-time choice finds no library for this environment (bitsandbytes 0.45.2
+  // under a CUDA 13.2 torch): the fix is the first release known to ship one, or a torch built
+  // for a CUDA the installed release has.
+  void variant_missing(const PythonEnv& e, const PackageCode& p, const PackageVerdict& v,
+                       const std::string& pip) {
+    const auto& c = *v.variant;
+    Finding f;
+    f.severity = Severity::kError;
+    f.id = "runtime-variant-missing";
+    f.subject = e.prefix;
+    f.title = c.wanted
+                  ? fmt::format("{} {} has no library for CUDA {}", p.dist.name, p.dist.version,
+                                c.wanted->to_string())
+                  : fmt::format("{} {} loads no CUDA library here", p.dist.name, p.dist.version);
+    f.evidence.push_back(fmt::format("{}: {} {}", e.site_packages, p.dist.name, p.dist.version));
+    f.evidence.push_back(c.problem);
+    f.evidence.push_back(fmt::format("rule: {} [{}]", c.rule->chosen_by, c.rule->source));
+    std::string alts;
+    for (auto& a : c.alternatives) alts += (alts.empty() ? "" : ", ") + a;
+    f.evidence.push_back("shipped: " + (alts.empty() ? std::string("nothing else") : alts));
+    std::string newer;
+    if (c.wanted) {
+      for (auto& rel : k.variant_releases) {
+        if (normalize_dist_name(rel.package) != normalize_dist_name(p.dist.name) ||
+            compare_versions(rel.version, p.dist.version) <= 0)
+          continue;
+        const RuntimeVariantRule* rule = k.variant_rule(rel.package, rel.version);
+        bool has = std::any_of(rel.cuda.begin(), rel.cuda.end(), [&](const Version& x) {
+          return x == *c.wanted || (rule && rule->same_major_nearest && x.major == c.wanted->major);
+        });
+        if (has && (newer.empty() || compare_versions(rel.version, newer) < 0)) newer = rel.version;
+      }
+    }
+    if (!newer.empty() && !env.count(c.rule->override_env)) {
+      f.fix = fmt::format(
+          "Install {} {} or newer, which ships a library for CUDA {} (checked in its wheel)",
+          p.dist.name, newer, c.wanted->to_string());
+      f.fix_commands.push_back(fmt::format("{} install -U '{}>={}'", pip, p.dist.name, newer));
+    } else if (env.count(c.rule->override_env)) {
+      f.fix =
+          fmt::format("Unset {} (or name a CUDA version the release ships)", c.rule->override_env);
+      f.fix_commands.push_back("unset " + c.rule->override_env);
+    }
+    // Or keep the release and bring a torch for a CUDA it has: the newest such channel.
+    const TorchChannel* alt = nullptr;
+    if (!env.count(c.rule->override_env)) {
+      for (auto& ch : k.channels) {
+        bool has = std::any_of(c.alternatives.begin(), c.alternatives.end(), [&](auto& a) {
+          return a.find(fmt::format("(CUDA {})", ch.cuda.to_string())) != std::string::npos;
+        });
+        if (has && (!alt || compare_versions(ch.torch, alt->torch) > 0 ||
+                    (ch.torch == alt->torch && alt->cuda < ch.cuda)))
+          alt = &ch;
+      }
+    }
+    bool covers = alt != nullptr;
+    for (auto& t : r.targets) covers = covers && arch_list_covers(alt->archs, t.cc);
+    if (covers) {  // only worth saying if that torch runs on the GPUs judged
+      f.fix += fmt::format("{}or keep {} {} and install torch {} from the {} channel (CUDA {}).",
+                           f.fix.empty() ? "" : "; ", p.dist.name, p.dist.version, alt->torch,
+                           alt->channel, alt->cuda.to_string());
+    } else if (!f.fix.empty()) {
+      f.fix += ".";
+    }
+    add(std::move(f));
+  }
+
   void package_rules(const PythonEnv& e) {
     std::string py = python_of(e);
     std::string pip = py.empty() ? "pip" : py + " -m pip";
@@ -580,11 +688,22 @@ struct Rules {
         auto v = verdict(e, p, t);
         r.verdicts.push_back(v);
         if (is_torch || n == "torchvision" || n == "torchaudio") continue;  // torch_rules
+        if (v.variant && v.variant->chosen.empty()) {
+          variant_missing(e, p, v, pip);
+          break;  // the same for every GPU
+        }
         if (v.fit == Fit::kNative || v.fit == Fit::kCompatibleSass) continue;
         const GpuPackageInfo* info = k.package(p.dist.name);
         Finding f;
         f.subject = e.prefix;
         f.evidence = lib_evidence(v);
+        if (v.variant) {
+          auto& c = *v.variant;
+          f.evidence.insert(f.evidence.begin(),
+                            fmt::format("loads {} only ({}: {}; rule: {} [{}])",
+                                        fs::path(c.chosen).filename().string(), c.wanted_by, c.how,
+                                        c.rule->chosen_by, c.rule->source));
+        }
         f.evidence.insert(f.evidence.begin(),
                           fmt::format("{}: {} {}", e.site_packages, p.dist.name, p.dist.version));
         if (info && !info->note.empty())
@@ -622,7 +741,18 @@ struct Rules {
         } else if (starts_with(n, "nvidia-")) {
           // NVIDIA's CUDA library wheels: the CUDA release decides which archs they carry.
           const ArchInfo* a = cat.arch(t.cc.arch());
-          if (a && a->last_cuda) {
+          // CUDA 13 wheels install under nvidia/cu13/: already a CUDA that knows this GPU.
+          int wheel_cuda = 0;
+          for (auto& l : v.libraries)
+            if (auto pos = l.path.find("/nvidia/cu"); pos != std::string::npos)
+              wheel_cuda = static_cast<int>(
+                  parse_uint(std::string_view(l.path).substr(pos + 10, 2)).value_or(0));
+          if (a && a->first_cuda && !a->last_cuda && wheel_cuda >= a->first_cuda->major + 1) {
+            f.fix = fmt::format(
+                "None to install: these are CUDA {} wheels, and NVIDIA builds this library "
+                "without sm_{} SASS; its kernels JIT from PTX at first use.",
+                wheel_cuda, t.cc.arch());
+          } else if (a && a->last_cuda) {
             f.fix = fmt::format(
                 "CUDA {} was the last release with sm_{}: use the CUDA {} library wheels "
                 "(nvidia-*-cu{}), which come with a torch built for that CUDA.",
@@ -909,6 +1039,8 @@ bool interesting_var(const std::string& n) {
                                 "MAX_JOBS"};
   for (auto* e : exact)
     if (n == e) return true;
+  for (auto& rule : PackageKnowledge::builtin().variant_rules)
+    if (n == rule.override_env) return true;
   return false;
 }
 
@@ -964,13 +1096,12 @@ DoctorReport run_doctor(const DoctorOptions& options, const Catalog& catalog) {
     for (auto& l : *locs) where.push_back(l);
   }
   if (options.discover_active) {
-    for (auto& l : discover_active_pythons(options.env)) {
-      bool dup = std::any_of(where.begin(), where.end(), [&](const EnvLocation& w) {
-        return w.site_packages == l.site_packages;
-      });
-      if (!dup) where.push_back(l);
-    }
+    for (auto& l : discover_active_pythons(options.env)) where.push_back(l);
   }
+  // Directories added by .pth files are importable too; then each real directory once.
+  for (size_t i = 0, n = where.size(); i < n; ++i)
+    for (auto& l : pth_locations(where[i])) where.push_back(l);
+  where = unique_locations(std::move(where));
   for (auto& w : where) r.envs.push_back(read_python_env(w, options.scan_code, options.jobs));
   for (auto& [n, v] : options.env)
     if (interesting_var(n)) r.env_vars.emplace_back(n, v);

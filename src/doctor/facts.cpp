@@ -1,7 +1,6 @@
 // Static fact collection for the doctor: CUDA toolkits (version.json or include/cuda.h),
 // library resolution in the dynamic loader's order (ld.so(8): LD_LIBRARY_PATH, ld.so.cache,
 // default paths) and host resources (/proc/meminfo). Nothing here runs user code.
-#include "smcompat/util/files.hpp"
 #include "smcompat/doctor/facts.hpp"
 
 #include <fmt/format.h>
@@ -15,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "smcompat/util/files.hpp"
 #include "smcompat/util/strings.hpp"
 
 extern char** environ;
@@ -53,7 +53,6 @@ const char* to_string(DriverFacts::State state) {
 }
 
 namespace {
-
 
 bool is_dir(const std::string& p) {
   std::error_code ec;

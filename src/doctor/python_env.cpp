@@ -53,9 +53,12 @@ std::vector<std::string> site_dirs_of_prefix(const std::string& prefix) {
     };
     return minor(a) > minor(b);
   });
+  // lib64 is often a symlink to lib (venv on 64-bit Linux): list each real directory once.
+  std::set<std::string> seen;
   for (auto& l : libs) {
     for (const char* sp : {"site-packages", "dist-packages"}) {
-      if (is_dir(l / sp)) out.push_back((l / sp).string());
+      if (is_dir(l / sp) && seen.insert(canonical_or_same((l / sp).string())).second)
+        out.push_back((l / sp).string());
     }
   }
   return out;
@@ -126,6 +129,15 @@ Distribution read_dist_info(const fs::path& dir) {
       if (rel.empty() || !is_shared_library_name(fs::path(rel).filename().string())) continue;
       auto abs = fs::path(rel).is_absolute() ? fs::path(rel) : (site / rel).lexically_normal();
       if (seen.insert(abs.string()).second) d.shared_libraries.push_back(abs.string());
+      // libcudart.so.13, or auditwheel's libcudart.<hash>.so.13: the major is the last number.
+      auto file = abs.filename().string();
+      if (d.bundled_cudart.empty() && starts_with(file, "libcudart")) {
+        auto dot = file.rfind('.');
+        if (auto major = parse_uint(std::string_view(file).substr(dot + 1)); major && *major > 0) {
+          d.bundled_cudart = abs.string();
+          d.bundled_cudart_major = static_cast<int>(*major);
+        }
+      }
     }
   } else {
     d.warnings.push_back(
@@ -227,16 +239,54 @@ Result<std::vector<EnvLocation>> locate_python(const std::string& path,
       "--python {}: not an interpreter, an environment prefix or a site-packages directory", path));
 }
 
+std::vector<EnvLocation> unique_locations(std::vector<EnvLocation> locations) {
+  std::vector<EnvLocation> out;
+  std::vector<std::string> canon;
+  for (auto& l : locations) {
+    auto c = canonical_or_same(l.site_packages);
+    auto it = std::find(canon.begin(), canon.end(), c);
+    if (it == canon.end()) {
+      canon.push_back(c);
+      out.push_back(std::move(l));
+      continue;
+    }
+    auto& first = out[static_cast<size_t>(it - canon.begin())];
+    if (first.found_by.find(l.found_by) == std::string::npos) first.found_by += ", " + l.found_by;
+  }
+  return out;
+}
+
+std::vector<EnvLocation> pth_locations(const EnvLocation& site) {
+  std::vector<EnvLocation> out;
+  std::error_code ec;
+  std::vector<fs::path> pths;
+  for (auto& e : fs::directory_iterator(site.site_packages, ec))
+    if (e.path().extension() == ".pth") pths.push_back(e.path());
+  std::sort(pths.begin(), pths.end());  // site.py reads them in name order
+  for (auto& pth : pths) {
+    auto text = read_file_prefix(pth.string(), 1 << 20);
+    if (!text) continue;
+    for (auto raw : split(*text, '\n')) {
+      auto line = trim(raw);
+      if (line.empty() || line[0] == '#' || starts_with(line, "import ") ||
+          starts_with(line, "import\t"))
+        continue;
+      fs::path dir(std::string{line});
+      if (dir.is_relative()) dir = fs::path(site.site_packages) / dir;
+      dir = dir.lexically_normal();
+      if (!is_dir(dir) || !looks_like_site_packages(dir)) continue;
+      out.push_back({site.prefix, dir.string(), site.kind,
+                     fmt::format("{} (via {})", site.found_by, pth.filename().string())});
+    }
+  }
+  return out;
+}
+
 std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
   std::vector<EnvLocation> out;
   auto add = [&](std::vector<EnvLocation> locs) {
-    for (auto& l : locs) {
-      auto canon = canonical_or_same(l.site_packages);
-      bool dup = std::any_of(out.begin(), out.end(), [&](const EnvLocation& o) {
-        return canonical_or_same(o.site_packages) == canon;
-      });
-      if (!dup) out.push_back(std::move(l));
-    }
+    for (auto& l : locs) out.push_back(std::move(l));
+    out = unique_locations(std::move(out));  // one entry per real directory, found_by merged
   };
   if (auto it = env.find("VIRTUAL_ENV"); it != env.end() && !it->second.empty())
     add(locations_of_prefix(it->second, "venv", "VIRTUAL_ENV"));
@@ -309,6 +359,26 @@ LibraryCode library_code(const std::string& path) {
     }
     for (auto& e : inv.errors) lc.errors.push_back(e.to_string());
   }
+  // Small SASS-only code is decoded to see whether it has kernels at all (bounded: 1 MiB).
+  uint64_t stored = 0;
+  bool sass_only = !targets.empty();
+  for (auto& inv : invs)
+    for (auto& img : inv.images) {
+      stored += img.stored_size;
+      sass_only = sass_only && img.target.kind == ImageKind::kSass;
+    }
+  if (sass_only && stored <= (1u << 20)) {
+    opt.deep = true;
+    bool any_kernel = false, all_decoded = true;
+    for (auto& inv : inspect_file(path, opt))
+      for (auto& img : inv.images) {
+        if (!img.cubin)
+          all_decoded = false;
+        else if (!img.cubin->kernels.empty())
+          any_kernel = true;
+      }
+    lc.no_kernels = all_decoded && !any_kernel;
+  }
   if (!targets.empty()) lc.inventories = std::move(invs);
   lc.targets.assign(targets.begin(), targets.end());
   return lc;
@@ -334,6 +404,19 @@ PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned job
     pc.dist = read_dist_info(d);
     for (auto& w : pc.dist.warnings) env.warnings.push_back(w);
     env.packages.push_back(std::move(pc));
+  }
+  // The companions' own version.py: their PyPI wheels tag the CUDA channel only there.
+  for (auto& pc : env.packages) {
+    auto n = normalize_dist_name(pc.dist.name);
+    if (n != "torchvision" && n != "torchaudio") continue;
+    std::string vp = (fs::path(where.site_packages) / n / "version.py").string();
+    if (auto text = read_file_prefix(vp, 1 << 16)) {
+      auto parsed = parse_torch_version_py(*text);
+      if (!parsed.version.empty()) {
+        pc.dist.own_version = parsed.version;
+        pc.dist.own_version_source = vp;
+      }
+    }
   }
   // torch/version.py (read, never imported).
   if (auto* torch = env.find("torch")) {

@@ -2,12 +2,15 @@
 // documented in docs/doctor.md), Markdown, and the reviewable fix script.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <map>
 
 #include "smcompat/doctor/doctor.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::doctor {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -136,9 +139,21 @@ std::string render_text(const DoctorReport& r, const Style& st) {
       std::string code;
       for (size_t i = 0; i < v.targets.size() && i < 8; ++i) code += (i ? " " : "") + v.targets[i];
       if (v.targets.size() > 8) code += fmt::format(" …(+{})", v.targets.size() - 8);
+      if (v.variant)
+        code = v.variant->chosen.empty()
+                   ? "no " + v.variant->wanted_name + " (nothing loads)"
+                   : fs::path(v.variant->chosen).filename().string() + ": " + code;
       t.add_row({v.package, v.version, v.gpu, fit_styled(v.fit, st), code});
     }
     out += t.render(st, "  ");
+    // Run-time alternatives: which library loads, by which rule, and what else is shipped.
+    for (auto& v : r.verdicts) {
+      if (!v.variant || v.variant->chosen.empty() || v.gpu != r.verdicts.front().gpu) continue;
+      auto& c = *v.variant;
+      out += fmt::format("  {} loads {} ({}: {}); not loaded: {} alternatives [{}]\n", v.package,
+                         fs::path(c.chosen).filename().string(), c.wanted_by, c.how,
+                         c.alternatives.size(), c.rule->source);
+    }
   }
   if (!r.env_vars.empty()) {
     out += "\n" + st.bold("Environment variables") + "\n";
@@ -239,6 +254,18 @@ nlohmann::json render_json(const DoctorReport& r, const std::vector<std::string>
                         {"predicted", true},
                         {"targets", v.targets},
                         {"libraries", ls}});
+    if (v.variant) {
+      auto& c = *v.variant;
+      verdicts.back()["runtime_variant"] = {
+          {"loads", c.chosen.empty() ? json(nullptr) : json(c.chosen)},
+          {"wanted", c.wanted_name},
+          {"wanted_by", c.wanted_by},
+          {"how", c.how},
+          {"rule", c.rule->chosen_by},
+          {"source", c.rule->source},
+          {"alternatives", c.alternatives},
+          {"problem", c.problem}};
+    }
   }
   json vars = json::object();
   for (auto& [n, v] : r.env_vars) vars[n] = v;

@@ -52,6 +52,44 @@ struct LibraryVerdict {
   std::string reason;
 };
 
+/// How a package picks, at run time, one of several libraries it ships (bitsandbytes: one
+/// libbitsandbytes_cuda<MAJOR><MINOR>.so per CUDA version). Rows of data/python_packages.json.
+struct RuntimeVariantRule {
+  std::string package;
+  std::string from_version;    ///< applies to releases from this one until the next row's
+  std::string library_prefix;  ///< "libbitsandbytes_cuda"
+  std::string library_suffix;  ///< ".so"
+  int major_digits = 2;        ///< "132" -> 13.2
+  std::string chosen_by;       ///< the rule in words
+  std::string override_env;    ///< "BNB_CUDA_VERSION"
+  bool empty_override_is_error = false;
+  bool same_major_nearest = false;  ///< else the exact library only
+  std::string when_missing;         ///< what the package does then
+  struct Other {
+    std::string prefix, backend;
+  };
+  std::vector<Other> others;  ///< libraries for other backends (never loaded on NVIDIA)
+  std::string source;
+};
+/// Which CUDA versions a release ships libraries for (read from its wheel).
+struct RuntimeVariantRelease {
+  std::string package, version;
+  std::vector<Version> cuda;
+  std::string source;
+};
+
+/// What a package with runtime variants would load in an environment.
+struct VariantChoice {
+  const RuntimeVariantRule* rule = nullptr;
+  std::optional<Version> wanted;  ///< the CUDA version asked for
+  std::string wanted_by;          ///< "torch/version.py cuda = '13.2'" or "BNB_CUDA_VERSION=126"
+  std::string wanted_name;        ///< "libbitsandbytes_cuda132.so"
+  std::string chosen;             ///< path of the library that loads ("" if none does)
+  std::string how;                ///< "exact", "nearest of the same major (13.0)"
+  std::vector<std::string> alternatives;  ///< "libbitsandbytes_cuda126.so (CUDA 12.6)", ...
+  std::string problem;                    ///< set when nothing loads
+};
+
 /// A package judged for one GPU: the worst fit over its libraries, and each library's fit.
 struct PackageVerdict {
   std::string env;      ///< env prefix
@@ -62,6 +100,8 @@ struct PackageVerdict {
   Fit fit = Fit::kNoImage;
   std::vector<std::string> targets;  ///< all targets found ("sm_80", "compute_90")
   std::vector<LibraryVerdict> libraries;
+  /// Packages with runtime variants (bitsandbytes): only the library that loads is judged.
+  std::optional<VariantChoice> variant;
 };
 
 struct DoctorOptions {
@@ -137,6 +177,8 @@ struct PackageKnowledge {
   };
   std::vector<Companion> companions;
   std::vector<GpuPackageInfo> packages;
+  std::vector<RuntimeVariantRule> variant_rules;
+  std::vector<RuntimeVariantRelease> variant_releases;
 
   static const PackageKnowledge& builtin();
   /// Channels of a torch release ("2.7" from "2.7.1+cu128"); empty if the release is unknown.
@@ -145,7 +187,18 @@ struct PackageKnowledge {
   std::string latest_torch() const;
   const GpuPackageInfo* package(std::string_view name) const;
   const Companion* companion(std::string_view torch_version) const;
+  /// The runtime-variant rule of a package release (the row with the highest from_version not
+  /// above it; the first row for older releases); nullptr if the package has none.
+  const RuntimeVariantRule* variant_rule(std::string_view package, std::string_view version) const;
 };
+
+/// -1, 0, 1 comparing dotted release numbers ("0.45.2" < "0.50.2"; local tags ignored).
+int compare_versions(std::string_view a, std::string_view b);
+
+/// Applies `rule` to the libraries `dist` ships, for torch's CUDA version and the environment's
+/// override variable.
+VariantChoice choose_variant(const RuntimeVariantRule& rule, const Distribution& dist,
+                             const std::optional<Version>& torch_cuda, const Environment& env);
 
 /// Whether an arch list entry ("12.0", "9.0+PTX", "10.0a") lets code run on `cc`.
 bool arch_list_covers(const std::vector<std::string>& archs, ComputeCapability cc);

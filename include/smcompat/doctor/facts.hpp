@@ -90,6 +90,19 @@ struct Distribution {
   std::string dist_info;                      ///< path of the .dist-info directory
   std::vector<std::string> shared_libraries;  ///< absolute paths of .so files from RECORD
   std::vector<std::string> warnings;          ///< unreadable RECORD etc.
+  /// `__version__` from the package's own <module>/version.py ("0.29.2+cu132"); PyPI wheels of
+  /// torchvision carry the CUDA tag only there, METADATA says "0.29.2". "" if not read.
+  std::string own_version;
+  std::string own_version_source;  ///< the version.py read
+  /// A CUDA runtime the wheel bundles (auditwheel-renamed "libcudart.3eda8113.so.13"): its path
+  /// and the CUDA major from the soname; 0 if none.
+  std::string bundled_cudart;
+  int bundled_cudart_major = 0;
+
+  /// The version the package itself reports: own_version if read, else METADATA's.
+  const std::string& effective_version() const {
+    return own_version.empty() ? version : own_version;
+  }
 };
 
 /// The device code found in one shared library.
@@ -99,6 +112,9 @@ struct LibraryCode {
   std::map<SmTarget, Version> ptx_isa;     ///< highest PTX ISA version seen per PTX target
   std::vector<std::string> errors;         ///< inventory errors (file still partly read)
   std::vector<FileInventory> inventories;  ///< what binary/ found (judged by verdict/)
+  /// Every image is a small cubin without a single kernel (libcufftw.so.12 of CUDA 13 carries
+  /// one such sm_75 cubin): nothing in it is ever launched, so it cannot fail on any GPU.
+  bool no_kernels = false;
 };
 
 /// A distribution with its device code (only libraries that carry device code are listed).
@@ -153,6 +169,15 @@ struct EnvLocation {
 /// Resolves one --python argument. Errors say what was looked for.
 Result<std::vector<EnvLocation>> locate_python(const std::string& path,
                                                const std::string& found_by);
+/// Each real directory once: locations whose site-packages resolve to the same directory
+/// (lib64 -> lib symlinks, a user site that is a venv's, a .pth line naming a site dir) are merged
+/// into the first, whose found_by gains the others'.
+std::vector<EnvLocation> unique_locations(std::vector<EnvLocation> locations);
+/// Directories that the .pth files of a site-packages add to sys.path (site module docs: one
+/// path per line, relative to the site dir; lines starting with "import" and "#" are not paths),
+/// kept only if they hold *.dist-info (an installed distribution).
+std::vector<EnvLocation> pth_locations(const EnvLocation& site);
+
 /// The active environments: $VIRTUAL_ENV, $CONDA_PREFIX, then `python3` on PATH (pyenv shims are
 /// resolved through PYENV_VERSION / $PYENV_ROOT/version). Duplicates are removed.
 std::vector<EnvLocation> discover_active_pythons(const Environment& env);
