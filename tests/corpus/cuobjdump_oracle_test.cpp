@@ -96,7 +96,7 @@ std::string cuobjdump_name(const std::string& target, bool* f_folded) {
 }
 
 struct Counts {
-  size_t elf_files = 0;           // ELF members inflated and given to cuobjdump
+  size_t elf_files = 0;           // ELF and ar members inflated and given to cuobjdump
   size_t files_with_code = 0;     // ELF members with device code (smcompat)
   size_t sass = 0, ptx = 0;       // compared entries (equal on both sides)
   size_t bare = 0;                // bare cubins outside containers
@@ -144,11 +144,15 @@ TEST_P(CuobjdumpOracle, PerTargetCountsAgree) {
                        quote(wheel.string()) + " 2>/dev/null");
   ASSERT_EQ(rc, 0) << out.substr(0, 2000);
   nlohmann::json scan = nlohmann::json::parse(out);
-  std::map<std::string, const nlohmann::json*> by_member;
+  // smcompat's files by wheel member; members of an archive in the wheel ("x.a!y.o") go with
+  // the archive, which cuobjdump reads as a whole.
+  std::map<std::string, std::vector<const nlohmann::json*>> by_member;
   for (const auto& f : scan["files"]) {
     EXPECT_TRUE(f["errors"].empty()) << f["member"] << ": " << f["errors"].dump();
-    if (!f["member"].get<std::string>().empty()) by_member[f["member"]] = &f;
+    std::string m = f["member"];
+    if (!m.empty()) by_member[m.substr(0, m.find('!'))].push_back(&f);
   }
+  std::set<std::string> compared;
 
   char tmpl[] = "/tmp/smcompat-corpus-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
@@ -168,13 +172,14 @@ TEST_P(CuobjdumpOracle, PerTargetCountsAgree) {
     ASSERT_NE(zf, nullptr) << member;
     std::vector<char> buf(1 << 20);
     zip_int64_t r = zip_fread(zf, buf.data(), buf.size());
-    if (r < 4 || std::string_view(buf.data(), 4) !=
-                     "\x7f"
-                     "ELF") {
+    std::string_view head(buf.data(), r > 0 ? size_t(r) : 0);
+    if (!head.starts_with("\x7f"
+                          "ELF") &&
+        !head.starts_with("!<arch>\n")) {
       zip_fclose(zf);
       continue;
     }
-    fs::path file = tmp / "member.so";
+    fs::path file = tmp / (head.starts_with("!<arch>") ? "member.a" : "member.so");
     {
       std::ofstream os(file, std::ios::binary | std::ios::trunc);
       do os.write(buf.data(), r);
@@ -182,6 +187,7 @@ TEST_P(CuobjdumpOracle, PerTargetCountsAgree) {
     }
     zip_fclose(zf);
     got.elf_files++;
+    compared.insert(member);
 
     CuobjdumpResult cu = cuobjdump(tool, file, true);
     auto it = by_member.find(member);
@@ -189,11 +195,12 @@ TEST_P(CuobjdumpOracle, PerTargetCountsAgree) {
     Listing mine, exec_only, rel_only;
     bool has_rel = false, has_exec = false;
     size_t entries_here = 0;
-    if (it != by_member.end()) {
-      const auto& entries = (*it->second)["entries"];
-      entries_here = entries.size();
-      if (!entries.empty()) got.files_with_code++;
-      for (const auto& e : entries) {
+    std::vector<const nlohmann::json*> items;
+    if (it != by_member.end()) items = it->second;
+    for (const nlohmann::json* item : items) entries_here += (*item)["entries"].size();
+    if (entries_here) got.files_with_code++;
+    for (const nlohmann::json* item : items) {
+      for (const auto& e : (*item)["entries"]) {
         std::string kind = e["kind"], section = e["section"];
         if (!e["in_container"].get<bool>()) {
           add.bare++;
@@ -260,6 +267,11 @@ TEST_P(CuobjdumpOracle, PerTargetCountsAgree) {
   }
   zip_close(za);
   fs::remove_all(tmp);
+  for (const auto& [member, items] : by_member)
+    for (const nlohmann::json* item : items)
+      if (!(*item)["entries"].empty() && !compared.count(member))
+        ADD_FAILURE() << member
+                      << ": smcompat found device code in a member not given to cuobjdump";
   for (const auto& r : report) std::cout << "  " << r << "\n";
   for (const auto& [section, count] : other_sections)
     std::cout << "  entries in " << section << " (not read by cuobjdump): " << count << "\n";
