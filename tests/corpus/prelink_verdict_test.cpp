@@ -36,6 +36,24 @@ nlohmann::json scan(const fs::path& file, const std::string& target) {
   return j["files"][0];
 }
 
+std::string scan_text(const fs::path& file, const std::string& args) {
+  std::string cmd =
+      "NO_COLOR=1 " + std::string(SMCOMPAT_CLI) + " scan " + args + " '" + file.string() + "' 2>&1";
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  char buf[65536];
+  size_t n;
+  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  if (p) ::pclose(p);
+  return out;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t c = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++c;
+  return c;
+}
+
 size_t loadable_total(const nlohmann::json& f) {
   size_t n = 0;
   for (const auto& [k, v] : f["unit_counts"].items()) n += v.get<size_t>();
@@ -78,6 +96,14 @@ TEST(CorpusPrelink, TorchNvshmemCountsOnlyTheDeviceLinkedImage) {
   // fits.
   EXPECT_EQ(h100["jit_link"]["verdict"], "ptx-jit");
   EXPECT_EQ(h100["jit_link"]["used"], false);
+
+  // The summary says what is not counted; -v lists each pre-link container and why.
+  EXPECT_EQ(h100["summary"],
+            "1 of 1 units run (1 native); 5 relocatable (-rdc) pre-link containers not counted");
+  std::string verbose = scan_text(lib, "--target 9.0 -v");
+  EXPECT_EQ(count(verbose, "5 relocatable (-rdc) pre-link containers not counted"), 1u) << verbose;
+  EXPECT_EQ(count(verbose, "pre-link container __nv_relfatbin at 0x"), 5u) << verbose;
+  EXPECT_EQ(count(scan_text(lib, "--target 9.0"), "pre-link container"), 0u);
 
   nlohmann::json v100 = scan(lib, "7.0");
   ASSERT_FALSE(v100.is_null());
