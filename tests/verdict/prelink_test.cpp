@@ -105,5 +105,20 @@ TEST(Prelink, PtxOnlyProgramRunsByJitLinkWhereItsPtxCompiles) {
   EXPECT_NE(v75.jit_link_reason.find("1 of 2"), std::string::npos) << v75.jit_link_reason;
 }
 
+// nvcc -rdc=true -c: an object before device linking has only __nv_relfatbin and nothing that
+// registers it, so it gets no JIT-link fallback although its PTX would compile for 9.0.
+TEST(Prelink, ObjectBeforeDeviceLinkingIsNeverHandedToTheRuntime) {
+  std::string path = program("rdc_sm80_ptx.o");
+  REQUIRE_PROGRAM(path);
+  FileInventory inv = inventory(path);
+  FileVerdict v = judge_file(inv, T("9.0"));
+  EXPECT_EQ(v.verdict, Verdict::kNoImage);
+  EXPECT_EQ(v.prelink_units, 1u);
+  EXPECT_EQ(loadable_units(v), 0u);
+  EXPECT_FALSE(v.jit_link.has_value());
+  EXPECT_NE(v.jit_link_reason.find("no device-linked image"), std::string::npos)
+      << v.jit_link_reason;
+}
+
 }  // namespace
 }  // namespace smcompat
