@@ -157,6 +157,13 @@ TEST_P(CuobjdumpOracle, PerTargetCountsAgree) {
   char tmpl[] = "/tmp/smcompat-corpus-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl), nullptr);
   fs::path tmp = tmpl;
+  struct RemoveOnExit {  // also when an assertion returns early
+    fs::path dir;
+    ~RemoveOnExit() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } remove_tmp{tmp};
   int zerr = 0;
   zip_t* za = zip_open(wheel.c_str(), ZIP_RDONLY, &zerr);
   ASSERT_NE(za, nullptr) << "libzip error " << zerr;
@@ -266,7 +273,6 @@ TEST_P(CuobjdumpOracle, PerTargetCountsAgree) {
     }
   }
   zip_close(za);
-  fs::remove_all(tmp);
   for (const auto& [member, items] : by_member)
     for (const nlohmann::json* item : items)
       if (!(*item)["entries"].empty() && !compared.count(member))
