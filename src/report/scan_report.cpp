@@ -130,14 +130,17 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     std::map<std::string, size_t> elsewhere;
     for (const auto& u : v.units) {
       if (u.verdict <= Verdict::kCompatibleSass) continue;
-      if (u.specialized_elsewhere && !render.verbose) continue;  // counted in the summary
+      if ((u.specialized_elsewhere || !u.loadable) && !render.verbose)
+        continue;  // counted in the summary
       if (shown++ >= limit) continue;
       std::string where = u.section.empty() ? fmt::format("at {:#x}", u.offset)
                                             : fmt::format("{} at {:#x}", u.section, u.offset);
       std::string what =
           u.chosen ? fmt::format("{} — {}", inv.images[*u.chosen].target.to_string(), u.reason)
                    : u.reason;
-      details += fmt::format("      {} {}: {}\n", u.bare ? "cubin" : "container", where, what);
+      details += fmt::format("      {} {}: {}\n",
+                             u.bare ? "cubin" : (u.loadable ? "container" : "pre-link container"),
+                             where, what);
     }
     size_t not_shown = shown > limit ? shown - limit : 0;
     if (not_shown)
@@ -287,6 +290,11 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
         counts[to_string(static_cast<Verdict>(k))] = v.unit_counts[k];
       jf["unit_counts"] = counts;
       jf["specialized_elsewhere"] = v.specialized_elsewhere;
+      jf["prelink_units"] = v.prelink_units;
+      if (v.prelink_units)
+        jf["jit_link"] = {{"verdict", v.jit_link ? json(to_string(*v.jit_link)) : json(nullptr)},
+                          {"used", v.jit_link_used},
+                          {"reason", v.jit_link_reason}};
       jf["summary"] = v.summary;
       jf["units"] = json::array();
       for (const auto& u : v.units) {
@@ -295,6 +303,7 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
                 {"verdict", to_string(u.verdict)},
                 {"bare", u.bare},
                 {"specialized_elsewhere", u.specialized_elsewhere},
+                {"loadable", u.loadable},
                 {"reason", u.reason},
                 {"images", u.images}};
         ju["chosen"] = u.chosen ? json(*u.chosen) : json(nullptr);

@@ -91,6 +91,11 @@ void choose(const FileInventory& inv, const std::vector<ImageVerdict>& iv, UnitV
     u.reason = fmt::format("no compatible SASS and no usable PTX (offers {})", list);
 }
 
+constexpr const char* kPrelinkReason =
+    "relocatable (-rdc) pre-link code: an input of device linking (nvlink at build time, or the "
+    "runtime's JIT link when the device-linked image has no code for the GPU), never loaded as a "
+    "module";
+
 }  // namespace
 
 const char* to_string(Verdict v) {
@@ -177,6 +182,7 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
   }
   // Units: containers, then standalone images.
   std::vector<bool> in_unit(inv.images.size(), false);
+  std::vector<std::optional<ImageFit>> jit_fits;  // per __nv_relfatbin container
   for (const auto& c : inv.containers) {
     UnitVerdict u;
     u.section = c.section;
@@ -187,6 +193,24 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
       in_unit[i] = true;
     }
     choose(inv, fv.images, u);
+    if (c.relocatable) {
+      // Pre-link code: what it could offer the runtime's JIT link is kept in jit_fits.
+      u.loadable = false;
+      // Linking needs relocatable SASS for exactly this GPU, or PTX to compile; compatible SASS
+      // of a lower minor is not an input the link can use for this GPU.
+      std::optional<ImageFit> link_fit;
+      for (size_t k : u.images) {
+        ImageFit f = fv.images[k].fit;
+        if (f == ImageFit::kNative || (f == ImageFit::kPtxJit && link_fit != ImageFit::kNative) ||
+            (f == ImageFit::kUnsupportedPtx && !link_fit))
+          link_fit = f;
+      }
+      jit_fits.push_back(link_fit);
+      u.verdict = Verdict::kNoImage;
+      u.chosen.reset();
+      u.specialized_elsewhere = false;
+      u.reason = kPrelinkReason;
+    }
     fv.units.push_back(std::move(u));
   }
   for (size_t i = 0; i < inv.images.size(); ++i) {
@@ -201,6 +225,10 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
   }
   std::optional<Verdict> best;
   for (const auto& u : fv.units) {
+    if (!u.loadable) {
+      fv.prelink_units++;
+      continue;
+    }
     fv.unit_counts[static_cast<size_t>(u.verdict)]++;
     if (u.specialized_elsewhere) fv.specialized_elsewhere++;
     if (u.verdict == Verdict::kNoImage) fv.units_without_image++;
@@ -208,6 +236,48 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
   }
   fv.verdict = best.value_or(Verdict::kNoImage);
   fv.partial = fv.verdict != Verdict::kNoImage && fv.units_without_image > 0;
+
+  // The runtime's JIT link (docs/scan.md, "Pre-link code"): it links every pre-link container of
+  // the device link, so each must offer PTX the driver can compile or SASS for exactly this GPU.
+  if (!jit_fits.empty()) {
+    size_t usable = 0;
+    Verdict link = Verdict::kPtxJit;
+    for (const auto& f : jit_fits) {
+      if (!f) continue;
+      if (*f == ImageFit::kPtxJit || *f == ImageFit::kNative) {
+        usable++;
+      } else if (*f == ImageFit::kUnsupportedPtx) {
+        usable++;
+        link = Verdict::kUnsupportedPtx;
+      }
+    }
+    bool device_linked = std::any_of(fv.units.begin(), fv.units.end(), [](const UnitVerdict& u) {
+      return u.loadable && u.section == ".nv_fatbin";
+    });
+    if (!device_linked) {
+      // An object before device linking (nvcc -dc): nothing registers this code.
+      fv.jit_link_reason =
+          "no device-linked image (.nv_fatbin) to register: relocatable (-rdc) code that has not "
+          "been device-linked is never handed to the runtime";
+    } else if (usable == jit_fits.size()) {
+      fv.jit_link = link;
+      fv.jit_link_reason = fmt::format(
+          "the runtime can JIT-link the {} relocatable (-rdc) pre-link containers for {}",
+          jit_fits.size(), target.cc.to_string());
+    } else {
+      fv.jit_link_reason = fmt::format(
+          "{} of {} relocatable (-rdc) pre-link containers have no PTX or native SASS for {}: "
+          "the runtime's JIT link cannot cover them",
+          jit_fits.size() - usable, jit_fits.size(), target.cc.to_string());
+    }
+    if (fv.jit_link && fv.verdict == Verdict::kNoImage) {
+      fv.verdict = *fv.jit_link;
+      fv.jit_link_used = true;
+      // A binary has one device-linked image (link.stub registers one __fatDeviceText), and the
+      // JIT link replaces it; any other unit without an image still has none.
+      fv.partial = fv.units_without_image > 1;
+    }
+  }
 
   // Resources: static shared memory of the chosen SASS kernels against the opt-in limit.
   const ArchInfo* arch = catalog.arch(target.cc.arch());
@@ -227,14 +297,24 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
       }
     }
   }
-  size_t total = fv.units.size();
-  if (total == 0) {
+  size_t total = fv.units.size() - fv.prelink_units;
+  if (fv.units.empty()) {
     fv.summary = "no device code";
+    return fv;
+  }
+  std::string prelink =
+      fv.prelink_units
+          ? fmt::format("; {} relocatable (-rdc) pre-link containers not counted", fv.prelink_units)
+          : "";
+  if (fv.jit_link_used) {
+    fv.summary = fmt::format("no loadable unit of {} has an image for {}; {}", total,
+                             target.cc.to_string(), fv.jit_link_reason);
     return fv;
   }
   size_t fitting = total - fv.units_without_image;
   if (fv.verdict == Verdict::kNoImage) {
     fv.summary = fmt::format("none of {} units has an image for {}", total, target.cc.to_string());
+    if (fv.prelink_units) fv.summary += "; " + fv.jit_link_reason;
   } else {
     std::string parts;
     for (size_t v = 0; v + 1 < kVerdictCount; ++v) {
@@ -251,6 +331,7 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
             fmt::format(" ({} of them a/f-specific code for other GPUs)", fv.specialized_elsewhere);
     }
   }
+  fv.summary += prelink;
   return fv;
 }
 

@@ -58,6 +58,10 @@ struct UnitVerdict {
   bool specialized_elsewhere = false;  ///< nothing fits and every image is an `a`/`f` target for
                                        ///< other GPUs: a library's arch-gated specialisation
   bool bare = false;                   ///< a bare cubin the library loads itself (chooses by arch)
+  /// false for `__nv_relfatbin` containers: relocatable (-rdc) pre-link code is never loaded as a
+  /// module; it is an input of device linking (nvlink at build time, or the runtime's JIT link
+  /// when the device-linked image has no code for the GPU). Such units are listed but not counted.
+  bool loadable = true;
   std::string section;
   uint64_t offset = 0;
   std::string reason;
@@ -79,6 +83,13 @@ struct FileVerdict {
   std::vector<UnitVerdict> units;
   std::array<size_t, kVerdictCount> unit_counts{};  ///< units per verdict
   size_t specialized_elsewhere = 0;  ///< no-image units that are arch-gated specialisations
+  size_t prelink_units = 0;          ///< `__nv_relfatbin` containers (units with loadable=false)
+  /// How the runtime's JIT link of the pre-link containers would fit (ptx-jit or unsupported-ptx)
+  /// when every one of them offers PTX the driver can compile or native SASS; it decides the file
+  /// verdict only when no loadable unit fits (the runtime links only then).
+  std::optional<Verdict> jit_link;
+  bool jit_link_used = false;  ///< the file verdict comes from the JIT link
+  std::string jit_link_reason;
   std::vector<ResourceWarning> resource_warnings;
   std::string summary;  ///< one line for people
 };
@@ -89,7 +100,8 @@ struct FileVerdict {
 /// are normal there; which units a library will call cannot be known from the file. Such units
 /// are counted (`units_without_image`, `partial`) and the ones holding only `a`/`f` code for
 /// other GPUs are told apart (`specialized_elsewhere`). A file none of whose units fits is
-/// `no-image`: nothing in it can run.
+/// `no-image`: nothing in it can run, unless the runtime's JIT link of its `__nv_relfatbin`
+/// pre-link code can (`jit_link`; docs/scan.md has the evidence for when that happens).
 /// Image choice within a unit follows the working model of compatibility-rules.md 7: exact SASS,
 /// then the highest compatible SASS, then the highest compatible PTX (unverified on a GPU).
 FileVerdict judge_file(const FileInventory& inv, const Target& target,
