@@ -74,23 +74,6 @@ bool all_words_in(std::string_view query, std::string_view name) {
 
 }  // namespace
 
-const char* to_string(ImageFit fit) {
-  switch (fit) {
-    case ImageFit::kNative:
-      return "native";
-    case ImageFit::kCompatibleSass:
-      return "compatible-sass";
-    case ImageFit::kPtxJit:
-      return "ptx-jit";
-    case ImageFit::kUnsupportedPtx:
-      return "unsupported-ptx";
-    case ImageFit::kIncompatible:
-      return "incompatible";
-    case ImageFit::kNotLoadable:
-      return "not-loadable";
-  }
-  return "?";
-}
 
 bool ArchInfo::has_feature(std::string_view feature, ArchVariant variant) const {
   auto in = [&](const std::vector<std::string>& v) {
@@ -278,74 +261,6 @@ const std::vector<int>& Catalog::family_members(int arch) const {
   for (const auto& f : families_)
     if (f.target == arch) return f.members;
   return kNone;
-}
-
-FitResult Catalog::fit(const SmTarget& image, ComputeCapability device,
-                       std::optional<Version> ptx_isa, std::optional<Version> driver_cuda) const {
-  const ComputeCapability img = image.cc();
-  const std::string name = image.to_string();
-  const std::string dev = device.to_string();
-  if (image.kind == ImageKind::kLto) {
-    return {ImageFit::kNotLoadable,
-            fmt::format("{} is LTO-IR, input to nvJitLink; the driver never loads it", name)};
-  }
-  // Does the image's architecture admit this device at all?
-  bool admitted = false;
-  std::string why;
-  switch (image.variant) {
-    case ArchVariant::kArchSpecific:
-      admitted = img == device;
-      why = admitted ? fmt::format("{} is architecture-specific and matches {} exactly", name, dev)
-                     : fmt::format(
-                           "{} is architecture-specific: it runs only on exactly {}, "
-                           "not on {}",
-                           name, img.to_string(), dev);
-      break;
-    case ArchVariant::kFamily: {
-      const auto& members = family_members(image.arch);
-      admitted = std::find(members.begin(), members.end(), device.arch()) != members.end();
-      why = admitted
-                ? fmt::format("{} is family-specific and {} is in its family", name, dev)
-                : fmt::format("{} is family-specific: {} is not a member of its family", name, dev);
-      break;
-    }
-    case ArchVariant::kBase:
-      if (image.kind == ImageKind::kSass) {
-        admitted = img.major == device.major && device.minor >= img.minor;
-        why = admitted ? fmt::format("{} SASS runs on {} (same major, minor >= {})", name, dev,
-                                     img.minor)
-              : img.major != device.major
-                  ? fmt::format(
-                        "{} SASS cannot run on {}: SASS never crosses major "
-                        "versions",
-                        name, dev)
-                  : fmt::format(
-                        "{} SASS cannot run on {}: the device's minor version "
-                        "is lower",
-                        name, dev);
-      } else {
-        admitted = device >= img;
-        why = admitted
-                  ? fmt::format("{} PTX can be JIT-compiled for {} (forward compatible)", name, dev)
-                  : fmt::format("{} PTX needs compute capability {} or newer; {} is older", name,
-                                img.to_string(), dev);
-      }
-      break;
-  }
-  if (!admitted) return {ImageFit::kIncompatible, why};
-  if (image.kind == ImageKind::kSass) {
-    return {img == device ? ImageFit::kNative : ImageFit::kCompatibleSass, why};
-  }
-  if (ptx_isa && driver_cuda) {
-    auto need = min_cuda_for_ptx(*ptx_isa);
-    if (need && *need > *driver_cuda) {
-      return {ImageFit::kUnsupportedPtx,
-              fmt::format("{} is PTX ISA {}, which needs a driver for CUDA {} or newer; the "
-                          "driver supports CUDA {} (CUDA_ERROR_UNSUPPORTED_PTX_VERSION)",
-                          name, ptx_isa->to_string(), need->to_string(), driver_cuda->to_string())};
-    }
-  }
-  return {ImageFit::kPtxJit, why + "; JIT costs time at first load"};
 }
 
 }  // namespace smcompat

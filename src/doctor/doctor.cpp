@@ -84,20 +84,19 @@ int rank(Fit f) {
   return 0;
 }
 
-Fit from_verdict(Verdict v) {
+Fit from_verdict(smcompat::Fit v) {
   switch (v) {
-    case Verdict::kNative:
+    case smcompat::Fit::kNative:
       return Fit::kNative;
-    case Verdict::kCompatibleSass:
+    case smcompat::Fit::kCompatibleSass:
       return Fit::kCompatibleSass;
-    case Verdict::kPtxJit:
+    case smcompat::Fit::kPtxJit:
       return Fit::kPtxJit;
-    case Verdict::kUnsupportedPtx:
+    case smcompat::Fit::kUnsupportedPtx:
       return Fit::kUnsupportedPtx;
-    case Verdict::kNoImage:
+    default:
       return Fit::kNoImage;
   }
-  return Fit::kNoImage;
 }
 
 // The verdict module judges each inventory (units = fatbin containers or bare images); a library

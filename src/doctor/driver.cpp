@@ -38,8 +38,7 @@ DriverFacts driver_facts_from_probe(const ProbeReport& p) {
     d.kernel_module_flavour = to_string(p.kernel_module);
   d.kernel_module_line = p.kernel_module_line;
   for (auto& dev : p.devices) {
-    // The driver loads code for the true architecture: NVML's capability when they disagree.
-    ComputeCapability cc = dev.masquerade && dev.nvml_cc ? *dev.nvml_cc : dev.cc;
+    ComputeCapability cc = dev.true_cc();
     std::string name = dev.name;
     if (name.rfind("NVIDIA ", 0) == 0) name = name.substr(7);
     d.gpus.push_back({name, cc, dev.pci_bus_id});

@@ -31,15 +31,15 @@ nlohmann::json error_json(const Error& e) {
 
 }  // namespace
 
-std::string styled_verdict(Verdict v, const Style& st) {
+std::string styled_verdict(Fit v, const Style& st) {
   switch (v) {
-    case Verdict::kNative:
-    case Verdict::kCompatibleSass:
+    case Fit::kNative:
+    case Fit::kCompatibleSass:
       return st.green(to_string(v));
-    case Verdict::kPtxJit:
+    case Fit::kPtxJit:
       return st.yellow(to_string(v));
-    case Verdict::kUnsupportedPtx:
-    case Verdict::kNoImage:
+    case Fit::kUnsupportedPtx:
+    case Fit::kNoImage:
       return st.red(to_string(v));
   }
   return to_string(v);
@@ -79,10 +79,10 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     if (!p.lto_targets.empty() && p.sass_targets.empty() && p.ptx_targets.empty())
       row[2] = "(LTO-IR only)";
     if (judged) {
-      std::array<size_t, kVerdictCount> c{};
+      std::array<size_t, kVerdictFitCount> c{};
       for (size_t fi : p.files)
         if (const auto& v = report.files[fi].verdict)
-          for (size_t k = 0; k < kVerdictCount; ++k) c[k] += v->unit_counts[k];
+          for (size_t k = 0; k < kVerdictFitCount; ++k) c[k] += v->unit_counts[k];
       std::string verdict = p.verdict ? styled_verdict(*p.verdict, st) : st.dim("no device code");
       if (p.partial) verdict += st.yellow(" (partial)");
       row.push_back(verdict);
@@ -115,7 +115,7 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     for (const auto& e : inv.errors) details += "  " + st.red("error") + " " + e.to_string() + "\n";
     if (!f.verdict || !f.verdict->has_device_code) continue;
     const FileVerdict& v = *f.verdict;
-    if (v.verdict <= Verdict::kCompatibleSass && !v.partial && v.resource_warnings.empty() &&
+    if (v.verdict <= Fit::kCompatibleSass && !v.partial && v.resource_warnings.empty() &&
         !render.verbose)
       continue;
     details += fmt::format("  {}{} {}: {}\n", styled_verdict(v.verdict, st),
@@ -129,7 +129,7 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     const size_t limit = render.verbose ? SIZE_MAX : 3;
     std::map<std::string, size_t> elsewhere;
     for (const auto& u : v.units) {
-      if (u.verdict <= Verdict::kCompatibleSass) continue;
+      if (u.verdict <= Fit::kCompatibleSass) continue;
       if ((u.specialized_elsewhere || !u.loadable) && !render.verbose)
         continue;  // counted in the summary
       if (shown++ >= limit) continue;
@@ -148,7 +148,7 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     for (const auto& w : v.resource_warnings)
       details +=
           fmt::format("      {} {}: {}\n", st.yellow("resource"), demangle(w.kernel), w.message);
-    if (v.verdict == Verdict::kPtxJit)
+    if (v.verdict == Fit::kPtxJit)
       details +=
           st.dim(
               "      PTX JIT compiles at first load (seconds to minutes for large libraries; "
@@ -297,8 +297,8 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
       const auto& v = *f.verdict;
       jf["verdict"] = v.has_device_code ? json(to_string(v.verdict)) : json(nullptr);
       json counts;
-      for (size_t k = 0; k < kVerdictCount; ++k)
-        counts[to_string(static_cast<Verdict>(k))] = v.unit_counts[k];
+      for (size_t k = 0; k < kVerdictFitCount; ++k)
+        counts[to_string(static_cast<Fit>(k))] = v.unit_counts[k];
       jf["unit_counts"] = counts;
       jf["specialized_elsewhere"] = v.specialized_elsewhere;
       jf["prelink_units"] = v.prelink_units;

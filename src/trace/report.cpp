@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "smcompat/binary/inventory.hpp"
-#include "smcompat/report/table.hpp"
+#include "smcompat/util/table.hpp"
 #include "smcompat/trace/trace.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
@@ -237,19 +237,19 @@ Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc
   p.reason = u.reason;
   if (u.chosen) p.image = inv.images[*u.chosen].target;
   switch (u.verdict) {
-    case Verdict::kNative:
+    case Fit::kNative:
       p.outcome = Outcome::kNative;
       break;
-    case Verdict::kCompatibleSass:
+    case Fit::kCompatibleSass:
       p.outcome = Outcome::kCompatibleSass;
       break;
-    case Verdict::kPtxJit:
+    case Fit::kPtxJit:
       p.outcome = Outcome::kPtxJit;
       if (env.disable_ptx_jit) {
         p = {Outcome::kFailed, std::nullopt, 223, "only PTX fits, and CUDA_DISABLE_PTX_JIT=1"};
       }
       break;
-    case Verdict::kUnsupportedPtx:
+    case Fit::kUnsupportedPtx:
       p.outcome = Outcome::kFailed;
       p.image.reset();
       p.error = 222;
@@ -382,15 +382,15 @@ std::vector<std::string> override_implications(ComputeCapability fake, ComputeCa
   }
   if (info && info->has_f) targets.push_back({ImageKind::kSass, fake.arch(), ArchVariant::kFamily});
   for (const SmTarget& t : targets) {
-    FitResult fit = catalog.fit(t, real);
+    FitResult fit = fit_image(t, real, std::nullopt, std::nullopt, catalog);
     std::string what =
         t.kind == ImageKind::kSass ? t.to_string() + " SASS" : t.to_string() + " PTX";
     switch (fit.fit) {
-      case ImageFit::kNative:
-      case ImageFit::kCompatibleSass:
+      case Fit::kNative:
+      case Fit::kCompatibleSass:
         out.push_back(fmt::format("{} runs on {}", what, real.to_string()));
         break;
-      case ImageFit::kPtxJit:
+      case Fit::kPtxJit:
         out.push_back(fmt::format("{} will be JIT-compiled for {} (slower first load)", what,
                                   real.to_string()));
         break;
@@ -442,9 +442,9 @@ std::vector<std::string> override_implications_for_files(const std::vector<std::
         auto& [count, fate] = for_fake[img.target.to_string()];
         ++count;
         const ImageVerdict& iv = fv.images[i];
-        fate = iv.fit == ImageFit::kNative || iv.fit == ImageFit::kCompatibleSass
+        fate = iv.fit == Fit::kNative || iv.fit == Fit::kCompatibleSass
                    ? "runs on " + real.to_string()
-               : iv.fit == ImageFit::kPtxJit ? "will be JIT-compiled for " + real.to_string()
+               : iv.fit == Fit::kPtxJit ? "will be JIT-compiled for " + real.to_string()
                                              : "cannot run: " + iv.reason;
       }
       for (const auto& [name, info] : for_fake)

@@ -1,5 +1,5 @@
 // Verdicts (include/smcompat/verdict/verdict.hpp), from ../shared/reference/compatibility-rules.md:
-// section 1 (which image runs where, via Catalog::fit), section 7 (selection order, working model)
+// section 1 (which image runs where: fit.cpp), section 7 (selection order, working model)
 // and section 12 (resources beyond image presence).
 #include "smcompat/verdict/verdict.hpp"
 
@@ -13,39 +13,22 @@ namespace smcompat {
 
 namespace {
 
-Verdict verdict_of(ImageFit fit) {
-  switch (fit) {
-    case ImageFit::kNative:
-      return Verdict::kNative;
-    case ImageFit::kCompatibleSass:
-      return Verdict::kCompatibleSass;
-    case ImageFit::kPtxJit:
-      return Verdict::kPtxJit;
-    case ImageFit::kUnsupportedPtx:
-      return Verdict::kUnsupportedPtx;
-    case ImageFit::kIncompatible:
-    case ImageFit::kNotLoadable:
-      return Verdict::kNoImage;
-  }
-  return Verdict::kNoImage;
-}
-
 // Ranking within a unit (higher wins): exact SASS > compatible SASS (higher arch first) >
 // PTX JIT (higher arch first) > unsupported PTX. Among equal arches a base image is preferred to an
 // a/f one (which of the two the driver prefers is unverified; the verdict is the same).
-int64_t rank(const DeviceImage& img, const ImageVerdict& v) {
+int64_t image_rank(const DeviceImage& img, const ImageVerdict& v) {
   int64_t base = 0;
   switch (v.fit) {
-    case ImageFit::kNative:
+    case Fit::kNative:
       base = 4'000'000;
       break;
-    case ImageFit::kCompatibleSass:
+    case Fit::kCompatibleSass:
       base = 3'000'000;
       break;
-    case ImageFit::kPtxJit:
+    case Fit::kPtxJit:
       base = 2'000'000;
       break;
-    case ImageFit::kUnsupportedPtx:
+    case Fit::kUnsupportedPtx:
       base = 1'000'000;
       break;
     default:
@@ -57,18 +40,18 @@ int64_t rank(const DeviceImage& img, const ImageVerdict& v) {
 void choose(const FileInventory& inv, const std::vector<ImageVerdict>& iv, UnitVerdict& u) {
   int64_t best = -1;
   for (size_t i : u.images) {
-    int64_t r = rank(inv.images[i], iv[i]);
+    int64_t r = image_rank(inv.images[i], iv[i]);
     if (r > best) {
       best = r;
       u.chosen = i;
     }
   }
   if (u.chosen) {
-    u.verdict = verdict_of(iv[*u.chosen].fit);
+    u.verdict = as_verdict(iv[*u.chosen].fit);
     u.reason = iv[*u.chosen].reason;
     return;
   }
-  u.verdict = Verdict::kNoImage;
+  u.verdict = Fit::kNoImage;
   bool all_specific = !u.images.empty();
   bool only_lto = !u.images.empty();
   std::vector<std::string> offered;
@@ -98,91 +81,17 @@ constexpr const char* kPrelinkReason =
 
 }  // namespace
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kNative:
-      return "native";
-    case Verdict::kCompatibleSass:
-      return "compatible-sass";
-    case Verdict::kPtxJit:
-      return "ptx-jit";
-    case Verdict::kUnsupportedPtx:
-      return "unsupported-ptx";
-    case Verdict::kNoImage:
-      return "no-image";
-  }
-  return "?";
-}
-
-std::optional<Verdict> parse_verdict(std::string_view s) {
-  for (size_t i = 0; i < kVerdictCount; ++i)
-    if (s == to_string(static_cast<Verdict>(i))) return static_cast<Verdict>(i);
-  return std::nullopt;
-}
-
-Result<Target> Target::parse(std::string_view gpu_or_arch, std::string_view driver,
-                             const Catalog& catalog) {
-  Target t;
-  std::string_view q = trim(gpu_or_arch);
-  // An arch spelled as such wins; anything else is looked up as a GPU name ("5090" included).
-  bool arch_like = q.starts_with("sm") || q.starts_with("compute") || q.find('.') != q.npos;
-  std::optional<ComputeCapability> cc = arch_like ? ComputeCapability::parse(q) : std::nullopt;
-  if (!cc) {
-    if (const GpuSpec* g = catalog.find_gpu(q)) {
-      t.gpu = g;
-      cc = g->cc;
-    }
-  }
-  if (!cc) cc = ComputeCapability::parse(q);  // "120", "90"
-  if (!cc) {
-    auto sugg = catalog.suggest_gpus(q);
-    std::string hint;
-    for (const auto* g : sugg) hint += (hint.empty() ? "" : ", ") + g->name;
-    return make_error(fmt::format("unknown GPU or architecture '{}'{}", q,
-                                  hint.empty() ? "; try a compute capability such as 12.0, an "
-                                                 "arch such as sm_120, or `smcompat gpus`"
-                                               : "; did you mean: " + hint));
-  }
-  t.cc = *cc;
-  if (!catalog.arch(cc->arch()))
-    return make_error(fmt::format("compute capability {} is not in the catalog (`smcompat arch`)",
-                                  cc->to_string()));
-  t.label = t.gpu ? fmt::format("{} ({})", t.gpu->name, cc->to_string())
-                  : fmt::format("sm_{} ({})", cc->arch(), cc->to_string());
-  driver = trim(driver);
-  if (!driver.empty()) {
-    // Driver builds always have a dot (570.124.06); "12080" is a CUDA version.
-    auto d =
-        driver.find('.') != std::string_view::npos ? DriverVersion::parse(driver) : std::nullopt;
-    if (d) {
-      t.driver = d;
-      t.driver_cuda = catalog.max_cuda_for_driver(*d);
-      if (!t.driver_cuda)
-        return make_error(
-            fmt::format("driver {} is older than every CUDA release in the catalog", driver));
-    } else if (auto v = Version::parse(driver)) {
-      t.driver_cuda = v;
-    } else {
-      return make_error(
-          fmt::format("driver '{}' is neither a CUDA version (12.8, 12080) nor a "
-                      "driver build (570.124.06)",
-                      driver));
-    }
-  }
-  return t;
-}
-
 FileVerdict judge_file(const FileInventory& inv, const Target& target, const Catalog& catalog) {
   FileVerdict fv;
   fv.has_device_code = !inv.images.empty();
   fv.images.reserve(inv.images.size());
   for (const auto& img : inv.images) {
-    auto r = catalog.fit(img.target, target.cc, img.ptx_version, target.driver_cuda);
+    auto r = fit_image(img.target, target.cc, img.ptx_version, target.driver_cuda, catalog);
     fv.images.push_back(ImageVerdict{r.fit, std::move(r.reason)});
   }
   // Units: containers, then standalone images.
   std::vector<bool> in_unit(inv.images.size(), false);
-  std::vector<std::optional<ImageFit>> jit_fits;  // per __nv_relfatbin container
+  std::vector<std::optional<Fit>> jit_fits;  // per __nv_relfatbin container
   for (const auto& c : inv.containers) {
     UnitVerdict u;
     u.section = c.section;
@@ -198,15 +107,15 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
       u.loadable = false;
       // Linking needs relocatable SASS for exactly this GPU, or PTX to compile; compatible SASS
       // of a lower minor is not an input the link can use for this GPU.
-      std::optional<ImageFit> link_fit;
+      std::optional<Fit> link_fit;
       for (size_t k : u.images) {
-        ImageFit f = fv.images[k].fit;
-        if (f == ImageFit::kNative || (f == ImageFit::kPtxJit && link_fit != ImageFit::kNative) ||
-            (f == ImageFit::kUnsupportedPtx && !link_fit))
+        Fit f = fv.images[k].fit;
+        if (f == Fit::kNative || (f == Fit::kPtxJit && link_fit != Fit::kNative) ||
+            (f == Fit::kUnsupportedPtx && !link_fit))
           link_fit = f;
       }
       jit_fits.push_back(link_fit);
-      u.verdict = Verdict::kNoImage;
+      u.verdict = Fit::kNoImage;
       u.chosen.reset();
       u.specialized_elsewhere = false;
       u.reason = kPrelinkReason;
@@ -223,7 +132,7 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     choose(inv, fv.images, u);
     fv.units.push_back(std::move(u));
   }
-  std::optional<Verdict> best;
+  std::optional<Fit> best;
   for (const auto& u : fv.units) {
     if (!u.loadable) {
       fv.prelink_units++;
@@ -231,24 +140,24 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     }
     fv.unit_counts[static_cast<size_t>(u.verdict)]++;
     if (u.specialized_elsewhere) fv.specialized_elsewhere++;
-    if (u.verdict == Verdict::kNoImage) fv.units_without_image++;
-    best = best ? std::min(*best, u.verdict) : u.verdict;
+    if (u.verdict == Fit::kNoImage) fv.units_without_image++;
+    best = best ? smcompat::best(*best, u.verdict) : u.verdict;
   }
-  fv.verdict = best.value_or(Verdict::kNoImage);
-  fv.partial = fv.verdict != Verdict::kNoImage && fv.units_without_image > 0;
+  fv.verdict = best.value_or(Fit::kNoImage);
+  fv.partial = fv.verdict != Fit::kNoImage && fv.units_without_image > 0;
 
   // The runtime's JIT link (docs/scan.md, "Pre-link code"): it links every pre-link container of
   // the device link, so each must offer PTX the driver can compile or SASS for exactly this GPU.
   if (!jit_fits.empty()) {
     size_t usable = 0;
-    Verdict link = Verdict::kPtxJit;
+    Fit link = Fit::kPtxJit;
     for (const auto& f : jit_fits) {
       if (!f) continue;
-      if (*f == ImageFit::kPtxJit || *f == ImageFit::kNative) {
+      if (*f == Fit::kPtxJit || *f == Fit::kNative) {
         usable++;
-      } else if (*f == ImageFit::kUnsupportedPtx) {
+      } else if (*f == Fit::kUnsupportedPtx) {
         usable++;
-        link = Verdict::kUnsupportedPtx;
+        link = Fit::kUnsupportedPtx;
       }
     }
     bool device_linked = std::any_of(fv.units.begin(), fv.units.end(), [](const UnitVerdict& u) {
@@ -270,7 +179,7 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
           "the runtime's JIT link cannot cover them",
           jit_fits.size() - usable, jit_fits.size(), target.cc.to_string());
     }
-    if (fv.jit_link && fv.verdict == Verdict::kNoImage) {
+    if (fv.jit_link && fv.verdict == Fit::kNoImage) {
       fv.verdict = *fv.jit_link;
       fv.jit_link_used = true;
       // A binary has one device-linked image (link.stub registers one __fatDeviceText), and the
@@ -312,15 +221,15 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     return fv;
   }
   size_t fitting = total - fv.units_without_image;
-  if (fv.verdict == Verdict::kNoImage) {
+  if (fv.verdict == Fit::kNoImage) {
     fv.summary = fmt::format("none of {} units has an image for {}", total, target.cc.to_string());
     if (fv.prelink_units) fv.summary += "; " + fv.jit_link_reason;
   } else {
     std::string parts;
-    for (size_t v = 0; v + 1 < kVerdictCount; ++v) {
+    for (size_t v = 0; v + 1 < kVerdictFitCount; ++v) {
       if (!fv.unit_counts[v]) continue;
       parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", fv.unit_counts[v],
-                           to_string(static_cast<Verdict>(v)));
+                           to_string(static_cast<Fit>(v)));
     }
     fv.summary = fmt::format("{} of {} units run ({})", fitting, total, parts);
     if (fv.partial) {

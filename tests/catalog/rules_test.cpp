@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "smcompat/catalog/catalog.hpp"
+#include "smcompat/verdict/fit.hpp"
 
 namespace smcompat {
 namespace {
@@ -9,98 +10,98 @@ namespace {
 const Catalog& cat() { return Catalog::builtin(); }
 SmTarget T(const char* s) { return *SmTarget::parse(s); }
 ComputeCapability CC(const char* s) { return *ComputeCapability::parse(s); }
-ImageFit fit(const char* image, const char* device) { return cat().fit(T(image), CC(device)).fit; }
+Fit fit(const char* image, const char* device) { return fit_image(T(image), CC(device)).fit; }
 
 TEST(SassRule, ExactArchIsNative) {
-  EXPECT_EQ(fit("sm_120", "12.0"), ImageFit::kNative);
-  EXPECT_EQ(fit("sm_90", "9.0"), ImageFit::kNative);
+  EXPECT_EQ(fit("sm_120", "12.0"), Fit::kNative);
+  EXPECT_EQ(fit("sm_90", "9.0"), Fit::kNative);
 }
 
 TEST(SassRule, LowerMinorSameMajorIsCompatible) {
-  EXPECT_EQ(fit("sm_80", "8.6"), ImageFit::kCompatibleSass);
-  EXPECT_EQ(fit("sm_120", "12.1"), ImageFit::kCompatibleSass);  // GB10 runs sm_120 cubins
-  EXPECT_EQ(fit("sm_100", "10.3"), ImageFit::kCompatibleSass);  // B300 runs sm_100 cubins
+  EXPECT_EQ(fit("sm_80", "8.6"), Fit::kCompatibleSass);
+  EXPECT_EQ(fit("sm_120", "12.1"), Fit::kCompatibleSass);  // GB10 runs sm_120 cubins
+  EXPECT_EQ(fit("sm_100", "10.3"), Fit::kCompatibleSass);  // B300 runs sm_100 cubins
 }
 
 TEST(SassRule, HigherMinorIsIncompatible) {
-  EXPECT_EQ(fit("sm_86", "8.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_121", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_86", "8.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_121", "12.0"), Fit::kNoImage);
 }
 
 TEST(SassRule, NeverCrossesMajor) {
-  EXPECT_EQ(fit("sm_90", "12.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_89", "9.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_100", "12.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_120", "10.0"), ImageFit::kIncompatible);
-  auto r = cat().fit(T("sm_90"), CC("12.0"));
+  EXPECT_EQ(fit("sm_90", "12.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_89", "9.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_100", "12.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_120", "10.0"), Fit::kNoImage);
+  auto r = fit_image(T("sm_90"), CC("12.0"));
   EXPECT_NE(r.reason.find("never crosses major"), std::string::npos) << r.reason;
 }
 
 TEST(ArchSpecificRule, ExactOnly) {
-  EXPECT_EQ(fit("sm_90a", "9.0"), ImageFit::kNative);
-  EXPECT_EQ(fit("sm_90a", "12.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_100a", "10.3"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_120a", "12.1"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_90a", "9.0"), Fit::kNative);
+  EXPECT_EQ(fit("sm_90a", "12.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_100a", "10.3"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_120a", "12.1"), Fit::kNoImage);
 }
 
 TEST(ArchSpecificRule, PtxDoesNotJitForward) {
-  EXPECT_EQ(fit("compute_90a", "9.0"), ImageFit::kPtxJit);
-  EXPECT_EQ(fit("compute_90a", "10.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("compute_90a", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("compute_90a", "9.0"), Fit::kPtxJit);
+  EXPECT_EQ(fit("compute_90a", "10.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("compute_90a", "12.0"), Fit::kNoImage);
 }
 
 TEST(FamilyRule, Table28) {
   // compute_100f: 10.0, 10.3 (and 10.7 in the newest revision)
-  EXPECT_EQ(fit("sm_100f", "10.0"), ImageFit::kNative);
-  EXPECT_EQ(fit("sm_100f", "10.3"), ImageFit::kCompatibleSass);
-  EXPECT_EQ(fit("sm_100f", "10.7"), ImageFit::kCompatibleSass);
-  EXPECT_EQ(fit("sm_100f", "11.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_100f", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_100f", "10.0"), Fit::kNative);
+  EXPECT_EQ(fit("sm_100f", "10.3"), Fit::kCompatibleSass);
+  EXPECT_EQ(fit("sm_100f", "10.7"), Fit::kCompatibleSass);
+  EXPECT_EQ(fit("sm_100f", "11.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_100f", "12.0"), Fit::kNoImage);
   // compute_103f: 10.3 (and 10.7)
-  EXPECT_EQ(fit("sm_103f", "10.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_103f", "10.3"), ImageFit::kNative);
+  EXPECT_EQ(fit("sm_103f", "10.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_103f", "10.3"), Fit::kNative);
   // compute_110f: 11.0 only
-  EXPECT_EQ(fit("sm_110f", "11.0"), ImageFit::kNative);
-  EXPECT_EQ(fit("sm_110f", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_110f", "11.0"), Fit::kNative);
+  EXPECT_EQ(fit("sm_110f", "12.0"), Fit::kNoImage);
   // compute_120f: 12.0, 12.1
-  EXPECT_EQ(fit("sm_120f", "12.0"), ImageFit::kNative);
-  EXPECT_EQ(fit("sm_120f", "12.1"), ImageFit::kCompatibleSass);
-  EXPECT_EQ(fit("sm_120f", "10.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("sm_120f", "12.0"), Fit::kNative);
+  EXPECT_EQ(fit("sm_120f", "12.1"), Fit::kCompatibleSass);
+  EXPECT_EQ(fit("sm_120f", "10.0"), Fit::kNoImage);
   // compute_121f: 12.1 only
-  EXPECT_EQ(fit("sm_121f", "12.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("sm_121f", "12.1"), ImageFit::kNative);
+  EXPECT_EQ(fit("sm_121f", "12.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("sm_121f", "12.1"), Fit::kNative);
   // PTX with f suffix follows the same family.
-  EXPECT_EQ(fit("compute_120f", "12.1"), ImageFit::kPtxJit);
-  EXPECT_EQ(fit("compute_120f", "13.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("compute_100f", "12.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("compute_120f", "12.1"), Fit::kPtxJit);
+  EXPECT_EQ(fit("compute_120f", "13.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("compute_100f", "12.0"), Fit::kNoImage);
 }
 
 TEST(PtxRule, ForwardJit) {
-  EXPECT_EQ(fit("compute_90", "12.0"), ImageFit::kPtxJit);
-  EXPECT_EQ(fit("compute_80", "8.6"), ImageFit::kPtxJit);
-  EXPECT_EQ(fit("compute_120", "12.0"), ImageFit::kPtxJit);
-  EXPECT_EQ(fit("compute_100", "12.0"), ImageFit::kPtxJit);
-  EXPECT_EQ(fit("compute_120", "10.0"), ImageFit::kIncompatible);
-  EXPECT_EQ(fit("compute_86", "8.0"), ImageFit::kIncompatible);
+  EXPECT_EQ(fit("compute_90", "12.0"), Fit::kPtxJit);
+  EXPECT_EQ(fit("compute_80", "8.6"), Fit::kPtxJit);
+  EXPECT_EQ(fit("compute_120", "12.0"), Fit::kPtxJit);
+  EXPECT_EQ(fit("compute_100", "12.0"), Fit::kPtxJit);
+  EXPECT_EQ(fit("compute_120", "10.0"), Fit::kNoImage);
+  EXPECT_EQ(fit("compute_86", "8.0"), Fit::kNoImage);
 }
 
 TEST(PtxRule, IsaNewerThanDriverIsUnsupported) {
   // PTX ISA 9.0 needs CUDA 13.0; a driver for 12.8 cannot JIT it
   // (CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
-  auto r = cat().fit(T("compute_120"), CC("12.0"), Version{9, 0}, Version{12, 8});
-  EXPECT_EQ(r.fit, ImageFit::kUnsupportedPtx);
+  auto r = fit_image(T("compute_120"), CC("12.0"), Version{9, 0}, Version{12, 8});
+  EXPECT_EQ(r.fit, Fit::kUnsupportedPtx);
   EXPECT_NE(r.reason.find("CUDA 13.0"), std::string::npos) << r.reason;
-  EXPECT_EQ(cat().fit(T("compute_120"), CC("12.0"), Version{9, 0}, Version{13, 0}).fit,
-            ImageFit::kPtxJit);
-  EXPECT_EQ(cat().fit(T("compute_120"), CC("12.0"), Version{8, 7}, Version{12, 8}).fit,
-            ImageFit::kPtxJit);
-  EXPECT_EQ(cat().fit(T("compute_90"), CC("12.0"), Version{8, 8}, Version{12, 8}).fit,
-            ImageFit::kUnsupportedPtx);
+  EXPECT_EQ(fit_image(T("compute_120"), CC("12.0"), Version{9, 0}, Version{13, 0}).fit,
+            Fit::kPtxJit);
+  EXPECT_EQ(fit_image(T("compute_120"), CC("12.0"), Version{8, 7}, Version{12, 8}).fit,
+            Fit::kPtxJit);
+  EXPECT_EQ(fit_image(T("compute_90"), CC("12.0"), Version{8, 8}, Version{12, 8}).fit,
+            Fit::kUnsupportedPtx);
   // Without a known driver the rule cannot fire.
-  EXPECT_EQ(cat().fit(T("compute_120"), CC("12.0"), Version{9, 1}).fit, ImageFit::kPtxJit);
+  EXPECT_EQ(fit_image(T("compute_120"), CC("12.0"), Version{9, 1}).fit, Fit::kPtxJit);
   // An incompatible arch stays incompatible whatever the driver.
-  EXPECT_EQ(cat().fit(T("compute_120"), CC("9.0"), Version{9, 1}, Version{12, 0}).fit,
-            ImageFit::kIncompatible);
+  EXPECT_EQ(fit_image(T("compute_120"), CC("9.0"), Version{9, 1}, Version{12, 0}).fit,
+            Fit::kNoImage);
 }
 
 TEST(PtxRule, IsaToCudaTable) {
@@ -114,8 +115,8 @@ TEST(PtxRule, IsaToCudaTable) {
 }
 
 TEST(LtoRule, NeverLoadable) {
-  EXPECT_EQ(fit("lto_120", "12.0"), ImageFit::kNotLoadable);
-  EXPECT_EQ(fit("lto_75", "7.5"), ImageFit::kNotLoadable);
+  EXPECT_EQ(fit("lto_120", "12.0"), Fit::kNotLoadable);
+  EXPECT_EQ(fit("lto_75", "7.5"), Fit::kNotLoadable);
 }
 
 TEST(DriverTable, MinimumsAndMaximumCuda) {

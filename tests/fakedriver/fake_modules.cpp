@@ -171,19 +171,19 @@ CUresult build_module(const void* image, uint64_t max_size, bool library, const 
     if (img.decode_error) continue;
     std::optional<smcompat::Version> isa = img.ptx_version;
     if (!isa && img.ptx) isa = img.ptx->version;
-    smcompat::FitResult fit = cat.fit(img.target, cc, isa, driver);
+    smcompat::FitResult fit = smcompat::fit_image(img.target, cc, isa, driver, cat);
     switch (fit.fit) {
-      case smcompat::ImageFit::kNative:
+      case smcompat::Fit::kNative:
         if (!force_ptx && !exact) exact = &img;
         break;
-      case smcompat::ImageFit::kCompatibleSass:
+      case smcompat::Fit::kCompatibleSass:
         if (!force_ptx && (!compatible || img.target.arch > compatible->target.arch))
           compatible = &img;
         break;
-      case smcompat::ImageFit::kPtxJit:
+      case smcompat::Fit::kPtxJit:
         if (!ptx || img.target.arch > ptx->target.arch) ptx = &img;
         break;
-      case smcompat::ImageFit::kUnsupportedPtx:
+      case smcompat::Fit::kUnsupportedPtx:
         unsupported_ptx = true;
         break;
       default:

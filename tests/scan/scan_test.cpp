@@ -69,7 +69,7 @@ TEST_F(ScanTest, GroupsPythonDistributionsByRecord) {
   write(site / "xformers-0.0.30.dist-info/RECORD", "xformers/_C.fatbin,,\n");
   write(site / "loose/thing.fatbin", native);  // in no RECORD: grouped by top-level folder
   ScanOptions opt;
-  opt.target = *Target::parse("RTX 5090");
+  opt.target = *resolve_target("RTX 5090");
   ScanReport r = scan_paths({site.string()}, opt);
   EXPECT_TRUE(r.errors.empty());
   ASSERT_EQ(r.packages.size(), 3u);
@@ -79,9 +79,9 @@ TEST_F(ScanTest, GroupsPythonDistributionsByRecord) {
   EXPECT_EQ(by["torch"]->version, "2.7.0+cu128");
   EXPECT_EQ(by["torch"]->kind, "python-distribution");
   EXPECT_EQ(by["torch"]->files.size(), 2u);
-  EXPECT_EQ(*by["torch"]->verdict, Verdict::kNative);
+  EXPECT_EQ(*by["torch"]->verdict, Fit::kNative);
   EXPECT_EQ(by["torch"]->sass_targets, (std::vector<std::string>{"sm_90", "sm_120"}));
-  EXPECT_EQ(*by["xformers"]->verdict, Verdict::kNoImage);
+  EXPECT_EQ(*by["xformers"]->verdict, Fit::kNoImage);
   EXPECT_EQ(by["loose"]->kind, "directory");
   EXPECT_EQ(r.files_skipped, 3u);  // __init__.py and the two RECORDs are not opened
 }
@@ -90,7 +90,7 @@ TEST_F(ScanTest, WheelsAreReadWithoutExtracting) {
   make_wheel(root_ / "fancy-1.2-cp311-cp311-linux_x86_64.whl",
              synth::container({synth::sass_entry(120), synth::ptx_entry(120, "sm_120")}));
   ScanOptions opt;
-  opt.target = *Target::parse("GB10");
+  opt.target = *resolve_target("GB10");
   ScanReport r = scan_paths({root_.string()}, opt);
   ASSERT_EQ(r.files.size(), 1u);
   EXPECT_EQ(r.files[0].inventory.member, "fancy/kernels.fatbin");
@@ -98,7 +98,7 @@ TEST_F(ScanTest, WheelsAreReadWithoutExtracting) {
   ASSERT_EQ(r.packages.size(), 1u);
   EXPECT_EQ(r.packages[0].version, "1.2");
   EXPECT_EQ(r.packages[0].kind, "wheel");
-  EXPECT_EQ(*r.packages[0].verdict, Verdict::kCompatibleSass);  // sm_120 SASS on 12.1
+  EXPECT_EQ(*r.packages[0].verdict, Fit::kCompatibleSass);  // sm_120 SASS on 12.1
   // Nothing was written next to the wheel.
   size_t n = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(root_)) ++n;
@@ -134,7 +134,7 @@ TEST_F(ScanTest, JsonCarriesTheDocumentedFields) {
   write(root_ / "k.fatbin",
         synth::container({synth::sass_entry(90, 0x100000), synth::ptx_entry(90, "sm_90", 8, 5)}));
   ScanOptions opt;
-  opt.target = *Target::parse("sm_120", "12.8");
+  opt.target = *resolve_target("sm_120", "12.8");
   ScanReport r = scan_paths({(root_ / "k.fatbin").string()}, opt);
   auto j = scan_to_json(r, opt, {false, false, {"smcompat", "scan"}});
   EXPECT_EQ(j["schema"], "smcompat.scan/1");

@@ -26,7 +26,7 @@ FileInventory inventory(const std::string& path) {
   EXPECT_TRUE(invs.at(0).errors.empty());
   return invs.at(0);
 }
-Target T(const char* what) { return *Target::parse(what); }
+Target T(const char* what) { return *resolve_target(what); }
 size_t loadable_units(const FileVerdict& v) {
   size_t n = 0;
   for (size_t c : v.unit_counts) n += c;
@@ -40,11 +40,11 @@ TEST(Prelink, DeviceLinkedSassCountsOncePrelinkIsListedNotCounted) {
   REQUIRE_PROGRAM(path);
   FileInventory inv = inventory(path);
   FileVerdict v = judge_file(inv, T("8.0"));
-  EXPECT_EQ(v.verdict, Verdict::kNative);
+  EXPECT_EQ(v.verdict, Fit::kNative);
   EXPECT_FALSE(v.partial);
   EXPECT_EQ(v.prelink_units, 1u);
   EXPECT_EQ(loadable_units(v), 1u);
-  EXPECT_EQ(v.unit_counts[static_cast<size_t>(Verdict::kNative)], 1u);
+  EXPECT_EQ(v.unit_counts[static_cast<size_t>(Fit::kNative)], 1u);
   ASSERT_EQ(v.units.size(), 2u);
   for (const auto& u : v.units) {
     EXPECT_EQ(u.loadable, u.section == ".nv_fatbin") << u.section;
@@ -58,7 +58,7 @@ TEST(Prelink, DeviceLinkedSassCountsOncePrelinkIsListedNotCounted) {
       << v.summary;
   // No PTX anywhere: on 9.0 neither the linked image nor a JIT link can run.
   FileVerdict v90 = judge_file(inv, T("9.0"));
-  EXPECT_EQ(v90.verdict, Verdict::kNoImage);
+  EXPECT_EQ(v90.verdict, Fit::kNoImage);
   EXPECT_FALSE(v90.jit_link.has_value());
   EXPECT_FALSE(v90.jit_link_used);
 }
@@ -70,14 +70,14 @@ TEST(Prelink, JitLinkIsTheFallbackWhenTheLinkedImageDoesNotFit) {
   REQUIRE_PROGRAM(path);
   FileInventory inv = inventory(path);
   FileVerdict v86 = judge_file(inv, T("8.6"));
-  EXPECT_EQ(v86.verdict, Verdict::kCompatibleSass);
-  EXPECT_EQ(v86.jit_link, Verdict::kPtxJit);  // possible, but not what happens
+  EXPECT_EQ(v86.verdict, Fit::kCompatibleSass);
+  EXPECT_EQ(v86.jit_link, Fit::kPtxJit);  // possible, but not what happens
   EXPECT_FALSE(v86.jit_link_used);
   FileVerdict v90 = judge_file(inv, T("9.0"));
-  EXPECT_EQ(v90.verdict, Verdict::kPtxJit);
+  EXPECT_EQ(v90.verdict, Fit::kPtxJit);
   EXPECT_TRUE(v90.jit_link_used);
   EXPECT_FALSE(v90.partial);  // the one device-linked image is what the JIT link replaces
-  EXPECT_EQ(v90.unit_counts[static_cast<size_t>(Verdict::kNoImage)], 1u);
+  EXPECT_EQ(v90.unit_counts[static_cast<size_t>(Fit::kNoImage)], 1u);
   EXPECT_EQ(loadable_units(v90), 1u);
   EXPECT_NE(v90.summary.find("JIT-link"), std::string::npos) << v90.summary;
 }
@@ -94,13 +94,13 @@ TEST(Prelink, PtxOnlyProgramRunsByJitLinkWhereItsPtxCompiles) {
     if (c.section == ".nv_fatbin" && c.image_count == 0) ++empty_linked;
   EXPECT_EQ(empty_linked, 1u);
   FileVerdict v90 = judge_file(inv, T("9.0"));
-  EXPECT_EQ(v90.verdict, Verdict::kPtxJit);
+  EXPECT_EQ(v90.verdict, Fit::kPtxJit);
   EXPECT_TRUE(v90.jit_link_used);
   EXPECT_FALSE(v90.partial);
   EXPECT_EQ(v90.prelink_units, 2u);
   // compute_80 PTX cannot be compiled for 7.5: the link cannot be completed.
   FileVerdict v75 = judge_file(inv, T("7.5"));
-  EXPECT_EQ(v75.verdict, Verdict::kNoImage);
+  EXPECT_EQ(v75.verdict, Fit::kNoImage);
   EXPECT_FALSE(v75.jit_link.has_value());
   EXPECT_NE(v75.jit_link_reason.find("1 of 2"), std::string::npos) << v75.jit_link_reason;
 }
@@ -112,7 +112,7 @@ TEST(Prelink, ObjectBeforeDeviceLinkingIsNeverHandedToTheRuntime) {
   REQUIRE_PROGRAM(path);
   FileInventory inv = inventory(path);
   FileVerdict v = judge_file(inv, T("9.0"));
-  EXPECT_EQ(v.verdict, Verdict::kNoImage);
+  EXPECT_EQ(v.verdict, Fit::kNoImage);
   EXPECT_EQ(v.prelink_units, 1u);
   EXPECT_EQ(loadable_units(v), 0u);
   EXPECT_FALSE(v.jit_link.has_value());

@@ -26,7 +26,7 @@ Built build(const std::vector<std::vector<Entry>>& containers) {
   b.inv = invs.at(0);
   return b;
 }
-Target T(const char* what, const char* driver = "") { return *Target::parse(what, driver); }
+Target T(const char* what, const char* driver = "") { return *resolve_target(what, driver); }
 Entry A(uint32_t arch) { return synth::sass_entry(arch, 0x100000); }  // sm_XXa
 Entry F(uint32_t arch) { return synth::sass_entry(arch, 0x200000); }  // sm_XXf
 
@@ -34,13 +34,13 @@ TEST(UnitChoice, ExactSassBeatsCompatibleBeatsPtx) {
   auto b = build({{synth::sass_entry(80), synth::sass_entry(86), synth::ptx_entry(80, "sm_80")}});
   auto v = judge_file(b.inv, T("8.6"));
   ASSERT_EQ(v.units.size(), 1u);
-  EXPECT_EQ(v.units[0].verdict, Verdict::kNative);
+  EXPECT_EQ(v.units[0].verdict, Fit::kNative);
   EXPECT_EQ(b.inv.images[*v.units[0].chosen].target.to_string(), "sm_86");
   auto v89 = judge_file(b.inv, T("8.9"));  // sm_86 is the highest compatible SASS
-  EXPECT_EQ(v89.units[0].verdict, Verdict::kCompatibleSass);
+  EXPECT_EQ(v89.units[0].verdict, Fit::kCompatibleSass);
   EXPECT_EQ(b.inv.images[*v89.units[0].chosen].target.to_string(), "sm_86");
   auto v90 = judge_file(b.inv, T("9.0"));  // other major: only the PTX bridges it
-  EXPECT_EQ(v90.units[0].verdict, Verdict::kPtxJit);
+  EXPECT_EQ(v90.units[0].verdict, Fit::kPtxJit);
   EXPECT_EQ(b.inv.images[*v90.units[0].chosen].target.to_string(), "compute_80");
 }
 
@@ -56,28 +56,28 @@ TEST(UnitChoice, HighestCompatiblePtxWins) {
 TEST(UnitChoice, ArchSpecificAndFamilyTargets) {
   auto b = build({{A(90), synth::sass_entry(80)}, {F(120)}, {A(100), F(100)}});
   auto h100 = judge_file(b.inv, T("H100"));
-  EXPECT_EQ(h100.units[0].verdict, Verdict::kNative);
+  EXPECT_EQ(h100.units[0].verdict, Fit::kNative);
   EXPECT_EQ(b.inv.images[*h100.units[0].chosen].target.to_string(), "sm_90a");
   auto gb10 = judge_file(b.inv, T("GB10"));  // 12.1: sm_120f is in its family
-  EXPECT_EQ(gb10.units[1].verdict, Verdict::kCompatibleSass);
-  EXPECT_EQ(gb10.units[0].verdict, Verdict::kNoImage);
+  EXPECT_EQ(gb10.units[1].verdict, Fit::kCompatibleSass);
+  EXPECT_EQ(gb10.units[0].verdict, Fit::kNoImage);
   EXPECT_FALSE(gb10.units[0].specialized_elsewhere);  // has a generic sm_80 image
-  EXPECT_EQ(gb10.units[2].verdict, Verdict::kNoImage);
+  EXPECT_EQ(gb10.units[2].verdict, Fit::kNoImage);
   EXPECT_TRUE(gb10.units[2].specialized_elsewhere);  // only sm_100a/sm_100f
   EXPECT_EQ(gb10.specialized_elsewhere, 1u);
   auto b300 = judge_file(b.inv, T("B300"));  // 10.3: sm_100f yes, sm_100a no
-  EXPECT_EQ(b300.units[2].verdict, Verdict::kCompatibleSass);
+  EXPECT_EQ(b300.units[2].verdict, Fit::kCompatibleSass);
   EXPECT_EQ(b.inv.images[*b300.units[2].chosen].target.to_string(), "sm_100f");
 }
 
 TEST(FileVerdict, PartialCoverageIsToldApart) {
   auto b = build({{synth::sass_entry(120)}, {synth::sass_entry(90)}, {A(90)}});
   auto v = judge_file(b.inv, T("RTX 5090"));
-  EXPECT_EQ(v.verdict, Verdict::kNative);
+  EXPECT_EQ(v.verdict, Fit::kNative);
   EXPECT_TRUE(v.partial);
   EXPECT_EQ(v.units_without_image, 2u);
   EXPECT_EQ(v.specialized_elsewhere, 1u);
-  EXPECT_EQ(v.unit_counts[static_cast<size_t>(Verdict::kNative)], 1u);
+  EXPECT_EQ(v.unit_counts[static_cast<size_t>(Fit::kNative)], 1u);
   EXPECT_EQ(v.summary,
             "1 of 3 units run (1 native); 2 have no image for 12.0 (1 of them a/f-specific "
             "code for other GPUs)");
@@ -87,14 +87,14 @@ TEST(FileVerdict, NothingFitsIsNoImage) {
   // A cu126-style build: sm_50 ... sm_90 SASS and no PTX, on an RTX 5090.
   auto b = build({{synth::sass_entry(50), synth::sass_entry(80), synth::sass_entry(90)}});
   auto v = judge_file(b.inv, T("RTX 5090"));
-  EXPECT_EQ(v.verdict, Verdict::kNoImage);
+  EXPECT_EQ(v.verdict, Fit::kNoImage);
   EXPECT_FALSE(v.partial);
   EXPECT_EQ(v.summary, "none of 1 units has an image for 12.0");
   EXPECT_EQ(v.units[0].reason, "no compatible SASS and no usable PTX (offers sm_50, sm_80, sm_90)");
   // With +PTX the same build JITs.
   auto jit =
       build({{synth::sass_entry(80), synth::sass_entry(90), synth::ptx_entry(90, "sm_90", 8, 5)}});
-  EXPECT_EQ(judge_file(jit.inv, T("RTX 5090")).verdict, Verdict::kPtxJit);
+  EXPECT_EQ(judge_file(jit.inv, T("RTX 5090")).verdict, Fit::kPtxJit);
 }
 
 TEST(FileVerdict, LtoOnlyCannotLoad) {
@@ -102,18 +102,18 @@ TEST(FileVerdict, LtoOnlyCannotLoad) {
   lto.kind = 8;
   auto b = build({{lto}});
   auto v = judge_file(b.inv, T("sm_120"));
-  EXPECT_EQ(v.verdict, Verdict::kNoImage);
+  EXPECT_EQ(v.verdict, Fit::kNoImage);
   EXPECT_EQ(v.units[0].reason, "only LTO-IR (lto_120), which the driver cannot load");
 }
 
 TEST(FileVerdict, PtxNewerThanDriverIsUnsupported) {
   auto b = build({{synth::sass_entry(90), synth::ptx_entry(90, "sm_90", 9, 0)}});
-  EXPECT_EQ(judge_file(b.inv, T("RTX 5090", "12.8")).verdict, Verdict::kUnsupportedPtx);
-  EXPECT_EQ(judge_file(b.inv, T("RTX 5090", "570.124.06")).verdict, Verdict::kUnsupportedPtx);
-  EXPECT_EQ(judge_file(b.inv, T("RTX 5090", "580.65.06")).verdict, Verdict::kPtxJit);
-  EXPECT_EQ(judge_file(b.inv, T("RTX 5090")).verdict, Verdict::kPtxJit);  // driver unknown
+  EXPECT_EQ(judge_file(b.inv, T("RTX 5090", "12.8")).verdict, Fit::kUnsupportedPtx);
+  EXPECT_EQ(judge_file(b.inv, T("RTX 5090", "570.124.06")).verdict, Fit::kUnsupportedPtx);
+  EXPECT_EQ(judge_file(b.inv, T("RTX 5090", "580.65.06")).verdict, Fit::kPtxJit);
+  EXPECT_EQ(judge_file(b.inv, T("RTX 5090")).verdict, Fit::kPtxJit);  // driver unknown
   // Native SASS needs no JIT, whatever the driver.
-  EXPECT_EQ(judge_file(b.inv, T("H100", "12.0")).verdict, Verdict::kNative);
+  EXPECT_EQ(judge_file(b.inv, T("H100", "12.0")).verdict, Fit::kNative);
 }
 
 TEST(Target, ParsesGpusArchsAndDrivers) {
@@ -131,14 +131,14 @@ TEST(Target, ParsesGpusArchsAndDrivers) {
   EXPECT_EQ(T("H100", "580.95.05").driver_cuda, (Version{13, 0}));
   EXPECT_EQ(T("H100", "12080").driver_cuda, (Version{12, 8}));  // cuDriverGetVersion's integer
   EXPECT_EQ(T("H100", "570.26").driver_cuda, (Version{12, 8}));
-  auto bad = Target::parse("RTX 9999");
+  auto bad = resolve_target("RTX 9999");
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().what.find("unknown GPU"), std::string::npos);
-  auto ambiguous = Target::parse("A100 80GB");  // two products share these words
+  auto ambiguous = resolve_target("A100 80GB");  // two products share these words
   EXPECT_TRUE(ambiguous || ambiguous.error().what.find("did you mean") != std::string::npos);
-  EXPECT_FALSE(Target::parse("sm_999"));
-  EXPECT_FALSE(Target::parse("H100", "banana"));
-  EXPECT_FALSE(Target::parse("H100", "410.48"));  // older than every release in the catalog
+  EXPECT_FALSE(resolve_target("sm_999"));
+  EXPECT_FALSE(resolve_target("H100", "banana"));
+  EXPECT_FALSE(resolve_target("H100", "410.48"));  // older than every release in the catalog
 }
 
 }  // namespace

@@ -116,11 +116,11 @@ void print_arch_detail(const Catalog& cat, const ArchInfo& a, const Style& st) {
       if (v == ArchVariant::kArchSpecific && !other.has_a) continue;
       if (v == ArchVariant::kFamily && !other.has_f) continue;
       SmTarget s{ImageKind::kSass, other.sm, v};
-      auto f = cat.fit(s, a.cc());
-      if (f.fit == ImageFit::kNative || f.fit == ImageFit::kCompatibleSass)
+      auto f = fit_image(s, a.cc(), std::nullopt, std::nullopt, cat);
+      if (f.fit == Fit::kNative || f.fit == Fit::kCompatibleSass)
         sass.push_back(s.to_string());
       SmTarget p{ImageKind::kPtx, other.sm, v};
-      if (cat.fit(p, a.cc()).fit == ImageFit::kPtxJit) ptx.push_back(p.to_string());
+      if (fit_image(p, a.cc(), std::nullopt, std::nullopt, cat).fit == Fit::kPtxJit) ptx.push_back(p.to_string());
     }
   }
   fmt::print("  runs SASS        {}\n", join(sass));

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "smcompat/report/table.hpp"
+#include "smcompat/util/table.hpp"
 
 namespace smcompat::cli {
 

@@ -28,10 +28,10 @@ bool fails(const ScanReport& r, const std::string& fail_on) {
     if (fail_on == "error" && !f.inventory.errors.empty()) return true;
     if (!f.verdict || !f.verdict->has_device_code) continue;
     const FileVerdict& v = *f.verdict;
-    if (fail_on == "warning" && (!v.resource_warnings.empty() || v.verdict >= Verdict::kPtxJit ||
+    if (fail_on == "warning" && (!v.resource_warnings.empty() || v.verdict >= Fit::kPtxJit ||
                                  v.partial || !f.inventory.errors.empty()))
       return true;
-    if (auto threshold = parse_verdict(fail_on); threshold && v.verdict >= *threshold) return true;
+    if (auto threshold = parse_fit(fail_on); threshold && v.verdict >= *threshold) return true;
   }
   return fail_on == "error" && !r.errors.empty();
 }
@@ -75,7 +75,7 @@ void register_scan(CLI::App& app, Context& ctx) {
     }
     std::string which = !a.gpu.empty() ? a.gpu : a.target;
     if (!which.empty()) {
-      auto t = Target::parse(which, a.driver);
+      auto t = resolve_target(which, a.driver, Catalog::builtin(), a.gpu.empty() ? "--target" : "--gpu");
       if (!t) {
         fmt::print(stderr, "smcompat scan: {}\n", t.error().what);
         ctx.exit_code = kExitError;
@@ -93,13 +93,11 @@ void register_scan(CLI::App& app, Context& ctx) {
       auto probed = probe_system();
       if (probed && probed->status == ProbeStatus::kOk && !probed->devices.empty()) {
         const ProbeDevice& d = probed->devices.front();
-        ComputeCapability cc = d.nvml_cc.value_or(d.cc);  // NVML is not fooled by a masquerade
-        std::string driver =
-            probed->cuda_driver_version ? std::to_string(*probed->cuda_driver_version) : "";
-        if (auto t = Target::parse(cc.to_string(), driver)) {
-          t->label = fmt::format("{} ({}, GPU 0 of this machine)", d.name, cc.to_string());
-          opt.target = *t;
-        }
+        TargetQuery q;
+        q.machine.push_back({d.name, d.true_cc(), d.ordinal});
+        q.machine_cuda = probed->cuda_driver_version;
+        auto resolved = resolve_targets(q);
+        if (!resolved.targets.empty()) opt.target = resolved.targets.front();
       }
     }
     bool show_progress = !a.quiet && isatty(fileno(stderr));

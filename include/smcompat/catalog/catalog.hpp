@@ -83,22 +83,6 @@ struct FamilyInfo {
   std::string source;
 };
 
-/// How one image fits one device.
-enum class ImageFit {
-  kNative,          ///< SASS for exactly this arch
-  kCompatibleSass,  ///< SASS for a lower minor of the same major (or a family member)
-  kPtxJit,          ///< PTX the driver can JIT-compile for this device
-  kUnsupportedPtx,  ///< PTX the device could run, but its ISA is newer than the driver
-  kIncompatible,    ///< cannot run on this device at all
-  kNotLoadable,     ///< LTO-IR: input to nvJitLink, never loaded by the driver
-};
-const char* to_string(ImageFit fit);
-
-struct FitResult {
-  ImageFit fit = ImageFit::kIncompatible;
-  std::string reason;  ///< one sentence, naming the rule
-};
-
 class Catalog {
  public:
   /// The catalog compiled into the library (parsed once, immutable).
@@ -134,11 +118,7 @@ class Catalog {
   /// Members of the family of `f` target `arch` (empty if `arch` has no family).
   const std::vector<int>& family_members(int arch) const;
 
-  /// Where can `image` run? `ptx_isa` is the image's .version (PTX only); `driver_cuda` is the
-  /// CUDA version the driver supports (cuDriverGetVersion), if known.
-  FitResult fit(const SmTarget& image, ComputeCapability device,
-                std::optional<Version> ptx_isa = std::nullopt,
-                std::optional<Version> driver_cuda = std::nullopt) const;
+  // Which images run where (the compatibility rules) is verdict/fit.hpp's fit_image().
 
  private:
   std::vector<ArchInfo> archs_;

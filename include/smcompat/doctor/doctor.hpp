@@ -14,7 +14,7 @@
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/doctor/facts.hpp"
 #include "smcompat/probe/probe.hpp"
-#include "smcompat/report/table.hpp"
+#include "smcompat/util/table.hpp"
 
 namespace smcompat::doctor {
 

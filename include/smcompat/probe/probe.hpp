@@ -60,6 +60,9 @@ struct ProbeDevice {
   /// CUDA and NVML disagree on the compute capability: something (an LD_PRELOAD shim, a patched
   /// library) is masquerading. The driver still loads code for the NVML (true) architecture.
   bool masquerade = false;
+  /// The architecture the driver loads code for: NVML's capability when the two disagree. The
+  /// one rule for "the real compute capability" (scan, doctor and trace use it).
+  ComputeCapability true_cc() const { return masquerade && nvml_cc ? *nvml_cc : cc; }
   int sms = 0;
   uint64_t total_memory = 0;        ///< bytes (cuDeviceTotalMem_v2)
   int smem_per_block = 0;           ///< bytes without opt-in (attribute 8)

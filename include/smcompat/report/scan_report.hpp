@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "smcompat/report/table.hpp"
+#include "smcompat/util/table.hpp"
 #include "smcompat/scan/scan.hpp"
 
 namespace smcompat {
@@ -25,6 +25,6 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
                             const ScanRenderOptions& render);
 
 /// Colour for a verdict (green native/compatible, yellow JIT, red failures).
-std::string styled_verdict(Verdict v, const Style& style);
+std::string styled_verdict(Fit v, const Style& style);
 
 }  // namespace smcompat

@@ -45,7 +45,7 @@ struct PackageSummary {
   std::vector<std::string> lto_targets;
   size_t images = 0;
   size_t errors = 0;
-  std::optional<Verdict> verdict;  ///< worst file verdict among files with device code
+  std::optional<Fit> verdict;  ///< worst file verdict among files with device code
   bool partial = false;            ///< some file has units without an image for the target
   size_t resource_warnings = 0;
 };

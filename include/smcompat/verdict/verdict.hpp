@@ -12,47 +12,21 @@
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/util/result.hpp"
+#include "smcompat/verdict/fit.hpp"
+#include "smcompat/verdict/targets.hpp"
 
 namespace smcompat {
 
-/// Ordered from best to worst.
-enum class Verdict {
-  kNative,          ///< SASS for exactly this architecture
-  kCompatibleSass,  ///< SASS for a lower minor of the same major, or a family member
-  kPtxJit,          ///< only PTX fits: the driver JIT-compiles it at first load
-  kUnsupportedPtx,  ///< only PTX fits, and its ISA is newer than the driver
-  kNoImage,         ///< nothing fits: "no kernel image is available for execution on the device"
-};
-inline constexpr size_t kVerdictCount = 5;
-const char* to_string(
-    Verdict v);  // "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"
-std::optional<Verdict> parse_verdict(std::string_view s);
-inline Verdict worse(Verdict a, Verdict b) { return a > b ? a : b; }
-
-/// The GPU a verdict is for.
-struct Target {
-  ComputeCapability cc;
-  const GpuSpec* gpu = nullptr;         ///< set when given by name
-  std::optional<Version> driver_cuda;   ///< CUDA version the driver supports (PTX ISA check)
-  std::optional<DriverVersion> driver;  ///< driver build, if given as one
-  std::string label;                    ///< "GeForce RTX 5090 (12.0)" or "sm_120 (12.0)"
-
-  /// Parses "RTX 5090", "12.0", "sm_120", "sm_120a" and an optional driver given either as a
-  /// CUDA version ("12.8", "12080") or as a driver build ("570.124.06").
-  static Result<Target> parse(std::string_view gpu_or_arch, std::string_view driver = {},
-                              const Catalog& catalog = Catalog::builtin());
-};
-
 /// How one image fits the target.
 struct ImageVerdict {
-  ImageFit fit = ImageFit::kIncompatible;
+  Fit fit = Fit::kNoImage;
   std::string reason;
 };
 
 /// A unit of loading: a fatbin container (all of its images are alternatives for the same code)
 /// or a standalone image (bare cubin, .cubin or .ptx file).
 struct UnitVerdict {
-  Verdict verdict = Verdict::kNoImage;
+  Fit verdict = Fit::kNoImage;
   std::optional<size_t> chosen;        ///< index into FileInventory::images of the predicted choice
   std::vector<size_t> images;          ///< indices of the unit's images
   bool specialized_elsewhere = false;  ///< nothing fits and every image is an `a`/`f` target for
@@ -75,19 +49,19 @@ struct ResourceWarning {
 };
 
 struct FileVerdict {
-  Verdict verdict = Verdict::kNoImage;  ///< see judge_file() for how units combine
+  Fit verdict = Fit::kNoImage;  ///< see judge_file() for how units combine
   bool partial = false;  ///< some units have no image although the verdict is not no-image
   size_t units_without_image = 0;
   bool has_device_code = false;
   std::vector<ImageVerdict> images;  ///< parallel to FileInventory::images
   std::vector<UnitVerdict> units;
-  std::array<size_t, kVerdictCount> unit_counts{};  ///< units per verdict
+  std::array<size_t, kVerdictFitCount> unit_counts{};  ///< units per verdict
   size_t specialized_elsewhere = 0;  ///< no-image units that are arch-gated specialisations
   size_t prelink_units = 0;          ///< `__nv_relfatbin` containers (units with loadable=false)
   /// How the runtime's JIT link of the pre-link containers would fit (ptx-jit or unsupported-ptx)
   /// when every one of them offers PTX the driver can compile or native SASS; it decides the file
   /// verdict only when no loadable unit fits (the runtime links only then).
-  std::optional<Verdict> jit_link;
+  std::optional<Fit> jit_link;
   bool jit_link_used = false;  ///< the file verdict comes from the JIT link
   std::string jit_link_reason;
   std::vector<ResourceWarning> resource_warnings;

@@ -1,5 +1,5 @@
-// Aligned tables and colour (include/smcompat/report/table.hpp).
-#include "smcompat/report/table.hpp"
+// Aligned tables and colour (include/smcompat/util/table.hpp).
+#include "smcompat/util/table.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,5 @@
-// Terminal output for people: aligned tables and colour that respects NO_COLOR and TTYs.
+// Terminal output for people: aligned tables and colour that respects NO_COLOR and TTYs. In util/
+// so that every layer may use them; the printers themselves live in report/.
 #pragma once
 
 #include <cstdio>

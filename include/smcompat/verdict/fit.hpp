@@ -1,0 +1,61 @@
+// The one fit vocabulary: how device code fits a GPU. scan, doctor, trace and ptx all speak it
+// (predicted from files by the compatibility rules, or observed by trace). One enum, one rank,
+// one string table; adding a value is one edit here and one in fit.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "smcompat/catalog/catalog.hpp"
+
+namespace smcompat {
+
+/// Ordered from best to worst for the first five values, which are what a loading unit, a file,
+/// a package or an observed load can come to; the rest say why nothing is known to run.
+enum class Fit : uint8_t {
+  kNative,          ///< SASS for exactly this architecture
+  kCompatibleSass,  ///< SASS for a lower minor of the same major, or a family member
+  kPtxJit,          ///< only PTX fits: the driver JIT-compiles it at first load
+  kUnsupportedPtx,  ///< PTX the GPU could run, but its ISA is newer than the driver
+  kNoImage,         ///< nothing fits: "no kernel image is available for execution on the device"
+  kNotLoadable,     ///< an LTO-IR image: input to nvJitLink, never loaded by the driver
+  kFailed,          ///< observed (trace): the load call failed
+  kUnknown,         ///< observed (trace): loaded, but the driver reported nothing that tells
+};
+inline constexpr size_t kFitCount = 8;
+/// The values a unit or file verdict takes (kNative .. kNoImage); arrays of counts use this size.
+inline constexpr size_t kVerdictFitCount = 5;
+
+/// "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image", "not-loadable",
+/// "failed", "unknown".
+const char* to_string(Fit fit);
+std::optional<Fit> parse_fit(std::string_view text);
+/// 0 is best. Image-level kNotLoadable ranks with kNoImage (it cannot run); the observed-only
+/// values rank after them.
+int rank(Fit fit);
+inline bool better(Fit a, Fit b) { return rank(a) < rank(b); }
+inline Fit worse(Fit a, Fit b) { return rank(a) >= rank(b) ? a : b; }
+inline Fit best(Fit a, Fit b) { return rank(a) <= rank(b) ? a : b; }
+/// The code can run (native, compatible SASS or PTX JIT).
+inline bool runs(Fit fit) { return rank(fit) <= rank(Fit::kPtxJit); }
+/// What a single image's fit means for the unit holding it (kNotLoadable -> kNoImage).
+Fit as_verdict(Fit image_fit);
+
+struct FitResult {
+  Fit fit = Fit::kNoImage;
+  std::string reason;  ///< one sentence, naming the rule
+};
+
+/// Where can `image` run? The compatibility rules of compatibility-rules.md 1 (SASS within a
+/// major, `a` exact, `f` family, PTX forward) and the PTX ISA check against the driver:
+/// `ptx_isa` is the image's .version (PTX only); `driver_cuda` is the CUDA version the driver
+/// supports (cuDriverGetVersion), if known. Never returns the observed-only values.
+FitResult fit_image(const SmTarget& image, ComputeCapability device,
+                    std::optional<Version> ptx_isa = std::nullopt,
+                    std::optional<Version> driver_cuda = std::nullopt,
+                    const Catalog& catalog = Catalog::builtin());
+
+}  // namespace smcompat
