@@ -45,13 +45,10 @@ int rank(Fit fit) {
   return i < kFits.size() ? kFits[i].rank : 99;
 }
 
-Fit as_verdict(Fit image_fit) {
-  return image_fit == Fit::kNotLoadable ? Fit::kNoImage : image_fit;
-}
+Fit as_verdict(Fit image_fit) { return image_fit == Fit::kNotLoadable ? Fit::kNoImage : image_fit; }
 
-FitResult fit_image(const SmTarget& image, ComputeCapability device,
-                    std::optional<Version> ptx_isa, std::optional<Version> driver_cuda,
-                    const Catalog& catalog) {
+FitResult fit_image(const SmTarget& image, ComputeCapability device, std::optional<Version> ptx_isa,
+                    std::optional<Version> driver_cuda, const Catalog& catalog) {
   const ComputeCapability img = image.cc();
   const std::string name = image.to_string();
   const std::string dev = device.to_string();

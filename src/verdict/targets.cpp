@@ -63,8 +63,8 @@ Result<Target> resolve_target(std::string_view gpu_or_arch, std::string_view dri
             : "; did you mean: " + hint + "?"));
   }
   if (!catalog.arch(cc->arch()))
-    return make_error(fmt::format("{}: compute capability {} is not in the catalog (`smcompat arch`)",
-                                  who, cc->to_string()));
+    return make_error(fmt::format(
+        "{}: compute capability {} is not in the catalog (`smcompat arch`)", who, cc->to_string()));
   t.cc = *cc;
   t.name = t.gpu ? t.gpu->name : "compute capability " + cc->to_string();
   t.label = t.gpu ? fmt::format("{} ({})", t.gpu->name, cc->to_string())

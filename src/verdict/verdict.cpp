@@ -17,24 +17,10 @@ namespace {
 // PTX JIT (higher arch first) > unsupported PTX. Among equal arches a base image is preferred to an
 // a/f one (which of the two the driver prefers is unverified; the verdict is the same).
 int64_t image_rank(const DeviceImage& img, const ImageVerdict& v) {
-  int64_t base = 0;
-  switch (v.fit) {
-    case Fit::kNative:
-      base = 4'000'000;
-      break;
-    case Fit::kCompatibleSass:
-      base = 3'000'000;
-      break;
-    case Fit::kPtxJit:
-      base = 2'000'000;
-      break;
-    case Fit::kUnsupportedPtx:
-      base = 1'000'000;
-      break;
-    default:
-      return -1;
-  }
-  return base + img.target.arch * 10 + (img.target.variant == ArchVariant::kBase ? 1 : 0);
+  if (rank(v.fit) > rank(Fit::kUnsupportedPtx)) return -1;   // cannot be chosen
+  const int64_t by_fit = rank(Fit::kNoImage) - rank(v.fit);  // native 4 ... unsupported PTX 1
+  return by_fit * 1'000'000 + img.target.arch * 10 +
+         (img.target.variant == ArchVariant::kBase ? 1 : 0);
 }
 
 void choose(const FileInventory& inv, const std::vector<ImageVerdict>& iv, UnitVerdict& u) {

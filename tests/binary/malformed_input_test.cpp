@@ -726,7 +726,7 @@ TEST(Malformed, CliReportsErrorsAndExitCodes) {
   EXPECT_EQ(run("scan --json -q " + dir, &out), 0);
   auto j = nlohmann::json::parse(out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << out;
-  EXPECT_EQ(j["schema"], "smcompat.scan/1");
+  EXPECT_EQ(j["schema"], "smcompat.scan/2");
   bool good = false, bad = false;
   for (const auto& f : j["files"]) {
     std::string path = f["path"];

@@ -344,7 +344,7 @@ TEST(ToolkitCensus, CudnnCnnDeep) {
   EXPECT_EQ(entries, 46u);
 }
 
-// The same numbers through the CLI: `smcompat scan --deep --json` (schema smcompat.scan/1).
+// The same numbers through the CLI: `smcompat scan --deep --json` (schema smcompat.scan/2).
 std::string run_cli(const std::string& args, int* rc) {
   std::string cmd = std::string(SMCOMPAT_CLI) + " " + args + " 2>/dev/null";
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -364,7 +364,7 @@ TEST(ToolkitCensus, CliDeepAgrees) {
   auto j = nlohmann::json::parse(run_cli("scan --deep --json -q " + path, &rc), nullptr, false);
   EXPECT_EQ(rc, 0);
   ASSERT_FALSE(j.is_discarded());
-  EXPECT_EQ(j["schema"], "smcompat.scan/1");
+  EXPECT_EQ(j["schema"], "smcompat.scan/2");
   ASSERT_EQ(j["files"].size(), 1u);
   const auto& f = j["files"][0];
   EXPECT_EQ(f["path"], path);

@@ -70,7 +70,7 @@ TEST_F(CliTest, JsonIsValidAndVersioned) {
   CliRun r = run("scan " + dir_.string() + " --gpu 5090 --json");
   ASSERT_EQ(r.code, 0);
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema"], "smcompat.scan/1");
+  EXPECT_EQ(j["schema"], "smcompat.scan/2");
   EXPECT_EQ(j["target"]["gpu"], "GeForce RTX 5090");
   EXPECT_EQ(j["files"].size(), 3u);
   EXPECT_EQ(j["argv"][1], "scan");

@@ -137,7 +137,7 @@ TEST_F(ScanTest, JsonCarriesTheDocumentedFields) {
   opt.target = *resolve_target("sm_120", "12.8");
   ScanReport r = scan_paths({(root_ / "k.fatbin").string()}, opt);
   auto j = scan_to_json(r, opt, {false, false, {"smcompat", "scan"}});
-  EXPECT_EQ(j["schema"], "smcompat.scan/1");
+  EXPECT_EQ(j["schema"], "smcompat.scan/2");
   EXPECT_EQ(j["target"]["cc"], "12.0");
   EXPECT_EQ(j["target"]["driver_cuda"], "12.8");
   ASSERT_EQ(j["files"].size(), 1u);
@@ -152,7 +152,7 @@ TEST_F(ScanTest, JsonCarriesTheDocumentedFields) {
   EXPECT_EQ(f["entries"][0]["section"], "");
   EXPECT_EQ(f["entries"][0]["container_offset"], 0);
   EXPECT_EQ(f["entries"][0]["compression"], "none");
-  EXPECT_EQ(f["entries"][0]["verdict"], "incompatible");
+  EXPECT_EQ(f["entries"][0]["verdict"], "no-image");
   EXPECT_EQ(f["entries"][1]["kind"], "ptx");
   EXPECT_EQ(f["entries"][1]["target"], "compute_90");
   EXPECT_EQ(f["entries"][1]["ptx_version"], "8.5");

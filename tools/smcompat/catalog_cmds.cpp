@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/util/strings.hpp"
+#include "smcompat/verdict/fit.hpp"
 
 namespace smcompat::cli {
 

@@ -54,10 +54,11 @@ void register_scan(CLI::App& app, Context& ctx) {
                   "Driver to judge PTX against: a CUDA version (12.8) or a "
                   "driver build (570.124.06)");
   cmd->add_flag("--deep", a.deep, "Decode every image: kernels, registers, shared memory, stack");
-  cmd->add_flag("--json", a.json, "JSON output (schema smcompat.scan/1, docs/json-schema.md)");
+  cmd->add_flag("--json", a.json, "JSON output (schema smcompat.scan/2, docs/json-schema.md)");
   cmd->add_flag("-v,--verbose", a.verbose, "List every unit and full target lists");
   cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
-  cmd->add_flag("!--no-probe", a.probe, "Without --gpu/--target, do not judge for this machine's GPU");
+  cmd->add_flag("!--no-probe", a.probe,
+                "Without --gpu/--target, do not judge for this machine's GPU");
   cmd->add_option("-j,--jobs", a.jobs, "Threads (default: all cores)");
   cmd->add_option("--fail-on", a.fail_on,
                   "Exit 1 if any file is at or worse than this: no-image, "
@@ -75,7 +76,8 @@ void register_scan(CLI::App& app, Context& ctx) {
     }
     std::string which = !a.gpu.empty() ? a.gpu : a.target;
     if (!which.empty()) {
-      auto t = resolve_target(which, a.driver, Catalog::builtin(), a.gpu.empty() ? "--target" : "--gpu");
+      auto t =
+          resolve_target(which, a.driver, Catalog::builtin(), a.gpu.empty() ? "--target" : "--gpu");
       if (!t) {
         fmt::print(stderr, "smcompat scan: {}\n", t.error().what);
         ctx.exit_code = kExitError;

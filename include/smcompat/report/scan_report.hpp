@@ -1,13 +1,13 @@
 // Rendering of scan reports: aligned text for people, versioned JSON for programs.
-// JSON schema: docs/json-schema.md ("smcompat.scan/1").
+// JSON schema: docs/json-schema.md ("smcompat.scan/2").
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "smcompat/util/table.hpp"
 #include "smcompat/scan/scan.hpp"
+#include "smcompat/util/table.hpp"
 
 namespace smcompat {
 
@@ -17,7 +17,7 @@ struct ScanRenderOptions {
   std::vector<std::string> argv;
 };
 
-inline constexpr const char* kScanSchema = "smcompat.scan/1";
+inline constexpr const char* kScanSchema = "smcompat.scan/2";
 
 std::string render_scan_text(const ScanReport& report, const ScanOptions& options,
                              const ScanRenderOptions& render, const Style& style);

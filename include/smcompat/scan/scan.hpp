@@ -46,7 +46,7 @@ struct PackageSummary {
   size_t images = 0;
   size_t errors = 0;
   std::optional<Fit> verdict;  ///< worst file verdict among files with device code
-  bool partial = false;            ///< some file has units without an image for the target
+  bool partial = false;        ///< some file has units without an image for the target
   size_t resource_warnings = 0;
 };
 

@@ -20,7 +20,7 @@ struct Target {
   std::optional<Version> driver_cuda;   ///< CUDA version the driver supports (PTX ISA check)
   std::optional<DriverVersion> driver;  ///< driver build, if given as one
   std::string label;                    ///< "GeForce RTX 5090 (12.0)" or "sm_120 (12.0)"
-  std::string name;      ///< the GPU's name ("GeForce RTX 5090", "compute capability 12.0")
+  std::string name;            ///< the GPU's name ("GeForce RTX 5090", "compute capability 12.0")
   bool observed = false;       ///< one of this machine's GPUs as the driver reported it
   std::optional<int> ordinal;  ///< its index on this machine when observed
 };
@@ -43,11 +43,11 @@ Result<Target> resolve_target(std::string_view gpu_or_arch, std::string_view dri
 
 /// The targets of one command.
 struct TargetQuery {
-  std::vector<std::string> names;    ///< as typed, in order
-  std::string driver;                ///< as typed, or "" (then `machine_cuda` if known)
-  std::vector<MachineGpu> machine;   ///< this machine's GPUs (observed); judged before `names`
-  std::optional<int> machine_cuda;   ///< cuDriverGetVersion of this machine (12080)
-  std::string flag = "--gpu";        ///< the option the names came from, for errors
+  std::vector<std::string> names;   ///< as typed, in order
+  std::string driver;               ///< as typed, or "" (then `machine_cuda` if known)
+  std::vector<MachineGpu> machine;  ///< this machine's GPUs (observed); judged before `names`
+  std::optional<int> machine_cuda;  ///< cuDriverGetVersion of this machine (12080)
+  std::string flag = "--gpu";       ///< the option the names came from, for errors
   /// Several GPUs of one model are one target (the first of them; observed wins over named).
   bool merge_same_model = true;
 };

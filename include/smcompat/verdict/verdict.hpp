@@ -50,7 +50,7 @@ struct ResourceWarning {
 
 struct FileVerdict {
   Fit verdict = Fit::kNoImage;  ///< see judge_file() for how units combine
-  bool partial = false;  ///< some units have no image although the verdict is not no-image
+  bool partial = false;         ///< some units have no image although the verdict is not no-image
   size_t units_without_image = 0;
   bool has_device_code = false;
   std::vector<ImageVerdict> images;  ///< parallel to FileInventory::images
