@@ -14,6 +14,7 @@
 
 #include "inventory_internal.hpp"
 #include "smcompat/binary/elf.hpp"
+#include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/util/strings.hpp"
 #include "smcompat/util/thread_pool.hpp"
@@ -305,23 +306,9 @@ void walk(ByteView bytes, const std::string& path, const std::string& member,
 }  // namespace
 
 const char* to_string(FileFormat f) {
-  switch (f) {
-    case FileFormat::kUnknown:
-      return "unknown";
-    case FileFormat::kHostElf:
-      return "elf";
-    case FileFormat::kCubin:
-      return "cubin";
-    case FileFormat::kFatbin:
-      return "fatbin";
-    case FileFormat::kPtx:
-      return "ptx";
-    case FileFormat::kArchive:
-      return "ar";
-    case FileFormat::kZip:
-      return "zip";
-  }
-  return "?";
+  static constexpr std::array<const char*, 7> kNames{"unknown", "elf", "cubin", "fatbin",
+                                                     "ptx",     "ar",  "zip"};
+  return enum_name(f, kNames);
 }
 
 FileFormat sniff_format(ByteView bytes, std::string_view name_hint) {
