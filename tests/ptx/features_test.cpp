@@ -179,22 +179,22 @@ TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
     }
     bool spec_ok = true;
     std::string spec_log;
-    if (k && k->verdict == Verdict::kNeedsSpecificTarget && k->specific_target)
+    if (k && k->outcome == KernelCheck::kNeedsSpecificTarget && k->specific_target)
       spec_ok = ptxas_accepts(kernel_ptx(*m, *j.fn, k->specific_target->to_string()),
                               k->specific_target->to_string(), &spec_log);
     std::lock_guard<std::mutex> lock(mu);
     ASSERT_NE(k, nullptr);
-    EXPECT_EQ(k->verdict == Verdict::kRuns, ok)
-        << j.fn->name << " on " << j.target << ": smcompat says " << to_string(k->verdict)
+    EXPECT_EQ(k->outcome == KernelCheck::kRuns, ok)
+        << j.fn->name << " on " << j.target << ": smcompat says " << to_string(k->outcome)
         << ", ptxas " << (ok ? "accepts" : "rejects") << "\n"
         << log;
-    if ((k->verdict == Verdict::kRuns) == ok) ++agreed;
+    if ((k->outcome == KernelCheck::kRuns) == ok) ++agreed;
     EXPECT_TRUE(round_trip_ok) << j.fn->name << " on " << j.target
                                << ": the printed kernel no longer assembles\n"
                                << rt_log;
     round_trips += check_round_trip && round_trip_ok;
     round_trip_candidates += check_round_trip;
-    if (k->verdict == Verdict::kNeedsSpecificTarget) {
+    if (k->outcome == KernelCheck::kNeedsSpecificTarget) {
       ++specific_checked;
       EXPECT_TRUE(spec_ok) << j.fn->name << ": suggested " << k->specific_target->to_string()
                            << " is rejected by ptxas\n"
@@ -225,7 +225,7 @@ TEST_F(FeatureTableTest, FirstUseIsLocated) {
     ASSERT_EQ(k.features.size(), 1u);
     const auto& f = k.features[0];
     EXPECT_EQ(f.first_instruction, "setmaxnreg.inc.sync.aligned.u32");
-    EXPECT_EQ(f.verdict, Verdict::kNeedsSpecificTarget);
+    EXPECT_EQ(f.outcome, KernelCheck::kNeedsSpecificTarget);
     ASSERT_TRUE(f.specific_target);
     EXPECT_EQ(f.specific_target->to_string(), "sm_120f");
     // The line really holds the instruction.

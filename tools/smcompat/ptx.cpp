@@ -50,7 +50,7 @@ json kernel_json(const KernelReport& k) {
   for (const auto& f : k.features) {
     json fj{{"id", f.row->id},
             {"title", f.row->title},
-            {"verdict", to_string(f.verdict)},
+            {"verdict", to_string(f.outcome)},
             {"first_use", loc_json(f.first)},
             {"first_function", f.first_function},
             {"first_instruction", f.first_instruction},
@@ -58,7 +58,7 @@ json kernel_json(const KernelReport& k) {
             {"source", f.row->source}};
     if (f.specific_target) fj["specific_target"] = f.specific_target->to_string();
     if (!f.reason.empty()) fj["reason"] = f.reason;
-    if (f.verdict != Verdict::kRuns && !f.row->strategy.empty()) fj["strategy"] = f.row->strategy;
+    if (f.outcome != KernelCheck::kRuns && !f.row->strategy.empty()) fj["strategy"] = f.row->strategy;
     feats.push_back(std::move(fj));
   }
   json shared = json::array();
@@ -71,10 +71,10 @@ json kernel_json(const KernelReport& k) {
   json res = json::array();
   for (const auto& r : k.resources)
     res.push_back(
-        {{"resource", r.resource}, {"verdict", to_string(r.verdict)}, {"reason", r.reason}});
+        {{"resource", r.resource}, {"verdict", to_string(r.outcome)}, {"reason", r.reason}});
   json j{{"name", k.name},
          {"declared_at", loc_json(k.loc)},
-         {"verdict", to_string(k.verdict)},
+         {"verdict", to_string(k.outcome)},
          {"features", std::move(feats)},
          {"shared_memory",
           {{"static_bytes", k.static_smem},
@@ -100,12 +100,12 @@ json source_json(const PtxSource& s) {
   return j;
 }
 
-std::string colour_verdict(const Style& st, Verdict v) {
+std::string colour_verdict(const Style& st, KernelCheck v) {
   std::string s = to_string(v);
   switch (v) {
-    case Verdict::kRuns:
+    case KernelCheck::kRuns:
       return st.green(s);
-    case Verdict::kNeedsSpecificTarget:
+    case KernelCheck::kNeedsSpecificTarget:
       return st.yellow(s);
     default:
       return st.red(s);
@@ -132,7 +132,7 @@ int run_check(const CheckOptions& o, Context& ctx) {
   json inputs = json::array();
   std::map<std::string, size_t> by_verdict;
   size_t images = 0, kernels = 0, errors = 0;
-  Verdict worst = Verdict::kRuns;
+  KernelCheck worst = KernelCheck::kRuns;
   for (const auto& file : o.files) {
     auto r = for_each_ptx(
         file,
@@ -151,11 +151,11 @@ int run_check(const CheckOptions& o, Context& ctx) {
             return;
           }
           auto rep = analyze(*m, *target, ao);
-          worst = std::max(worst, rep.verdict);
-          std::map<Verdict, size_t> counts;
+          worst = std::max(worst, rep.outcome);
+          std::map<KernelCheck, size_t> counts;
           for (const auto& k : rep.kernels) {
-            ++counts[k.verdict];
-            ++by_verdict[to_string(k.verdict)];
+            ++counts[k.outcome];
+            ++by_verdict[to_string(k.outcome)];
           }
           kernels += rep.kernels.size();
           if (o.json) {
@@ -163,7 +163,7 @@ int run_check(const CheckOptions& o, Context& ctx) {
             j["ptx_version"] = rep.ptx_version.to_string();
             j["ptx_target"] = rep.ptx_target;
             j["notes"] = rep.notes;
-            j["verdict"] = to_string(rep.verdict);
+            j["verdict"] = to_string(rep.outcome);
             j["kernels"] = json::array();
             for (const auto& k : rep.kernels) j["kernels"].push_back(kernel_json(k));
             inputs.push_back(std::move(j));
@@ -179,17 +179,17 @@ int run_check(const CheckOptions& o, Context& ctx) {
           for (const auto& n : rep.notes) fmt::print("  {} {}\n", st.dim("note:"), n);
           bool show_all = o.all || !src.embedded;
           for (const auto& k : rep.kernels) {
-            if (!show_all && k.verdict == Verdict::kRuns) continue;
+            if (!show_all && k.outcome == KernelCheck::kRuns) continue;
             std::string extra;
             if (k.specific_target)
               extra = fmt::format(" (builds for {})", k.specific_target->to_string());
             fmt::print("  {}  line {}  {}{}\n", st.bold(k.name), k.loc.line,
-                       colour_verdict(st, k.verdict), extra);
+                       colour_verdict(st, k.outcome), extra);
             Table t({"feature", "first use", "uses", "verdict", "why"});
             for (const auto& f : k.features)
               t.add_row({f.row->id,
                          fmt::format("{} {}", fmt_loc(f.first), f.first_instruction.substr(0, 40)),
-                         std::to_string(f.count), colour_verdict(st, f.verdict),
+                         std::to_string(f.count), colour_verdict(st, f.outcome),
                          f.reason.empty() ? "" : f.reason});
             if (!t.empty()) fmt::print("{}", t.render(st, "    "));
             std::string smem = fmt::format("shared memory: {} bytes static", k.static_smem);
@@ -203,9 +203,9 @@ int run_check(const CheckOptions& o, Context& ctx) {
               fmt::print("    cluster: {}x{}x{}\n", (*k.cluster_dims)[0], (*k.cluster_dims)[1],
                          (*k.cluster_dims)[2]);
             for (const auto& r : k.resources)
-              fmt::print("    {}: {} {}\n", r.resource, colour_verdict(st, r.verdict), r.reason);
+              fmt::print("    {}: {} {}\n", r.resource, colour_verdict(st, r.outcome), r.reason);
             for (const auto& f : k.features)
-              if (f.verdict != Verdict::kRuns && !f.row->strategy.empty())
+              if (f.outcome != KernelCheck::kRuns && !f.row->strategy.empty())
                 fmt::print("    {} {}: {}\n", st.dim("strategy"), f.row->id, f.row->strategy);
           }
         },
@@ -250,7 +250,7 @@ int run_check(const CheckOptions& o, Context& ctx) {
                    target->to_string())));
   }
   if (images == 0 || (errors > 0 && kernels == 0)) return kExitError;
-  return worst == Verdict::kRuns ? kExitOk : kExitFindings;
+  return worst == KernelCheck::kRuns ? kExitOk : kExitFindings;
 }
 
 // ---------------------------------------------------------------- retarget
@@ -408,7 +408,7 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
         if (!o.kernel.empty() && k.name != o.kernel) continue;
         ++shown;
         for (const auto& r : k.resources)
-          if (r.resource == "shared memory" && r.verdict != Verdict::kRuns) over = true;
+          if (r.resource == "shared memory" && r.outcome != KernelCheck::kRuns) over = true;
         if (o.json) {
           json j = kernel_json(k);
           j["input"] = source_json(src);
@@ -434,7 +434,7 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
         fmt::print("\n");
         for (const auto& r : k.resources)
           if (r.resource == "shared memory")
-            fmt::print("  {} {}\n", colour_verdict(st, r.verdict), r.reason);
+            fmt::print("  {} {}\n", colour_verdict(st, r.outcome), r.reason);
       }
     });
     if (!r.ok()) {
