@@ -74,7 +74,6 @@ bool all_words_in(std::string_view query, std::string_view name) {
 
 }  // namespace
 
-
 bool ArchInfo::has_feature(std::string_view feature, ArchVariant variant) const {
   auto in = [&](const std::vector<std::string>& v) {
     return std::find(v.begin(), v.end(), feature) != v.end();
