@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <string>
+#include <utility>
 
 #include "lexer_impl.inc"  // Lexer::next(), inlined into the parser
 #include "smcompat/ptx/module.hpp"
@@ -51,6 +52,21 @@ bool is_type(std::string_view t) {
   return type_size(t) != 0 || t == ".pred" || t == ".texref" || t == ".samplerref" ||
          t == ".surfref";
 }
+
+// Performance-tuning and cluster directives (PTX ISA 9.0 "Directives"), by what they take.
+template <class Field>
+using DirectiveField = std::pair<std::string_view, Field PerfDirectives::*>;
+constexpr DirectiveField<std::optional<std::array<uint32_t, 3>>> kDimsDirectives[] = {
+    {".maxntid", &PerfDirectives::maxntid},
+    {".reqntid", &PerfDirectives::reqntid},
+    {".reqnctapercluster", &PerfDirectives::reqnctapercluster}};
+constexpr DirectiveField<std::optional<uint32_t>> kNumberDirectives[] = {
+    {".minnctapersm", &PerfDirectives::minnctapersm},
+    {".maxnreg", &PerfDirectives::maxnreg},
+    {".maxclusterrank", &PerfDirectives::maxclusterrank}};
+constexpr DirectiveField<bool> kFlagDirectives[] = {
+    {".explicitcluster", &PerfDirectives::explicitcluster},
+    {".noreturn", &PerfDirectives::noreturn}};
 
 template <class T>
 bool parse_uint(std::string_view s, T& out) {
@@ -415,22 +431,12 @@ class Parser {
       };
       const auto& d = item.directive;
       bool ok = true;
-      if (d == ".maxntid")
-        ok = dims(fn.perf.maxntid);
-      else if (d == ".reqntid")
-        ok = dims(fn.perf.reqntid);
-      else if (d == ".reqnctapercluster")
-        ok = dims(fn.perf.reqnctapercluster);
-      else if (d == ".minnctapersm")
-        ok = one(fn.perf.minnctapersm);
-      else if (d == ".maxnreg")
-        ok = one(fn.perf.maxnreg);
-      else if (d == ".maxclusterrank")
-        ok = one(fn.perf.maxclusterrank);
-      else if (d == ".explicitcluster")
-        fn.perf.explicitcluster = true;
-      else if (d == ".noreturn")
-        fn.perf.noreturn = true;
+      for (const auto& [name, field] : kDimsDirectives)
+        if (d == name) ok = dims(fn.perf.*field);
+      for (const auto& [name, field] : kNumberDirectives)
+        if (d == name) ok = one(fn.perf.*field);
+      for (const auto& [name, field] : kFlagDirectives)
+        if (d == name) fn.perf.*field = true;
       if (!ok) return false;
       fn.perf.items.push_back(item);
     }

@@ -110,17 +110,23 @@ TEST(FeatureTable, BuiltinTableLoadsAndEveryRowCitesItsSource) {
 
 TEST(FeatureTable, AvailabilityModel) {
   const auto& t = FeatureTable::builtin();
-  auto av = [&](const char* id, const char* target) {
-    return FeatureTable::availability(*t.find(id), *SmTarget::parse(target));
+  // Per row: {target, availability} pairs.
+  using On = std::initializer_list<std::pair<const char*, Availability>>;
+  auto expect = [&](const char* id, On on) {
+    const FeatureRow* row = t.find(id);
+    ASSERT_NE(row, nullptr) << id;
+    for (const auto& [target, want] : on)
+      EXPECT_EQ(FeatureTable::availability(*row, *SmTarget::parse(target)), want)
+          << id << " on " << target;
   };
-  EXPECT_EQ(av("setmaxnreg", "sm_120"), Availability::kNeedsFamily);
-  EXPECT_EQ(av("setmaxnreg", "sm_120a"), Availability::kAvailable);
-  EXPECT_EQ(av("setmaxnreg", "sm_90"), Availability::kNeedsArchSpecific);
-  EXPECT_EQ(av("wgmma", "sm_100a"), Availability::kUnavailable);
-  EXPECT_EQ(av("tcgen05", "sm_120a"), Availability::kUnavailable);
-  EXPECT_EQ(av("tcgen05", "sm_103f"), Availability::kAvailable);
-  EXPECT_EQ(av("cp_async", "sm_86"), Availability::kAvailable);
-  EXPECT_EQ(av("cluster_dims", "sm_89"), Availability::kUnavailable);
+  expect("setmaxnreg", {{"sm_120", Availability::kNeedsFamily},
+                        {"sm_120a", Availability::kAvailable},
+                        {"sm_90", Availability::kNeedsArchSpecific}});
+  expect("wgmma", {{"sm_100a", Availability::kUnavailable}});
+  expect("tcgen05",
+         {{"sm_120a", Availability::kUnavailable}, {"sm_103f", Availability::kAvailable}});
+  expect("cp_async", {{"sm_86", Availability::kAvailable}});
+  expect("cluster_dims", {{"sm_89", Availability::kUnavailable}});
 }
 
 TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
