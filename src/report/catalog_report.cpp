@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <iterator>
+#include <utility>
 
 #include "smcompat/verdict/fit.hpp"
 
@@ -17,9 +18,6 @@ using json = nlohmann::json;
 template <class T>
 json or_null(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
-}
-json version_or_null(const std::optional<Version>& v) {
-  return v ? json(v->to_string()) : json(nullptr);
 }
 
 std::string opt_num(const std::optional<double>& v) {
@@ -67,47 +65,48 @@ void images_that_run(const Catalog& cat, const ArchInfo& a, std::vector<std::str
 }  // namespace
 
 json gpu_json(const GpuSpec& g) {
-  return {{"name", g.name},
-          {"aliases", g.aliases},
-          {"cc", g.cc.to_string()},
-          {"sms", g.sms},
-          {"memory", g.memory},
-          {"peak_tflops", g.peak_tflops},
-          {"tags", g.tags},
-          {"source", g.source},
-          {"boost_mhz", or_null(g.boost_mhz)},
-          {"tensor_mhz", or_null(g.tensor_mhz)},
-          {"memory_gib", or_null(g.memory_gib)},
-          {"bus_width_bits", or_null(g.bus_width_bits)},
-          {"bandwidth_gbs", or_null(g.bandwidth_gbs)},
-          {"l2_mb", or_null(g.l2_mb)},
-          {"nvlink_gbs", or_null(g.nvlink_gbs)}};
+  json j{{"name", g.name}, {"aliases", g.aliases}, {"cc", g.cc.to_string()},
+         {"sms", g.sms},   {"memory", g.memory},   {"peak_tflops", g.peak_tflops},
+         {"tags", g.tags}, {"source", g.source}};
+  // Optional figures are null when the catalog does not know them.
+  for (auto [key, field] : {std::pair{"boost_mhz", &GpuSpec::boost_mhz},
+                            {"tensor_mhz", &GpuSpec::tensor_mhz},
+                            {"bus_width_bits", &GpuSpec::bus_width_bits}})
+    j[key] = or_null(g.*field);
+  for (auto [key, field] : {std::pair{"memory_gib", &GpuSpec::memory_gib},
+                            {"bandwidth_gbs", &GpuSpec::bandwidth_gbs},
+                            {"l2_mb", &GpuSpec::l2_mb},
+                            {"nvlink_gbs", &GpuSpec::nvlink_gbs}})
+    j[key] = or_null(g.*field);
+  return j;
 }
 
 json arch_json(const ArchInfo& a) {
   json variants = json::array();
   if (a.has_a) variants.push_back("a");
   if (a.has_f) variants.push_back("f");
-  return {{"sm", a.sm},
-          {"cc", a.cc().to_string()},
-          {"name", a.name},
-          {"variants", variants},
-          {"smem_per_sm", or_null(a.smem_per_sm)},
-          {"smem_per_block_optin", or_null(a.smem_per_block_optin)},
-          {"reserved_smem_per_block", a.reserved_smem_per_block},
-          {"threads_per_sm", or_null(a.threads_per_sm)},
-          {"blocks_per_sm", or_null(a.blocks_per_sm)},
-          {"regs_per_sm", a.regs_per_sm},
-          {"max_regs_per_thread", a.max_regs_per_thread},
-          {"features", a.features},
-          {"a_features", a.a_features},
-          {"f_features", a.f_features},
-          {"first_cuda", version_or_null(a.first_cuda)},
-          {"last_cuda", version_or_null(a.last_cuda)},
-          {"min_ptx_isa", version_or_null(a.min_ptx_isa)},
-          {"tags", a.tags},
-          {"notes", a.notes},
-          {"source", a.source}};
+  json j{{"sm", a.sm},     {"name", a.name},   {"cc", a.cc().to_string()}, {"variants", variants},
+         {"tags", a.tags}, {"notes", a.notes}, {"source", a.source}};
+  // Per-thread and per-SM limits; the catalog always knows the register ones.
+  for (auto [key, value] : {std::pair{"reserved_smem_per_block", a.reserved_smem_per_block},
+                            {"regs_per_sm", a.regs_per_sm},
+                            {"max_regs_per_thread", a.max_regs_per_thread}})
+    j[key] = value;
+  // Features by the targets that may use them (base, `a`, `f`).
+  for (auto [key, field] : {std::pair{"features", &ArchInfo::features},
+                            {"a_features", &ArchInfo::a_features},
+                            {"f_features", &ArchInfo::f_features}})
+    j[key] = a.*field;
+  for (auto [key, field] : {std::pair{"smem_per_sm", &ArchInfo::smem_per_sm},
+                            {"smem_per_block_optin", &ArchInfo::smem_per_block_optin},
+                            {"threads_per_sm", &ArchInfo::threads_per_sm},
+                            {"blocks_per_sm", &ArchInfo::blocks_per_sm}})
+    j[key] = or_null(a.*field);
+  for (auto [key, field] : {std::pair{"first_cuda", &ArchInfo::first_cuda},
+                            {"last_cuda", &ArchInfo::last_cuda},
+                            {"min_ptx_isa", &ArchInfo::min_ptx_isa}})
+    j[key] = a.*field ? json((a.*field)->to_string()) : json(nullptr);
+  return j;
 }
 
 json gpus_json(const std::vector<const GpuSpec*>& gpus) {

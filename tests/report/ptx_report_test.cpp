@@ -103,35 +103,26 @@ ptx::RetargetResult retarget_result(bool ok) {
 
 TEST(PtxReport, ModuleText) {
   auto rep = module_report();
+  // The kernel that does not run, shown either way.
+  const std::string ws = R"txt(  note: the PTX targets sm_90a (arch-specific)
+  ws  line 4  unavailable (builds for sm_120f)
+    feature     first use                             uses  verdict                why
+    setmaxnreg  10:2 setmaxnreg.inc.sync.aligned.u32  2     needs-specific-target  needs sm_120f
+    wgmma       12:2 wgmma.fence.sync.aligned         1     unavailable            no wgmma on sm_120
+    shared memory: 49152 bytes static, opt-in limit 101376 on sm_120, room for 52224 bytes dynamic
+    cluster: 2x1x1
+    shared memory: exceeds-resources 49152 bytes static is above the 48 KiB static limit
+    cluster: runs a note
+    strategy setmaxnreg: drop it
+)txt";
   EXPECT_EQ(
       render_ptx_module_text(embedded_source(), rep, false, Style::plain()),
-      R"txt(lib.so@0x1234 (compute_90a)  PTX 8.0 .target sm_90a  2 kernels: 1 runs, 1 unavailable
-  note: the PTX targets sm_90a (arch-specific)
-  ws  line 4  unavailable (builds for sm_120f)
-    feature     first use                             uses  verdict                why
-    setmaxnreg  10:2 setmaxnreg.inc.sync.aligned.u32  2     needs-specific-target  needs sm_120f
-    wgmma       12:2 wgmma.fence.sync.aligned         1     unavailable            no wgmma on sm_120
-    shared memory: 49152 bytes static, opt-in limit 101376 on sm_120, room for 52224 bytes dynamic
-    cluster: 2x1x1
-    shared memory: exceeds-resources 49152 bytes static is above the 48 KiB static limit
-    cluster: runs a note
-    strategy setmaxnreg: drop it
-)txt");
+      "lib.so@0x1234 (compute_90a)  PTX 8.0 .target sm_90a  2 kernels: 1 runs, 1 unavailable\n" +
+          ws);
   EXPECT_EQ(render_ptx_module_text(file_source(), rep, true, Style::plain()),
-            R"txt(k.ptx  PTX 8.0 .target sm_90a  2 kernels: 1 runs, 1 unavailable
-  note: the PTX targets sm_90a (arch-specific)
-  ws  line 4  unavailable (builds for sm_120f)
-    feature     first use                             uses  verdict                why
-    setmaxnreg  10:2 setmaxnreg.inc.sync.aligned.u32  2     needs-specific-target  needs sm_120f
-    wgmma       12:2 wgmma.fence.sync.aligned         1     unavailable            no wgmma on sm_120
-    shared memory: 49152 bytes static, opt-in limit 101376 on sm_120, room for 52224 bytes dynamic
-    cluster: 2x1x1
-    shared memory: exceeds-resources 49152 bytes static is above the 48 KiB static limit
-    cluster: runs a note
-    strategy setmaxnreg: drop it
-  plain  line 20  runs
-    shared memory: 0 bytes static
-)txt");
+            "k.ptx  PTX 8.0 .target sm_90a  2 kernels: 1 runs, 1 unavailable\n" + ws +
+                "  plain  line 20  runs\n"
+                "    shared memory: 0 bytes static\n");
 }
 
 TEST(PtxReport, ParseErrorAndSummaryText) {
@@ -351,38 +342,25 @@ TEST(PtxReport, RetargetJson) {
   "schema": "smcompat.ptx-retarget/1",
   "to": "sm_120"
 })json"));
+  // Written to -o and verified: the path instead of the PTX, and ptxas's verdict.
+  json written = j;
+  written["output"] = "out.ptx";
+  written.erase("ptx");
+  written["ptxas"] = {{"log", ""}, {"verified", true}};
   o.written = "out.ptx";
   o.verify_requested = true;
   o.verified = ptx::PtxasOutcome{true, 0, ""};
-  j = ptx_retarget_json(o, {"smcompat"});
-  j.erase("tool_version");
-  EXPECT_EQ(j, json::parse(R"json({
-  "argv": ["smcompat"],
-  "blockers": [],
-  "input": "k.ptx",
-  "intact_alternative": "sm_120f",
-  "ok": true,
-  "output": "out.ptx",
-  "ptxas": {"log": "", "verified": true},
-  "rewrites": [
-    {
-      "after": ".version 8.7",
-      "at": {"column": 1, "line": 1},
-      "before": ".version 8.0",
-      "function": "",
-      "kind": "version"
-    },
-    {
-      "after": "",
-      "at": {"column": 2, "line": 10},
-      "before": "setmaxnreg.inc",
-      "function": "ws",
-      "kind": "drop-setmaxnreg"
-    }
-  ],
-  "schema": "smcompat.ptx-retarget/1",
-  "to": "sm_120"
-})json"));
+  json j2 = ptx_retarget_json(o, {"smcompat"});
+  j2.erase("tool_version");
+  EXPECT_EQ(j2, written);
+  // Refused: not ok, the blocker, and no PTX.
+  auto blocked = retarget_result(false);
+  json jb = ptx_retarget_json({"k.ptx", blocked.to, &blocked}, {"smcompat"});
+  EXPECT_EQ(jb["ok"], false);
+  EXPECT_FALSE(jb.contains("ptx"));
+  EXPECT_EQ(jb["blockers"],
+            json::parse(R"json([{"at": {"column": 2, "line": 12}, "feature": "wgmma",
+    "kernel": "ws", "reason": "no wgmma on sm_120", "strategy": "use mma.sync"}])json"));
 }
 
 TEST(PtxReport, Budget) {
@@ -399,32 +377,15 @@ TEST(PtxReport, Budget) {
   json kernels = json::array();
   kernels.push_back(ptx_budget_kernel_json(file_source(), rep.kernels[1]));
   json j = ptx_budget_json(rep.target, kernels, {"smcompat"});
+  EXPECT_EQ(j["tool_version"], SMCOMPAT_VERSION);
   j.erase("tool_version");
-  EXPECT_EQ(j, json::parse(R"json({
-  "argv": ["smcompat"],
-  "kernels": [
-    {
-      "cluster_dims": null,
-      "declared_at": {"column": 1, "line": 20},
-      "features": [],
-      "input": {"file": "k.ptx", "image": null, "member": ""},
-      "maxnreg": null,
-      "name": "plain",
-      "resources": [],
-      "shared_memory": {
-        "declarations": [],
-        "dynamic": false,
-        "dynamic_room": null,
-        "optin_limit": null,
-        "static_bytes": 0
-      },
-      "specific_target": null,
-      "verdict": "runs"
-    }
-  ],
-  "schema": "smcompat.ptx-budget/1",
-  "target": "sm_120"
-})json"));
+  // The kernel as in `ptx check` (exact in CheckJson), with where it was read.
+  json kernel = ptx_kernel_json(rep.kernels[1]);
+  kernel["input"] = json::parse(R"json({"file": "k.ptx", "member": "", "image": null})json");
+  EXPECT_EQ(j, (json{{"schema", "smcompat.ptx-budget/1"},
+                     {"argv", json::array({"smcompat"})},
+                     {"target", "sm_120"},
+                     {"kernels", json::array({kernel})}}));
 }
 
 TEST(PtxReport, StyledCheckColours) {
