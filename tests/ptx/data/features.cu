@@ -6,11 +6,14 @@
 
 #define SMEM_ADDR(p) static_cast<uint32_t>(__cvta_generic_to_shared(p))
 
-// The destination of a bulk copy (`n` bytes of shared memory) and its mbarrier.
-#define BULK_BUFFERS(n)   \
-  __shared__ __align__(n) \
-  uint8_t buf[n];         \
-  __shared__ __align__(8) uint64_t bar
+// A bulk copy into `n` bytes of shared memory completing on an mbarrier (`bar`): `ptx` takes the
+// buffer as %0, then the operands that follow.
+#define FEAT_BULK_COPY(name, params, n, ptx, ...)                    \
+  extern "C" __global__ void name params {                           \
+    __shared__ __align__(n) uint8_t buf[n];                          \
+    __shared__ __align__(8) uint64_t bar;                            \
+    asm volatile(ptx ::"r"(SMEM_ADDR(buf)), __VA_ARGS__ : "memory"); \
+  }
 
 // mma.sync with four f32 accumulators: D and C in %0-%3, A in %4, B in %5; the block-scaled forms
 // take the scale in %6.
@@ -78,39 +81,22 @@ extern "C" __global__ void feat_tensormap_cp_fenceproxy(uint64_t gaddr) {
 extern "C" __global__ void feat_fence_proxy_tensormap(uint64_t gaddr) {
   asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gaddr) : "memory");
 }
-extern "C" __global__ void feat_cp_async_bulk(const void* src) {
-  BULK_BUFFERS(16);
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, [%2];" ::
-          "r"(SMEM_ADDR(buf)),
-      "l"(src), "r"(SMEM_ADDR(&bar))
-      : "memory");
-}
-extern "C" __global__ void feat_cp_async_bulk_tensor(const void* tmap, int c0) {
-  BULK_BUFFERS(128);
-  asm volatile(
-      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, "
-      "{%2}], [%3];" ::"r"(SMEM_ADDR(buf)),
-      "l"(tmap), "r"(c0), "r"(SMEM_ADDR(&bar))
-      : "memory");
-}
-extern "C" __global__ void feat_cp_async_bulk_multicast(const void* src, uint16_t mask) {
-  BULK_BUFFERS(16);
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
-      "[%1], 16, [%2], %3;" ::"r"(SMEM_ADDR(buf)),
-      "l"(src), "r"(SMEM_ADDR(&bar)), "h"(mask)
-      : "memory");
-}
-extern "C" __global__ void feat_cp_async_bulk_tensor_multicast(const void* tmap, int c0,
-                                                               uint16_t mask) {
-  BULK_BUFFERS(128);
-  asm volatile(
-      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::"
-      "cluster [%0], [%1, {%2}], [%3], %4;" ::"r"(SMEM_ADDR(buf)),
-      "l"(tmap), "r"(c0), "r"(SMEM_ADDR(&bar)), "h"(mask)
-      : "memory");
-}
+FEAT_BULK_COPY(feat_cp_async_bulk, (const void* src), 16,
+               "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, "
+               "[%2];",
+               "l"(src), "r"(SMEM_ADDR(&bar)))
+FEAT_BULK_COPY(feat_cp_async_bulk_tensor, (const void* tmap, int c0), 128,
+               "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+               "[%0], [%1, {%2}], [%3];",
+               "l"(tmap), "r"(c0), "r"(SMEM_ADDR(&bar)))
+FEAT_BULK_COPY(feat_cp_async_bulk_multicast, (const void* src, uint16_t mask), 16,
+               "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::"
+               "cluster [%0], [%1], 16, [%2], %3;",
+               "l"(src), "r"(SMEM_ADDR(&bar)), "h"(mask))
+FEAT_BULK_COPY(feat_cp_async_bulk_tensor_multicast, (const void* tmap, int c0, uint16_t mask), 128,
+               "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes."
+               "multicast::cluster [%0], [%1, {%2}], [%3], %4;",
+               "l"(tmap), "r"(c0), "r"(SMEM_ADDR(&bar)), "h"(mask))
 extern "C" __global__ void feat_mbarrier_init() {
   __shared__ __align__(8) uint64_t bar;
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(SMEM_ADDR(&bar)) : "memory");
