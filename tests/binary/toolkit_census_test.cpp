@@ -239,6 +239,8 @@ struct HeaderCase {
   Counts containers, kinds, compression;
   Counts container_bytes;  // [readelf] section size, for sections the containers cover exactly
   void (*more)(const Census&) = nullptr;  // what else is peculiar to this library
+
+  friend void PrintTo(const HeaderCase& c, std::ostream* os) { *os << c.lib; }
 };
 
 const HeaderCase kHeaderCases[] = {
@@ -367,6 +369,8 @@ struct DeepCase {
   std::string lib;
   uint64_t file_size;
   DeepTotals want;
+
+  friend void PrintTo(const DeepCase& c, std::ostream* os) { *os << c.lib; }
 };
 
 const DeepCase kDeepCases[] = {
