@@ -12,6 +12,7 @@
 
 #include "decode_internal.hpp"
 #include "smcompat/binary/elf.hpp"
+#include "smcompat/util/enum_names.hpp"
 
 namespace smcompat {
 
@@ -29,15 +30,8 @@ ZSTD_DCtx* thread_dctx() {
 }  // namespace
 
 const char* to_string(Compression c) {
-  switch (c) {
-    case Compression::kNone:
-      return "none";
-    case Compression::kZstd:
-      return "zstd";
-    case Compression::kLz4:
-      return "lz4";
-  }
-  return "?";
+  static constexpr std::array<const char*, 3> kNames{"none", "zstd", "lz4"};
+  return enum_name(c, kNames);
 }
 
 bool fatbin_sniff(ByteView bytes) { return bytes.read_or_zero<uint32_t>(0) == kFatbinMagic; }

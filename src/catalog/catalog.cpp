@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <utility>
 
 #include "smcompat/util/strings.hpp"
 
@@ -74,7 +76,6 @@ bool all_words_in(std::string_view query, std::string_view name) {
 
 }  // namespace
 
-
 bool ArchInfo::has_feature(std::string_view feature, ArchVariant variant) const {
   auto in = [&](const std::vector<std::string>& v) {
     return std::find(v.begin(), v.end(), feature) != v.end();
@@ -113,19 +114,25 @@ Result<Catalog> Catalog::from_json(std::string_view json_text) {
       if (auto k = opt_num<uint32_t>(a, "smem_per_sm_kib")) info.smem_per_sm = *k * 1024;
       if (auto k = opt_num<uint32_t>(a, "smem_per_block_optin_kib"))
         info.smem_per_block_optin = *k * 1024;
-      info.reserved_smem_per_block = a.value("reserved_smem_per_block", 0u);
-      info.threads_per_sm = opt_num<uint32_t>(a, "threads_per_sm");
-      info.blocks_per_sm = opt_num<uint32_t>(a, "blocks_per_sm");
-      info.regs_per_sm = a.value("regs_per_sm", 65536u);
-      info.regs_per_block = a.value("regs_per_block", 65536u);
-      info.max_regs_per_thread = a.value("max_regs_per_thread", 255u);
-      info.features = str_list(a, "features");
-      info.a_features = str_list(a, "a_features");
-      info.f_features = str_list(a, "f_features");
-      info.first_cuda = opt_version(a, "first_cuda");
-      info.first_cuda_f = opt_version(a, "first_cuda_f");
-      info.last_cuda = opt_version(a, "last_cuda");
-      info.min_ptx_isa = opt_version(a, "min_ptx_isa");
+      // Limits with a value every architecture shares when the row leaves them out.
+      for (auto [key, field, fallback] :
+           {std::tuple{"reserved_smem_per_block", &ArchInfo::reserved_smem_per_block, 0u},
+            {"regs_per_sm", &ArchInfo::regs_per_sm, 65536u},
+            {"regs_per_block", &ArchInfo::regs_per_block, 65536u},
+            {"max_regs_per_thread", &ArchInfo::max_regs_per_thread, 255u}})
+        info.*field = a.value(key, fallback);
+      for (auto [key, field] : {std::pair{"threads_per_sm", &ArchInfo::threads_per_sm},
+                                {"blocks_per_sm", &ArchInfo::blocks_per_sm}})
+        info.*field = opt_num<uint32_t>(a, key);
+      for (auto [key, field] : {std::pair{"features", &ArchInfo::features},
+                                {"a_features", &ArchInfo::a_features},
+                                {"f_features", &ArchInfo::f_features}})
+        info.*field = str_list(a, key);
+      for (auto [key, field] : {std::pair{"first_cuda", &ArchInfo::first_cuda},
+                                {"first_cuda_f", &ArchInfo::first_cuda_f},
+                                {"last_cuda", &ArchInfo::last_cuda},
+                                {"min_ptx_isa", &ArchInfo::min_ptx_isa}})
+        info.*field = opt_version(a, key);
       info.tags = opt_str(a, "tags");
       info.notes = opt_str(a, "notes");
       info.source = a.at("source").get<std::string>();
@@ -167,14 +174,17 @@ Result<Catalog> Catalog::from_json(std::string_view json_text) {
       if (!cc) return make_error("catalog: bad cc for GPU " + spec.name);
       spec.cc = *cc;
       spec.sms = g.at("sms").get<int>();
-      spec.boost_mhz = opt_num<int>(g, "boost_mhz");
-      spec.tensor_mhz = opt_num<int>(g, "tensor_mhz");
       spec.memory = opt_str(g, "memory");
-      spec.memory_gib = opt_num<double>(g, "memory_gib");
-      spec.bus_width_bits = opt_num<int>(g, "bus_width_bits");
-      spec.bandwidth_gbs = opt_num<double>(g, "bandwidth_gbs");
-      spec.l2_mb = opt_num<double>(g, "l2_mb");
-      spec.nvlink_gbs = opt_num<double>(g, "nvlink_gbs");
+      // Optional figures (clocks, memory, bandwidths): absent when the sources do not give them.
+      for (auto [key, field] : {std::pair{"boost_mhz", &GpuSpec::boost_mhz},
+                                {"tensor_mhz", &GpuSpec::tensor_mhz},
+                                {"bus_width_bits", &GpuSpec::bus_width_bits}})
+        spec.*field = opt_num<int>(g, key);
+      for (auto [key, field] : {std::pair{"memory_gib", &GpuSpec::memory_gib},
+                                {"bandwidth_gbs", &GpuSpec::bandwidth_gbs},
+                                {"l2_mb", &GpuSpec::l2_mb},
+                                {"nvlink_gbs", &GpuSpec::nvlink_gbs}})
+        spec.*field = opt_num<double>(g, key);
       if (g.contains("peak_tflops"))
         for (const auto& [k, v] : g["peak_tflops"].items()) spec.peak_tflops[k] = v.get<double>();
       spec.tags = opt_str(g, "tags");

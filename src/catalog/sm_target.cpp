@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat {
@@ -27,27 +28,13 @@ std::optional<std::pair<int, ArchVariant>> parse_arch_digits(std::string_view s)
 }  // namespace
 
 const char* to_string(ImageKind kind) {
-  switch (kind) {
-    case ImageKind::kSass:
-      return "sass";
-    case ImageKind::kPtx:
-      return "ptx";
-    case ImageKind::kLto:
-      return "lto";
-  }
-  return "?";
+  static constexpr std::array<const char*, 3> kNames{"sass", "ptx", "lto"};
+  return enum_name(kind, kNames);
 }
 
 const char* suffix(ArchVariant variant) {
-  switch (variant) {
-    case ArchVariant::kBase:
-      return "";
-    case ArchVariant::kArchSpecific:
-      return "a";
-    case ArchVariant::kFamily:
-      return "f";
-  }
-  return "";
+  static constexpr std::array<const char*, 3> kSuffixes{"", "a", "f"};
+  return enum_name(variant, kSuffixes, "");
 }
 
 std::string ComputeCapability::to_string() const { return fmt::format("{}.{}", major, minor); }

@@ -12,21 +12,14 @@
 #include <unordered_set>
 
 #include "smcompat/catalog/catalog.hpp"
+#include "smcompat/util/enum_names.hpp"
 
 namespace smcompat::ptx {
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kRuns:
-      return "runs";
-    case Verdict::kNeedsSpecificTarget:
-      return "needs-specific-target";
-    case Verdict::kExceedsResources:
-      return "exceeds-resources";
-    case Verdict::kUnavailable:
-      return "unavailable";
-  }
-  return "?";
+const char* to_string(KernelCheck check) {
+  static constexpr std::array<const char*, 4> kNames{"runs", "needs-specific-target",
+                                                     "exceeds-resources", "unavailable"};
+  return enum_name(check, kNames);
 }
 
 namespace {
@@ -72,17 +65,17 @@ void for_each_identifier(std::string_view op, F&& f) {
   }
 }
 
-Verdict verdict_of(Availability a) {
+KernelCheck check_of(Availability a) {
   switch (a) {
     case Availability::kAvailable:
-      return Verdict::kRuns;
+      return KernelCheck::kRuns;
     case Availability::kNeedsFamily:
     case Availability::kNeedsArchSpecific:
-      return Verdict::kNeedsSpecificTarget;
+      return KernelCheck::kNeedsSpecificTarget;
     case Availability::kUnavailable:
-      return Verdict::kUnavailable;
+      return KernelCheck::kUnavailable;
   }
-  return Verdict::kUnavailable;
+  return KernelCheck::kUnavailable;
 }
 
 std::string where_available(const FeatureRow& row) {
@@ -239,7 +232,7 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in, const Anal
       fu.first_instruction = std::string(u.instruction);
       fu.count = u.count;
       Availability a = FeatureTable::availability(row, target);
-      fu.verdict = verdict_of(a);
+      fu.outcome = check_of(a);
       if (a == Availability::kNeedsFamily || a == Availability::kNeedsArchSpecific) {
         SmTarget t = target;
         t.variant =
@@ -265,7 +258,7 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in, const Anal
         k.dynamic_smem = true;
     }
     if (k.static_smem > kMaxStaticSharedBytes)
-      k.resources.push_back({"shared memory", Verdict::kExceedsResources,
+      k.resources.push_back({"shared memory", KernelCheck::kExceedsResources,
                              fmt::format("{} bytes of static shared memory; at most {} bytes can "
                                          "be declared statically (larger buffers must be dynamic "
                                          "shared memory with an opt-in)",
@@ -274,7 +267,7 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in, const Anal
       uint64_t limit = *arch->smem_per_block_optin;
       k.smem_optin_limit = limit;
       if (k.static_smem > limit) {
-        k.resources.push_back({"shared memory", Verdict::kExceedsResources,
+        k.resources.push_back({"shared memory", KernelCheck::kExceedsResources,
                                fmt::format("{} bytes of static shared memory; {} allows {} bytes "
                                            "per block",
                                            k.static_smem, target.to_string(), limit)});
@@ -282,14 +275,14 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in, const Anal
         k.dynamic_smem_room = limit - k.static_smem;
         if (options.dynamic_smem && *options.dynamic_smem > *k.dynamic_smem_room)
           k.resources.push_back(
-              {"shared memory", Verdict::kExceedsResources,
+              {"shared memory", KernelCheck::kExceedsResources,
                fmt::format("static {} + dynamic {} = {} bytes; {} allows {} bytes per block "
                            "(opt-in maximum)",
                            k.static_smem, *options.dynamic_smem,
                            k.static_smem + *options.dynamic_smem, target.to_string(), limit)});
         else if (k.dynamic_smem)
           k.resources.push_back(
-              {"shared memory", Verdict::kRuns,
+              {"shared memory", KernelCheck::kRuns,
                fmt::format("uses dynamic shared memory: at most {} bytes can be requested on {} "
                            "(opt-in limit {} minus {} static)",
                            *k.dynamic_smem_room, target.to_string(), limit, k.static_smem)});
@@ -300,47 +293,47 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in, const Anal
       if (!*dims) continue;
       uint64_t threads = uint64_t{(**dims)[0]} * (**dims)[1] * (**dims)[2];
       if (threads > kMaxThreadsPerBlock)
-        k.resources.push_back({"threads", Verdict::kExceedsResources,
+        k.resources.push_back({"threads", KernelCheck::kExceedsResources,
                                fmt::format("{} threads per block requested; the limit is {}",
                                            threads, kMaxThreadsPerBlock)});
     }
     if (arch && fn.perf.maxnreg && *fn.perf.maxnreg > arch->max_regs_per_thread)
       k.resources.push_back(
-          {"registers", Verdict::kExceedsResources,
+          {"registers", KernelCheck::kExceedsResources,
            fmt::format(".maxnreg {} is above {}'s {} registers per thread", *fn.perf.maxnreg,
                        target.to_string(), arch->max_regs_per_thread)});
     if (k.cluster_dims) {
       uint64_t n = uint64_t{(*k.cluster_dims)[0]} * (*k.cluster_dims)[1] * (*k.cluster_dims)[2];
       if (n > kMaxClusterSize)
         k.resources.push_back(
-            {"cluster", Verdict::kExceedsResources,
+            {"cluster", KernelCheck::kExceedsResources,
              fmt::format("cluster of {} blocks; no GPU allows more than {}", n, kMaxClusterSize)});
       else if (n > kPortableClusterSize)
         k.resources.push_back(
-            {"cluster", Verdict::kRuns,
+            {"cluster", KernelCheck::kRuns,
              fmt::format("cluster of {} blocks is above the portable size {}: the launch needs "
                          "cudaFuncAttributeNonPortableClusterSizeAllowed and a GPU that allows it",
                          n, kPortableClusterSize)});
     }
 
-    // Kernel verdict: the worst of features and resources.
+    // Kernel outcome: the worst of features and resources.
     bool need_arch_specific = false;
     for (const auto& f : k.features) {
-      k.verdict = std::max(k.verdict, f.verdict);
-      if (f.verdict == Verdict::kNeedsSpecificTarget && f.specific_target &&
+      k.outcome = std::max(k.outcome, f.outcome);
+      if (f.outcome == KernelCheck::kNeedsSpecificTarget && f.specific_target &&
           f.specific_target->variant == ArchVariant::kArchSpecific)
         need_arch_specific = true;
     }
-    for (const auto& r : k.resources) k.verdict = std::max(k.verdict, r.verdict);
+    for (const auto& r : k.resources) k.outcome = std::max(k.outcome, r.outcome);
     bool any_needs = std::any_of(k.features.begin(), k.features.end(), [](const FeatureUse& f) {
-      return f.verdict == Verdict::kNeedsSpecificTarget;
+      return f.outcome == KernelCheck::kNeedsSpecificTarget;
     });
     if (any_needs) {
       SmTarget t = target;
       t.variant = need_arch_specific ? ArchVariant::kArchSpecific : ArchVariant::kFamily;
       k.specific_target = t;
     }
-    rep.verdict = std::max(rep.verdict, k.verdict);
+    rep.outcome = std::max(rep.outcome, k.outcome);
     rep.kernels.push_back(std::move(k));
   }
   return rep;

@@ -1,65 +1,19 @@
-// PTX parser and printer (include/smcompat/ptx/module.hpp). Statement-level recursive descent
-// following PTX ISA 9.0 "Syntax" (statements end with ';', labels end with ':', `.version`,
-// `.target`, `.address_size`, `.file`, `.loc` end at the line end, `.section` bodies are braced)
-// and "Directives" (performance-tuning and cluster directives between a kernel's parameter list
-// and its body). Errors carry line, column and byte offset; nothing input can reach aborts.
+// PTX parser (include/smcompat/ptx/module.hpp; the model's accessors and printer are module.cpp).
+// Statement-level recursive descent following PTX ISA 9.0 "Syntax" (statements end with ';',
+// labels end with ':', `.version`, `.target`, `.address_size`, `.file`, `.loc` end at the line
+// end, `.section` bodies are braced) and "Directives" (performance-tuning and cluster directives
+// between a kernel's parameter list and its body). Errors carry line, column and byte offset;
+// nothing input can reach aborts.
 #include <fmt/format.h>
 
 #include <charconv>
 #include <string>
+#include <utility>
 
 #include "lexer_impl.inc"  // Lexer::next(), inlined into the parser
 #include "smcompat/ptx/module.hpp"
 
 namespace smcompat::ptx {
-
-SourceLoc locate(std::string_view text, uint64_t offset) {
-  SourceLoc loc{1, 1, static_cast<uint32_t>(offset)};
-  if (offset > text.size()) offset = text.size();
-  for (uint64_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++loc.line;
-      loc.col = 1;
-    } else {
-      ++loc.col;
-    }
-  }
-  return loc;
-}
-
-std::optional<uint64_t> Variable::size_bytes() const {
-  if (!array_count || element_size == 0) return std::nullopt;
-  unsigned __int128 v = static_cast<unsigned __int128>(element_size) * vector * *array_count;
-  if (v > UINT64_MAX) return std::nullopt;
-  return static_cast<uint64_t>(v);
-}
-
-bool Statement::has_modifier(std::string_view m) const {
-  size_t pos = name.find('.');
-  while (pos != std::string_view::npos) {
-    size_t next = name.find('.', pos + 1);
-    std::string_view part =
-        name.substr(pos, next == std::string_view::npos ? name.size() - pos : next - pos);
-    if (part == m) return true;
-    pos = next;
-  }
-  return false;
-}
-
-std::vector<const Variable*> Module::module_variables() const {
-  std::vector<const Variable*> out;
-  for (const auto& d : variable_decls)
-    for (uint32_t i = 0; i < d.variable_count; ++i) out.push_back(&variables[d.first_variable + i]);
-  return out;
-}
-
-const Function* Module::find_function(std::string_view name) const {
-  for (const auto& f : functions)
-    if (f.name == name && f.has_body) return &f;
-  for (const auto& f : functions)
-    if (f.name == name) return &f;
-  return nullptr;
-}
 
 namespace {
 
@@ -98,6 +52,21 @@ bool is_type(std::string_view t) {
   return type_size(t) != 0 || t == ".pred" || t == ".texref" || t == ".samplerref" ||
          t == ".surfref";
 }
+
+// Performance-tuning and cluster directives (PTX ISA 9.0 "Directives"), by what they take.
+template <class Field>
+using DirectiveField = std::pair<std::string_view, Field PerfDirectives::*>;
+constexpr DirectiveField<std::optional<std::array<uint32_t, 3>>> kDimsDirectives[] = {
+    {".maxntid", &PerfDirectives::maxntid},
+    {".reqntid", &PerfDirectives::reqntid},
+    {".reqnctapercluster", &PerfDirectives::reqnctapercluster}};
+constexpr DirectiveField<std::optional<uint32_t>> kNumberDirectives[] = {
+    {".minnctapersm", &PerfDirectives::minnctapersm},
+    {".maxnreg", &PerfDirectives::maxnreg},
+    {".maxclusterrank", &PerfDirectives::maxclusterrank}};
+constexpr DirectiveField<bool> kFlagDirectives[] = {
+    {".explicitcluster", &PerfDirectives::explicitcluster},
+    {".noreturn", &PerfDirectives::noreturn}};
 
 template <class T>
 bool parse_uint(std::string_view s, T& out) {
@@ -462,22 +431,12 @@ class Parser {
       };
       const auto& d = item.directive;
       bool ok = true;
-      if (d == ".maxntid")
-        ok = dims(fn.perf.maxntid);
-      else if (d == ".reqntid")
-        ok = dims(fn.perf.reqntid);
-      else if (d == ".reqnctapercluster")
-        ok = dims(fn.perf.reqnctapercluster);
-      else if (d == ".minnctapersm")
-        ok = one(fn.perf.minnctapersm);
-      else if (d == ".maxnreg")
-        ok = one(fn.perf.maxnreg);
-      else if (d == ".maxclusterrank")
-        ok = one(fn.perf.maxclusterrank);
-      else if (d == ".explicitcluster")
-        fn.perf.explicitcluster = true;
-      else if (d == ".noreturn")
-        fn.perf.noreturn = true;
+      for (const auto& [name, field] : kDimsDirectives)
+        if (d == name) ok = dims(fn.perf.*field);
+      for (const auto& [name, field] : kNumberDirectives)
+        if (d == name) ok = one(fn.perf.*field);
+      for (const auto& [name, field] : kFlagDirectives)
+        if (d == name) fn.perf.*field = true;
       if (!ok) return false;
       fn.perf.items.push_back(item);
     }
@@ -657,19 +616,6 @@ class Parser {
   std::optional<Error> error_;
 };
 
-void print_tokens(const Module& m, uint32_t first, uint32_t count, std::string& out) {
-  for (uint32_t i = 0; i < count; ++i) {
-    const Token& t = m.tokens[first + i];
-    if (i > 0) {
-      if (t.newline_before)
-        out += "\n\t";
-      else if (t.space_before)
-        out += ' ';
-    }
-    out += t.text;
-  }
-}
-
 }  // namespace
 
 Result<Module> parse_module(std::string_view text) {
@@ -677,75 +623,6 @@ Result<Module> parse_module(std::string_view text) {
     return make_error(fmt::format("PTX text of {} bytes is larger than 4 GiB", text.size()));
   Parser p(text);
   return p.run();
-}
-
-std::string print_module(const Module& m) {
-  std::string out;
-  out.reserve(m.source.size());
-  for (const auto& item : m.items) {
-    switch (item.kind) {
-      case TopItem::Kind::kDirective: {
-        const auto& d = m.directives[item.index];
-        print_tokens(m, d.first_token, d.token_count, out);
-        out += '\n';
-        break;
-      }
-      case TopItem::Kind::kVariable: {
-        const auto& d = m.variable_decls[item.index];
-        print_tokens(m, d.first_token, d.token_count, out);
-        out += '\n';
-        break;
-      }
-      case TopItem::Kind::kFunction: {
-        const auto& f = m.functions[item.index];
-        out += '\n';
-        print_tokens(m, f.first_token, f.token_count, out);
-        if (!f.has_body) {
-          out += ";\n";
-          break;
-        }
-        out += "\n{\n";
-        for (uint32_t i = 0; i < f.statement_count; ++i) {
-          const Statement& s = m.statements[f.first_statement + i];
-          switch (s.kind) {
-            case StatementKind::kInstruction: {
-              out += '\t';
-              if (!s.guard.empty()) {
-                out += s.guard;
-                out += ' ';
-              }
-              out += s.name;
-              for (uint32_t k = 0; k < s.operand_count; ++k) {
-                out += k == 0 ? " " : ", ";
-                out += m.operands[s.first_operand + k];
-              }
-              out += ";\n";
-              break;
-            }
-            case StatementKind::kLabel:
-              out += s.name;
-              out += ":\n";
-              break;
-            case StatementKind::kDeclaration:
-            case StatementKind::kDirective:
-              out += '\t';
-              print_tokens(m, s.first_token, s.token_count, out);
-              out += '\n';
-              break;
-            case StatementKind::kBlockBegin:
-              out += "\t{\n";
-              break;
-            case StatementKind::kBlockEnd:
-              out += "\t}\n";
-              break;
-          }
-        }
-        out += "}\n";
-        break;
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace smcompat::ptx

@@ -59,7 +59,7 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
   for (const auto& k : res.before.kernels) {
     for (const auto& f : k.features) {
       if (f.row->dsmem) dsmem_uses.emplace_back(k.name, &f);
-      if (f.verdict == Verdict::kRuns) continue;
+      if (f.outcome == KernelCheck::kRuns) continue;
       if (f.row->rewrite == "drop") {
         need_drop_setmaxnreg = true;
       } else if (f.row->rewrite == "cluster") {
@@ -69,7 +69,7 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
       }
     }
     for (const auto& r : k.resources)
-      if (r.verdict != Verdict::kRuns)
+      if (r.outcome != KernelCheck::kRuns)
         res.blockers.push_back(
             {k.name, r.resource, k.loc, r.reason,
              r.resource == "shared memory"
@@ -85,7 +85,7 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
                        "cluster cannot be collapsed to one block",
                        kernel, f->row->title, f->first_instruction),
            f->row->strategy});
-    else if (f->verdict != Verdict::kRuns)
+    else if (f->outcome != KernelCheck::kRuns)
       res.blockers.push_back({kernel, f->row->id, f->first, f->reason, f->row->strategy});
   }
 
@@ -99,7 +99,7 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
       if (!ai || (v == ArchVariant::kFamily && !ai->has_f) ||
           (v == ArchVariant::kArchSpecific && !ai->has_a))
         continue;
-      if (analyze(m, alt, {}, table).verdict == Verdict::kRuns) {
+      if (analyze(m, alt, {}, table).outcome == KernelCheck::kRuns) {
         res.intact_alternative = alt;
         break;
       }
@@ -248,11 +248,11 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
   }
   auto after = analyze(*again, to, {}, table);
   for (const auto& k : after.kernels)
-    if (k.verdict != Verdict::kRuns)
+    if (k.outcome != KernelCheck::kRuns)
       res.blockers.push_back(
           {k.name, "internal", k.loc,
            fmt::format("after the rewrites the kernel still does not fit {} ({})", to.to_string(),
-                       to_string(k.verdict)),
+                       to_string(k.outcome)),
            ""});
   if (!res.blockers.empty()) return res;
   res.ok = true;

@@ -46,57 +46,41 @@ struct ExpectedImage {
 };
 
 struct FatbinCase {
-  std::string file;
-  std::string step;  // build step in build_fixtures.sh
+  std::string step;  // build step in build_fixtures.sh; the fixture is <step>.fatbin
   std::vector<ExpectedImage> images;
   bool cluster = false;  // built with -DFIXTURE_CLUSTER (sm_90+)
   bool debug = false;
+
+  std::string file() const { return step + ".fatbin"; }
 };
 
 // Default mode: zstd on PTX only, ELF raw. size / -compress-all: zstd on all. speed: LZ4 on PTX,
 // all with -compress-all. none: raw. -G: debug images are compressed too (fatbinary --help:
 // "Compress ptx and debug images").
 const std::vector<FatbinCase> kFatbins = {
-    {"multi.fatbin",
-     "multi",
+    {"multi",
      {{"sm_75", Compression::kNone},
       {"sm_80", Compression::kNone},
       {"compute_80", Compression::kZstd}}},
-    {"sm90a.fatbin", "sm90a", {{"sm_90a", Compression::kNone}}, true},
-    {"sm100f.fatbin", "sm100f", {{"sm_100f", Compression::kNone}}, true},
-    {"sm103a.fatbin",
-     "sm103a",
+    {"sm90a", {{"sm_90a", Compression::kNone}}, true},
+    {"sm100f", {{"sm_100f", Compression::kNone}}, true},
+    {"sm103a",
      {{"sm_103a", Compression::kNone},
       {"compute_103a", Compression::kZstd},
       {"sm_110", Compression::kNone}},
      true},
-    {"sm120.fatbin",
-     "sm120",
+    {"sm120",
      {{"sm_120", Compression::kNone},
       {"sm_121", Compression::kNone},
       {"compute_120", Compression::kZstd}},
      true},
-    {"compute120f.fatbin", "compute120f", {{"compute_120f", Compression::kZstd}}},
-    {"compress_size.fatbin",
-     "compress_size",
-     {{"sm_80", Compression::kZstd}, {"compute_80", Compression::kZstd}}},
-    {"compress_speed.fatbin",
-     "compress_speed",
-     {{"sm_80", Compression::kNone}, {"compute_80", Compression::kLz4}}},
-    {"compress_none.fatbin",
-     "compress_none",
-     {{"sm_80", Compression::kNone}, {"compute_80", Compression::kNone}}},
-    {"compress_all.fatbin",
-     "compress_all",
-     {{"sm_80", Compression::kZstd}, {"compute_80", Compression::kZstd}}},
-    {"compress_speed_all.fatbin",
-     "compress_speed_all",
-     {{"sm_80", Compression::kLz4}, {"compute_80", Compression::kLz4}}},
-    {"debug.fatbin",
-     "debug",
-     {{"sm_86", Compression::kZstd}, {"compute_86", Compression::kZstd}},
-     false,
-     true},
+    {"compute120f", {{"compute_120f", Compression::kZstd}}},
+    {"compress_size", {{"sm_80", Compression::kZstd}, {"compute_80", Compression::kZstd}}},
+    {"compress_speed", {{"sm_80", Compression::kNone}, {"compute_80", Compression::kLz4}}},
+    {"compress_none", {{"sm_80", Compression::kNone}, {"compute_80", Compression::kNone}}},
+    {"compress_all", {{"sm_80", Compression::kZstd}, {"compute_80", Compression::kZstd}}},
+    {"compress_speed_all", {{"sm_80", Compression::kLz4}, {"compute_80", Compression::kLz4}}},
+    {"debug", {{"sm_86", Compression::kZstd}, {"compute_86", Compression::kZstd}}, false, true},
 };
 
 class FatbinFixture : public ::testing::TestWithParam<FatbinCase> {};
@@ -104,7 +88,7 @@ class FatbinFixture : public ::testing::TestWithParam<FatbinCase> {};
 TEST_P(FatbinFixture, ImagesFollowFromBuildFlags) {
   SMCOMPAT_REQUIRE_FIXTURES();
   const FatbinCase& c = GetParam();
-  std::string path = fixture(c.file, c.step);
+  std::string path = fixture(c.file(), c.step);
   auto inv = inspect_file(path, deep_options());
   ASSERT_EQ(inv.size(), 1u);
   const FileInventory& f = inv[0];
@@ -119,7 +103,7 @@ TEST_P(FatbinFixture, ImagesFollowFromBuildFlags) {
   ASSERT_EQ(f.images.size(), c.images.size());
   for (size_t i = 0; i < c.images.size(); ++i) {
     const DeviceImage& img = f.images[i];
-    SCOPED_TRACE(c.file + " image " + std::to_string(i) + " " + img.target.to_string());
+    SCOPED_TRACE(c.file() + " image " + std::to_string(i) + " " + img.target.to_string());
     EXPECT_EQ(img.target.to_string(), c.images[i].target);
     EXPECT_EQ(img.compression, c.images[i].compression);
     EXPECT_TRUE(img.in_container);

@@ -549,15 +549,25 @@ TEST(Malformed, ZipMembersLyingAboutTheirSize) {
 }
 
 // A member declaring more than max_member_bytes is not read (no allocation of its declared size).
+// The fixture wheel with libfixture.so declaring `size` bytes in its central directory entry and
+// its local header (empty if the member is not found).
+const std::string kWheel = "fixture_pkg-0.1-py3-none-linux_x86_64.whl";
+const std::string kWheelSo = "fixture_pkg/libfixture.so";
+Bytes wheel_declaring(uint32_t size) {
+  Bytes bad = testing::read_bytes(fixture(kWheel));
+  ZipOffsets at = find_member(bad, kWheelSo);
+  if (at.central == 0) return {};
+  put32(bad, at.central + 24, size);
+  put32(bad, at.local + 22, size);
+  return bad;
+}
+
 TEST(Malformed, ZipMemberAboveTheLimit) {
   SMCOMPAT_REQUIRE_FIXTURES();
-  const std::string name = "fixture_pkg-0.1-py3-none-linux_x86_64.whl";
-  const std::string so = "fixture_pkg/libfixture.so";
-  Bytes bad = testing::read_bytes(fixture(name));
-  ZipOffsets at = find_member(bad, so);
-  ASSERT_NE(at.central, 0u);
-  put32(bad, at.central + 24, 0xF0000000u);  // 3.75 GiB
-  put32(bad, at.local + 22, 0xF0000000u);
+  const std::string& name = kWheel;
+  const std::string& so = kWheelSo;
+  Bytes bad = wheel_declaring(0xF0000000u);  // 3.75 GiB
+  ASSERT_FALSE(bad.empty()) << so << " not found in " << name;
   InspectOptions opt;
   opt.max_member_bytes = 64 << 20;
   auto inv = inspect_buffer(ByteView(bad.data(), bad.size()), name, opt);
@@ -573,13 +583,10 @@ TEST(Malformed, ZipMemberAboveTheLimit) {
 // allocating the declared size would throw (and abort) instead of reporting.
 TEST(Malformed, ZipMemberDeclaringGigabytesUnderDefaultLimit) {
   SMCOMPAT_REQUIRE_FIXTURES();
-  const std::string name = "fixture_pkg-0.1-py3-none-linux_x86_64.whl";
-  const std::string so = "fixture_pkg/libfixture.so";
-  Bytes bad = testing::read_bytes(fixture(name));
-  ZipOffsets at = find_member(bad, so);
-  ASSERT_NE(at.central, 0u);
-  put32(bad, at.central + 24, 0xF0000000u);
-  put32(bad, at.local + 22, 0xF0000000u);
+  const std::string& name = kWheel;
+  const std::string& so = kWheelSo;
+  Bytes bad = wheel_declaring(0xF0000000u);
+  ASSERT_FALSE(bad.empty()) << so << " not found in " << name;
   EXPECT_TRUE(testing::in_bounded_child([&] {
     auto inv = inspect_buffer(ByteView(bad.data(), bad.size()), name, InspectOptions{});
     int named = 0, fatbin_images = 0;

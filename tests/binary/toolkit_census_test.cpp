@@ -12,9 +12,11 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -229,120 +231,169 @@ TEST(ToolkitCensus, CublasLtDeepKernelCount) {
   EXPECT_EQ(ptx_entries, (Counts{{".nv_fatbin", 4937}}));
 }
 
-// libcufft.so.12: CUDA 11-era LZ4 entries and LTO-IR in .ldata, no .nvFatBinSegment.
-TEST(ToolkitCensus, Cufft) {
-  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libcufft.so.12");
-  SMCOMPAT_EXPECT_FILE_SIZE(path, 286542352);
-  FileInventory f = inventory(path);
-  Census c = census_of(f);
-  // [ref] 23,983 containers in .ldata; [census.py] plus one in .nv_fatbin, one entry each.
-  EXPECT_EQ(c.containers, (Counts{{".ldata", 23983}, {".nv_fatbin", 1}}));
-  EXPECT_EQ(c.images, (Counts{{".ldata", 23983}, {".nv_fatbin", 1}}));
-  // [ref] 12,728 lto_75 entries; [census.py] 8,131 PTX, 3,124 ELF.
-  EXPECT_EQ(c.kinds, (Counts{{".ldata:lto", 12728},
-                             {".ldata:ptx", 8131},
-                             {".ldata:sass", 3124},
-                             {".nv_fatbin:sass", 1}}));
-  EXPECT_EQ(c.targets[".ldata:lto_75"], 12728u);
-  // [ref] 22,789 LZ4 entries; [census.py] the other 1,194 in .ldata and the .nv_fatbin one: zstd.
-  EXPECT_EQ(c.compression,
-            (Counts{{".ldata:lz4", 22789}, {".ldata:zstd", 1194}, {".nv_fatbin:zstd", 1}}));
-  EXPECT_TRUE(c.bare.empty());
-  // [readelf] .nv_fatbin is 0x2a0 bytes, all of it one container.
-  EXPECT_EQ(c.container_bytes[".nv_fatbin"], 0x2a0u);
+// Header inventories of other libraries: containers per section, images by kind and by
+// compression, and sections exactly covered by their containers.
+struct HeaderCase {
+  std::string lib;
+  uint64_t file_size;
+  Counts containers, kinds, compression;
+  Counts container_bytes;  // [readelf] section size, for sections the containers cover exactly
+  void (*more)(const Census&) = nullptr;  // what else is peculiar to this library
+
+  friend void PrintTo(const HeaderCase& c, std::ostream* os) { *os << c.lib; }
+};
+
+const HeaderCase kHeaderCases[] = {
+    // libcufft.so.12: CUDA 11-era LZ4 entries and LTO-IR in .ldata, no .nvFatBinSegment.
+    // [ref] 23,983 containers in .ldata; [census.py] plus one in .nv_fatbin, one entry each.
+    // [ref] 12,728 lto_75 entries; [census.py] 8,131 PTX, 3,124 ELF. [ref] 22,789 LZ4 entries;
+    // [census.py] the other 1,194 in .ldata and the .nv_fatbin one: zstd. [readelf] .nv_fatbin
+    // is 0x2a0 bytes, all of it one container.
+    {"libcufft.so.12",
+     286542352,
+     {{".ldata", 23983}, {".nv_fatbin", 1}},
+     {{".ldata:lto", 12728}, {".ldata:ptx", 8131}, {".ldata:sass", 3124}, {".nv_fatbin:sass", 1}},
+     {{".ldata:lz4", 22789}, {".ldata:zstd", 1194}, {".nv_fatbin:zstd", 1}},
+     {{".nv_fatbin", 0x2a0}},
+     [](const Census& c) {
+       EXPECT_EQ(c.images, (Counts{{".ldata", 23983}, {".nv_fatbin", 1}}));
+       EXPECT_EQ(c.targets.at(".ldata:lto_75"), 12728u);
+       EXPECT_TRUE(c.bare.empty());
+     }},
+    // libnccl.so.2: relocatable code in __nv_relfatbin. [ref] 127 containers in __nv_relfatbin;
+    // [census.py] 16 in .nv_fatbin; entries: __nv_relfatbin 762 ELF + 127 PTX, .nv_fatbin 76 ELF
+    // + 11 PTX, all zstd. [readelf] both sections are exactly covered by their containers.
+    {"libnccl.so.2",
+     217995896,
+     {{"__nv_relfatbin", 127}, {".nv_fatbin", 16}},
+     {{"__nv_relfatbin:sass", 762},
+      {"__nv_relfatbin:ptx", 127},
+      {".nv_fatbin:sass", 76},
+      {".nv_fatbin:ptx", 11}},
+     {{"__nv_relfatbin:zstd", 889}, {".nv_fatbin:zstd", 87}},
+     {{"__nv_relfatbin", 0x789dd58}, {".nv_fatbin", 0x39bcb78}},
+     [](const Census& c) {
+       // Everything in __nv_relfatbin, and only that, is marked relocatable.
+       EXPECT_EQ(c.relocatable_images, 889u);
+       EXPECT_EQ(c.relocatable_containers, 127u);
+       EXPECT_TRUE(c.bare.empty());
+     }},
+    // A cuDNN library: containers in .cask_resource with no wrappers. [ref] 122 containers in
+    // .cask_resource; [census.py] 125 entries there, 1,379 containers and 4,036 entries (3,943
+    // ELF, 93 PTX) in .nv_fatbin, all zstd. [readelf] .nv_fatbin exactly covered.
+    {"libcudnn_engines_precompiled.so.9",
+     245391920,
+     {{".cask_resource", 122}, {".nv_fatbin", 1379}},
+     {{".cask_resource:sass", 125}, {".nv_fatbin:sass", 3943}, {".nv_fatbin:ptx", 93}},
+     {{".cask_resource:zstd", 125}, {".nv_fatbin:zstd", 4036}},
+     {{".nv_fatbin", 0x8fe1490}}},
+    // [census.py] 12 containers, 82 entries (72 ELF, 10 PTX), all zstd; [readelf] .nv_fatbin.
+    {"libcudnn_cnn.so.9",
+     4203904,
+     {{".nv_fatbin", 12}},
+     {{".nv_fatbin:sass", 72}, {".nv_fatbin:ptx", 10}},
+     {{".nv_fatbin:zstd", 82}},
+     {{".nv_fatbin", 0xdf4d0}}},
+    // libcusparse.so.12: containers in .rodata (LZ4, with LTO-IR) and .nv_fatbin. [ref] 34
+    // containers in .rodata; [census.py] the rest. [readelf] .nv_fatbin exactly covered.
+    {"libcusparse.so.12",
+     162565256,
+     {{".rodata", 34}, {".nv_fatbin", 134}},
+     {{".rodata:lto", 204},
+      {".rodata:ptx", 136},
+      {".rodata:sass", 136},
+      {".nv_fatbin:sass", 900},
+      {".nv_fatbin:ptx", 137}},
+     {{".rodata:lz4", 476}, {".nv_fatbin:zstd", 1029}, {".nv_fatbin:none", 8}},
+     {{".nv_fatbin", 0x8045058}}},
+};
+
+// Test names from library names: "libcudnn_cnn.so.9" -> "libcudnncnn".
+template <class Case>
+std::string lib_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string n = info.param.lib.substr(0, info.param.lib.find('.'));
+  n.erase(std::remove(n.begin(), n.end(), '_'), n.end());
+  return n;
 }
 
-// Deep decode of libcufft: every LZ4 and zstd entry decodes ([ref] "all 22,789 LZ4 entries in
-// libcufft decoded too"); LTO-IR is left opaque.
-TEST(ToolkitCensus, CufftDeep) {
-  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libcufft.so.12");
-  SMCOMPAT_EXPECT_FILE_SIZE(path, 286542352);
+class HeaderCensus : public ::testing::TestWithParam<HeaderCase> {};
+
+TEST_P(HeaderCensus, MatchesTheReference) {
+  const HeaderCase& want = GetParam();
+  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, want.lib);
+  SMCOMPAT_EXPECT_FILE_SIZE(path, want.file_size);
+  Census c = census_of(inventory(path));
+  EXPECT_EQ(c.containers, want.containers);
+  EXPECT_EQ(c.kinds, want.kinds);
+  EXPECT_EQ(c.compression, want.compression);
+  for (const auto& [section, bytes] : want.container_bytes)
+    EXPECT_EQ(c.container_bytes[section], bytes) << section;
+  if (want.more) want.more(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Toolkit, HeaderCensus, ::testing::ValuesIn(kHeaderCases),
+                         lib_name<HeaderCase>);
+
+// Totals of a deep inventory, in which every image must decode.
+struct DeepTotals {
+  uint64_t cubins = 0, kernels = 0;  // decoded cubins and their kernels
+  uint64_t ptx = 0, entries = 0;     // decoded PTX texts and their .entry directives
+  uint64_t lto_decoded = 0, lz4_decoded = 0;
+  bool operator==(const DeepTotals&) const = default;
+  friend std::ostream& operator<<(std::ostream& os, const DeepTotals& t) {
+    return os << "cubins " << t.cubins << ", kernels " << t.kernels << ", ptx " << t.ptx
+              << ", entries " << t.entries << ", lto decoded " << t.lto_decoded << ", lz4 decoded "
+              << t.lz4_decoded;
+  }
+};
+
+DeepTotals deep_totals(const std::string& path) {
   InspectOptions opt;
   opt.deep = true;
   auto inv = inspect_file(path, opt);
-  ASSERT_EQ(inv.size(), 1u);
+  DeepTotals t;
+  EXPECT_EQ(inv.size(), 1u);
+  if (inv.empty()) return t;
   EXPECT_TRUE(inv[0].errors.empty()) << testing::all_errors(inv);
-  uint64_t kernels = 0, entries = 0, cubins = 0, ptx = 0, lto_decoded = 0, lz4_decoded = 0;
   for (const auto& img : inv[0].images) {
     EXPECT_FALSE(img.decode_error) << img.decode_error->to_string();
-    if (img.cubin) ++cubins, kernels += img.cubin->kernels.size();
-    if (img.ptx) ++ptx, entries += img.ptx->entries.size();
-    if (img.target.kind == ImageKind::kLto) lto_decoded += img.cubin || img.ptx;
-    if (img.compression == Compression::kLz4) lz4_decoded += img.cubin || img.ptx;
+    if (img.cubin) ++t.cubins, t.kernels += img.cubin->kernels.size();
+    if (img.ptx) ++t.ptx, t.entries += img.ptx->entries.size();
+    if (img.target.kind == ImageKind::kLto) t.lto_decoded += img.cubin || img.ptx;
+    if (img.compression == Compression::kLz4) t.lz4_decoded += img.cubin || img.ptx;
   }
-  EXPECT_EQ(cubins, 3125u);
-  EXPECT_EQ(ptx, 8131u);
-  EXPECT_EQ(lto_decoded, 0u);
-  // [census.py] LZ4 entries that are not LTO-IR: 22,789 - 12,728 lto_75 (all LZ4 per census.py).
-  EXPECT_EQ(lz4_decoded, 22789u - 12728u);
-  // [census.py] kernels: 3,124 in .ldata cubins, 0 in the .nv_fatbin one; 8,131 .entry in PTX.
-  EXPECT_EQ(kernels, 3124u);
-  EXPECT_EQ(entries, 8131u);
+  return t;
 }
 
-// libnccl.so.2: relocatable code in __nv_relfatbin.
-TEST(ToolkitCensus, Nccl) {
-  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libnccl.so.2");
-  SMCOMPAT_EXPECT_FILE_SIZE(path, 217995896);
-  FileInventory f = inventory(path);
-  Census c = census_of(f);
-  // [ref] 127 containers in __nv_relfatbin; [census.py] 16 in .nv_fatbin.
-  EXPECT_EQ(c.containers, (Counts{{"__nv_relfatbin", 127}, {".nv_fatbin", 16}}));
-  // [census.py] entries: __nv_relfatbin 762 ELF + 127 PTX; .nv_fatbin 76 ELF + 11 PTX; all zstd.
-  EXPECT_EQ(c.kinds, (Counts{{"__nv_relfatbin:sass", 762},
-                             {"__nv_relfatbin:ptx", 127},
-                             {".nv_fatbin:sass", 76},
-                             {".nv_fatbin:ptx", 11}}));
-  EXPECT_EQ(c.compression, (Counts{{"__nv_relfatbin:zstd", 889}, {".nv_fatbin:zstd", 87}}));
-  // Everything in __nv_relfatbin, and only that, is marked relocatable.
-  EXPECT_EQ(c.relocatable_images, 889u);
-  EXPECT_EQ(c.relocatable_containers, 127u);
-  // [readelf] both sections are exactly covered by their containers: 0x789dd58 and 0x39bcb78.
-  EXPECT_EQ(c.container_bytes["__nv_relfatbin"], 0x789dd58u);
-  EXPECT_EQ(c.container_bytes[".nv_fatbin"], 0x39bcb78u);
-  EXPECT_TRUE(c.bare.empty());
+struct DeepCase {
+  std::string lib;
+  uint64_t file_size;
+  DeepTotals want;
+
+  friend void PrintTo(const DeepCase& c, std::ostream* os) { *os << c.lib; }
+};
+
+const DeepCase kDeepCases[] = {
+    // libcufft: every LZ4 and zstd entry decodes ([ref] "all 22,789 LZ4 entries in libcufft
+    // decoded too"); LTO-IR is left opaque. [census.py] 3,125 cubins with 3,124 kernels in the
+    // .ldata ones and 0 in the .nv_fatbin one; 8,131 PTX with one .entry each; LZ4 entries that
+    // are not LTO-IR: 22,789 - 12,728 lto_75 (all LZ4 per census.py).
+    {"libcufft.so.12", 286542352, {3125, 3124, 8131, 8131, 0, 22789 - 12728}},
+    // A small cuDNN library (its headers are in kHeaderCases): [census.py] 72 ELF entries with 411
+    // kernels, 10 PTX with 46 .entry, all zstd.
+    {"libcudnn_cnn.so.9", 4203904, {72, 411, 10, 46, 0, 0}},
+};
+
+class DeepCensus : public ::testing::TestWithParam<DeepCase> {};
+
+TEST_P(DeepCensus, EveryImageDecodes) {
+  const DeepCase& c = GetParam();
+  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, c.lib);
+  SMCOMPAT_EXPECT_FILE_SIZE(path, c.file_size);
+  EXPECT_EQ(deep_totals(path), c.want);
 }
 
-// A cuDNN library: containers in .cask_resource with no wrappers, and a small one decoded deep.
-TEST(ToolkitCensus, CudnnEnginesPrecompiled) {
-  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libcudnn_engines_precompiled.so.9");
-  SMCOMPAT_EXPECT_FILE_SIZE(path, 245391920);
-  FileInventory f = inventory(path);
-  Census c = census_of(f);
-  // [ref] 122 containers in .cask_resource; [census.py] 125 entries there, 1,379 containers and
-  // 4,036 entries (3,943 ELF, 93 PTX) in .nv_fatbin, all zstd.
-  EXPECT_EQ(c.containers, (Counts{{".cask_resource", 122}, {".nv_fatbin", 1379}}));
-  EXPECT_EQ(
-      c.kinds,
-      (Counts{{".cask_resource:sass", 125}, {".nv_fatbin:sass", 3943}, {".nv_fatbin:ptx", 93}}));
-  EXPECT_EQ(c.compression, (Counts{{".cask_resource:zstd", 125}, {".nv_fatbin:zstd", 4036}}));
-  // [readelf] .nv_fatbin 0x8fe1490 bytes, exactly covered.
-  EXPECT_EQ(c.container_bytes[".nv_fatbin"], 0x8fe1490u);
-}
-
-TEST(ToolkitCensus, CudnnCnnDeep) {
-  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libcudnn_cnn.so.9");
-  SMCOMPAT_EXPECT_FILE_SIZE(path, 4203904);
-  InspectOptions opt;
-  opt.deep = true;
-  auto inv = inspect_file(path, opt);
-  ASSERT_EQ(inv.size(), 1u);
-  EXPECT_TRUE(inv[0].errors.empty()) << testing::all_errors(inv);
-  Census c = census_of(inv[0]);
-  // [census.py] 12 containers, 82 entries (72 ELF, 10 PTX), all zstd; 411 kernels, 46 .entry.
-  EXPECT_EQ(c.containers, (Counts{{".nv_fatbin", 12}}));
-  EXPECT_EQ(c.kinds, (Counts{{".nv_fatbin:sass", 72}, {".nv_fatbin:ptx", 10}}));
-  EXPECT_EQ(c.compression, (Counts{{".nv_fatbin:zstd", 82}}));
-  EXPECT_EQ(c.container_bytes[".nv_fatbin"], 0xdf4d0u);  // [readelf]
-  uint64_t kernels = 0, entries = 0;
-  for (const auto& img : inv[0].images) {
-    EXPECT_FALSE(img.decode_error) << img.decode_error->to_string();
-    if (img.cubin) kernels += img.cubin->kernels.size();
-    if (img.ptx) entries += img.ptx->entries.size();
-  }
-  EXPECT_EQ(kernels, 411u);
-  EXPECT_EQ(entries, 46u);
-}
+INSTANTIATE_TEST_SUITE_P(Toolkit, DeepCensus, ::testing::ValuesIn(kDeepCases), lib_name<DeepCase>);
 
 // The same numbers through the CLI: `smcompat scan --deep --json` (schema smcompat.scan/2).
 std::string run_cli(const std::string& args, int* rc) {
@@ -357,16 +408,24 @@ std::string run_cli(const std::string& args, int* rc) {
   return out;
 }
 
+// The one file of `smcompat scan --json -q ARGS`, which must exit 0 with a smcompat.scan/2
+// report of exactly one file (null otherwise).
+nlohmann::json scanned_file(const std::string& args) {
+  int rc = -1;
+  auto j = nlohmann::json::parse(run_cli("scan --json -q " + args, &rc), nullptr, false);
+  EXPECT_EQ(rc, 0);
+  EXPECT_FALSE(j.is_discarded());
+  if (j.is_discarded()) return nullptr;
+  EXPECT_EQ(j["schema"], "smcompat.scan/2");
+  EXPECT_EQ(j["files"].size(), 1u);
+  return j["files"].size() == 1 ? j["files"][0] : nlohmann::json();
+}
+
 TEST(ToolkitCensus, CliDeepAgrees) {
   SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libcudnn_cnn.so.9");
   SMCOMPAT_EXPECT_FILE_SIZE(path, 4203904);
-  int rc = -1;
-  auto j = nlohmann::json::parse(run_cli("scan --deep --json -q " + path, &rc), nullptr, false);
-  EXPECT_EQ(rc, 0);
-  ASSERT_FALSE(j.is_discarded());
-  EXPECT_EQ(j["schema"], "smcompat.scan/2");
-  ASSERT_EQ(j["files"].size(), 1u);
-  const auto& f = j["files"][0];
+  nlohmann::json f = scanned_file("--deep " + path);
+  ASSERT_FALSE(f.is_null());
   EXPECT_EQ(f["path"], path);
   EXPECT_TRUE(f["errors"].empty());
   EXPECT_EQ(f["containers"], 12);  // [census.py], as above
@@ -383,12 +442,8 @@ TEST(ToolkitCensus, CliDeepAgrees) {
 TEST(ToolkitCensus, CliRelocatableNccl) {
   SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libnccl.so.2");
   SMCOMPAT_EXPECT_FILE_SIZE(path, 217995896);
-  int rc = -1;
-  auto j = nlohmann::json::parse(run_cli("scan --json -q " + path, &rc), nullptr, false);
-  EXPECT_EQ(rc, 0);
-  ASSERT_FALSE(j.is_discarded());
-  ASSERT_EQ(j["files"].size(), 1u);
-  const auto& f = j["files"][0];
+  nlohmann::json f = scanned_file(path);
+  ASSERT_FALSE(f.is_null());
   EXPECT_EQ(f["containers"], 143);
   EXPECT_EQ(f["entries"].size(), 976u);
   size_t relocatable = 0;
@@ -397,24 +452,6 @@ TEST(ToolkitCensus, CliRelocatableNccl) {
     EXPECT_EQ(e["relocatable"].get<bool>(), e["section"] == "__nv_relfatbin");
   }
   EXPECT_EQ(relocatable, 889u);
-}
-
-// libcusparse.so.12: containers in .rodata (LZ4, with LTO-IR) and .nv_fatbin.
-TEST(ToolkitCensus, Cusparse) {
-  SMCOMPAT_REQUIRE_TOOLKIT_LIB(path, "libcusparse.so.12");
-  SMCOMPAT_EXPECT_FILE_SIZE(path, 162565256);
-  FileInventory f = inventory(path);
-  Census c = census_of(f);
-  // [ref] 34 containers in .rodata; [census.py] the rest.
-  EXPECT_EQ(c.containers, (Counts{{".rodata", 34}, {".nv_fatbin", 134}}));
-  EXPECT_EQ(c.kinds, (Counts{{".rodata:lto", 204},
-                             {".rodata:ptx", 136},
-                             {".rodata:sass", 136},
-                             {".nv_fatbin:sass", 900},
-                             {".nv_fatbin:ptx", 137}}));
-  EXPECT_EQ(c.compression,
-            (Counts{{".rodata:lz4", 476}, {".nv_fatbin:zstd", 1029}, {".nv_fatbin:none", 8}}));
-  EXPECT_EQ(c.container_bytes[".nv_fatbin"], 0x8045058u);  // [readelf]
 }
 
 // [ref] 1: libcupti and libcheckpoint carry 3 containers each in .rodata; [census.py] 33 raw

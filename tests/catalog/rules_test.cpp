@@ -11,78 +11,75 @@ const Catalog& cat() { return Catalog::builtin(); }
 SmTarget T(const char* s) { return *SmTarget::parse(s); }
 ComputeCapability CC(const char* s) { return *ComputeCapability::parse(s); }
 Fit fit(const char* image, const char* device) { return fit_image(T(image), CC(device)).fit; }
+// Where `image` lands on each device of `on` ({device, fit} pairs).
+void expect_fits(const char* image, std::initializer_list<std::pair<const char*, Fit>> on) {
+  for (const auto& [device, want] : on)
+    EXPECT_EQ(fit(image, device), want) << image << " on " << device;
+}
 
 TEST(SassRule, ExactArchIsNative) {
-  EXPECT_EQ(fit("sm_120", "12.0"), Fit::kNative);
-  EXPECT_EQ(fit("sm_90", "9.0"), Fit::kNative);
+  expect_fits("sm_120", {{"12.0", Fit::kNative}});
+  expect_fits("sm_90", {{"9.0", Fit::kNative}});
 }
 
 TEST(SassRule, LowerMinorSameMajorIsCompatible) {
-  EXPECT_EQ(fit("sm_80", "8.6"), Fit::kCompatibleSass);
-  EXPECT_EQ(fit("sm_120", "12.1"), Fit::kCompatibleSass);  // GB10 runs sm_120 cubins
-  EXPECT_EQ(fit("sm_100", "10.3"), Fit::kCompatibleSass);  // B300 runs sm_100 cubins
+  expect_fits("sm_80", {{"8.6", Fit::kCompatibleSass}});
+  expect_fits("sm_120", {{"12.1", Fit::kCompatibleSass}});  // GB10 runs sm_120 cubins
+  expect_fits("sm_100", {{"10.3", Fit::kCompatibleSass}});  // B300 runs sm_100 cubins
 }
 
 TEST(SassRule, HigherMinorIsIncompatible) {
-  EXPECT_EQ(fit("sm_86", "8.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_121", "12.0"), Fit::kNoImage);
+  expect_fits("sm_86", {{"8.0", Fit::kNoImage}});
+  expect_fits("sm_121", {{"12.0", Fit::kNoImage}});
 }
 
 TEST(SassRule, NeverCrossesMajor) {
-  EXPECT_EQ(fit("sm_90", "12.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_89", "9.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_100", "12.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_120", "10.0"), Fit::kNoImage);
+  expect_fits("sm_90", {{"12.0", Fit::kNoImage}});
+  expect_fits("sm_89", {{"9.0", Fit::kNoImage}});
+  expect_fits("sm_100", {{"12.0", Fit::kNoImage}});
+  expect_fits("sm_120", {{"10.0", Fit::kNoImage}});
   auto r = fit_image(T("sm_90"), CC("12.0"));
   EXPECT_NE(r.reason.find("never crosses major"), std::string::npos) << r.reason;
 }
 
 TEST(ArchSpecificRule, ExactOnly) {
-  EXPECT_EQ(fit("sm_90a", "9.0"), Fit::kNative);
-  EXPECT_EQ(fit("sm_90a", "12.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_100a", "10.3"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_120a", "12.1"), Fit::kNoImage);
+  expect_fits("sm_90a", {{"9.0", Fit::kNative}, {"12.0", Fit::kNoImage}});
+  expect_fits("sm_100a", {{"10.3", Fit::kNoImage}});
+  expect_fits("sm_120a", {{"12.1", Fit::kNoImage}});
 }
 
 TEST(ArchSpecificRule, PtxDoesNotJitForward) {
-  EXPECT_EQ(fit("compute_90a", "9.0"), Fit::kPtxJit);
-  EXPECT_EQ(fit("compute_90a", "10.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("compute_90a", "12.0"), Fit::kNoImage);
+  expect_fits("compute_90a",
+              {{"9.0", Fit::kPtxJit}, {"10.0", Fit::kNoImage}, {"12.0", Fit::kNoImage}});
 }
 
 TEST(FamilyRule, Table28) {
   // compute_100f: 10.0, 10.3 (and 10.7 in the newest revision)
-  EXPECT_EQ(fit("sm_100f", "10.0"), Fit::kNative);
-  EXPECT_EQ(fit("sm_100f", "10.3"), Fit::kCompatibleSass);
-  EXPECT_EQ(fit("sm_100f", "10.7"), Fit::kCompatibleSass);
-  EXPECT_EQ(fit("sm_100f", "11.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_100f", "12.0"), Fit::kNoImage);
+  expect_fits("sm_100f", {{"10.0", Fit::kNative},
+                          {"10.3", Fit::kCompatibleSass},
+                          {"10.7", Fit::kCompatibleSass},
+                          {"11.0", Fit::kNoImage},
+                          {"12.0", Fit::kNoImage}});
   // compute_103f: 10.3 (and 10.7)
-  EXPECT_EQ(fit("sm_103f", "10.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_103f", "10.3"), Fit::kNative);
+  expect_fits("sm_103f", {{"10.0", Fit::kNoImage}, {"10.3", Fit::kNative}});
   // compute_110f: 11.0 only
-  EXPECT_EQ(fit("sm_110f", "11.0"), Fit::kNative);
-  EXPECT_EQ(fit("sm_110f", "12.0"), Fit::kNoImage);
+  expect_fits("sm_110f", {{"11.0", Fit::kNative}, {"12.0", Fit::kNoImage}});
   // compute_120f: 12.0, 12.1
-  EXPECT_EQ(fit("sm_120f", "12.0"), Fit::kNative);
-  EXPECT_EQ(fit("sm_120f", "12.1"), Fit::kCompatibleSass);
-  EXPECT_EQ(fit("sm_120f", "10.0"), Fit::kNoImage);
+  expect_fits("sm_120f",
+              {{"12.0", Fit::kNative}, {"12.1", Fit::kCompatibleSass}, {"10.0", Fit::kNoImage}});
   // compute_121f: 12.1 only
-  EXPECT_EQ(fit("sm_121f", "12.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("sm_121f", "12.1"), Fit::kNative);
+  expect_fits("sm_121f", {{"12.0", Fit::kNoImage}, {"12.1", Fit::kNative}});
   // PTX with f suffix follows the same family.
-  EXPECT_EQ(fit("compute_120f", "12.1"), Fit::kPtxJit);
-  EXPECT_EQ(fit("compute_120f", "13.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("compute_100f", "12.0"), Fit::kNoImage);
+  expect_fits("compute_120f", {{"12.1", Fit::kPtxJit}, {"13.0", Fit::kNoImage}});
+  expect_fits("compute_100f", {{"12.0", Fit::kNoImage}});
 }
 
 TEST(PtxRule, ForwardJit) {
-  EXPECT_EQ(fit("compute_90", "12.0"), Fit::kPtxJit);
-  EXPECT_EQ(fit("compute_80", "8.6"), Fit::kPtxJit);
-  EXPECT_EQ(fit("compute_120", "12.0"), Fit::kPtxJit);
-  EXPECT_EQ(fit("compute_100", "12.0"), Fit::kPtxJit);
-  EXPECT_EQ(fit("compute_120", "10.0"), Fit::kNoImage);
-  EXPECT_EQ(fit("compute_86", "8.0"), Fit::kNoImage);
+  expect_fits("compute_90", {{"12.0", Fit::kPtxJit}});
+  expect_fits("compute_80", {{"8.6", Fit::kPtxJit}});
+  expect_fits("compute_120", {{"12.0", Fit::kPtxJit}, {"10.0", Fit::kNoImage}});
+  expect_fits("compute_100", {{"12.0", Fit::kPtxJit}});
+  expect_fits("compute_86", {{"8.0", Fit::kNoImage}});
 }
 
 TEST(PtxRule, IsaNewerThanDriverIsUnsupported) {
@@ -115,8 +112,8 @@ TEST(PtxRule, IsaToCudaTable) {
 }
 
 TEST(LtoRule, NeverLoadable) {
-  EXPECT_EQ(fit("lto_120", "12.0"), Fit::kNotLoadable);
-  EXPECT_EQ(fit("lto_75", "7.5"), Fit::kNotLoadable);
+  expect_fits("lto_120", {{"12.0", Fit::kNotLoadable}});
+  expect_fits("lto_75", {{"7.5", Fit::kNotLoadable}});
 }
 
 TEST(DriverTable, MinimumsAndMaximumCuda) {

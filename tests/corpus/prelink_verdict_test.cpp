@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -22,23 +23,8 @@ fs::path site_packages() {
   return dir / "venvs/torch/lib/python3.11/site-packages";
 }
 
-nlohmann::json scan(const fs::path& file, const std::string& target) {
-  std::string cmd = std::string(SMCOMPAT_CLI) + " scan --json --target " + target + " '" +
-                    file.string() + "' 2>/dev/null";
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  char buf[65536];
-  size_t n;
-  while (p && (n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  if (p) ::pclose(p);
-  auto j = nlohmann::json::parse(out, nullptr, false);
-  if (j.is_discarded() || j["files"].size() != 1) return nlohmann::json();
-  return j["files"][0];
-}
-
-std::string scan_text(const fs::path& file, const std::string& args) {
-  std::string cmd =
-      "NO_COLOR=1 " + std::string(SMCOMPAT_CLI) + " scan " + args + " '" + file.string() + "' 2>&1";
+std::string run_cli(const std::string& args) {
+  std::string cmd = "NO_COLOR=1 " + std::string(SMCOMPAT_CLI) + " " + args;
   std::string out;
   FILE* p = ::popen(cmd.c_str(), "r");
   char buf[65536];
@@ -48,25 +34,43 @@ std::string scan_text(const fs::path& file, const std::string& args) {
   return out;
 }
 
+nlohmann::json scan(const fs::path& file, const std::string& target) {
+  auto j = nlohmann::json::parse(
+      run_cli("scan --json --target " + target + " '" + file.string() + "' 2>/dev/null"), nullptr,
+      false);
+  if (j.is_discarded() || j["files"].size() != 1) return nlohmann::json();
+  return j["files"][0];
+}
+
+std::string scan_text(const fs::path& file, const std::string& args) {
+  return run_cli("scan " + args + " '" + file.string() + "' 2>&1");
+}
+
 size_t count(const std::string& text, const std::string& what) {
   size_t c = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++c;
   return c;
 }
 
-size_t loadable_total(const nlohmann::json& f) {
-  size_t n = 0;
-  for (const auto& [k, v] : f["unit_counts"].items()) n += v.get<size_t>();
-  return n;
-}
-
-// The pre-link units are exactly the __nv_relfatbin containers holding entries.
-void expect_prelink_units_marked(const nlohmann::json& f, size_t expected) {
+// One library's scan for one GPU: its verdict, its loadable units by fit (and no others), and
+// `prelink` pre-link units marked as such.
+void expect_scan(const nlohmann::json& f, const char* verdict,
+                 const std::map<std::string, size_t>& units, size_t prelink) {
+  ASSERT_FALSE(f.is_null());
+  EXPECT_EQ(f["verdict"], verdict);
+  size_t loadable = 0, total = 0;
+  for (const auto& [fit, n] : units) {
+    EXPECT_EQ(f.at("unit_counts").at(fit), n) << fit;
+    loadable += n;
+  }
+  for (const auto& [k, v] : f["unit_counts"].items()) total += v.get<size_t>();
+  EXPECT_EQ(total, loadable);
+  // The pre-link units are exactly the __nv_relfatbin containers holding entries.
   std::set<uint64_t> containers;
   for (const auto& e : f["entries"])
     if (e["section"] == "__nv_relfatbin") containers.insert(e["container_offset"].get<uint64_t>());
-  EXPECT_EQ(containers.size(), expected);
-  EXPECT_EQ(f["prelink_units"], expected);
+  EXPECT_EQ(containers.size(), prelink);
+  EXPECT_EQ(f["prelink_units"], prelink);
   size_t marked = 0;
   for (const auto& u : f["units"]) {
     EXPECT_EQ(u["loadable"].get<bool>(), u["section"] != "__nv_relfatbin") << u.dump();
@@ -76,7 +80,7 @@ void expect_prelink_units_marked(const nlohmann::json& f, size_t expected) {
       EXPECT_NE(u["reason"].get<std::string>().find("never loaded as a module"), std::string::npos);
     }
   }
-  EXPECT_EQ(marked, expected);
+  EXPECT_EQ(marked, prelink);
 }
 
 #define REQUIRE(path)    \
@@ -87,11 +91,8 @@ TEST(CorpusPrelink, TorchNvshmemCountsOnlyTheDeviceLinkedImage) {
   fs::path lib = site_packages() / "torch/lib/libtorch_nvshmem.so";
   REQUIRE(lib);
   nlohmann::json h100 = scan(lib, "9.0");
-  ASSERT_FALSE(h100.is_null());
-  EXPECT_EQ(h100["verdict"], "native");
-  EXPECT_EQ(h100["unit_counts"]["native"], 1);
-  EXPECT_EQ(loadable_total(h100), 1u);  // 6 before: the 5 pre-link containers counted as units
-  expect_prelink_units_marked(h100, 5);
+  // 6 units before: the 5 pre-link containers counted as units.
+  expect_scan(h100, "native", {{"native", 1}}, 5);
   // Each pre-link container has sm_90 SASS: a JIT link would be possible, but the linked image
   // fits.
   EXPECT_EQ(h100["jit_link"]["verdict"], "ptx-jit");
@@ -115,14 +116,10 @@ TEST(CorpusPrelink, NcclPrelinkPtxIsNotAUnit) {
   fs::path lib = site_packages() / "nvidia/nccl/lib/libnccl.so.2";
   REQUIRE(lib);
   nlohmann::json gb10 = scan(lib, "12.1");
-  ASSERT_FALSE(gb10.is_null());
-  EXPECT_EQ(gb10["verdict"], "compatible-sass");
-  EXPECT_EQ(gb10["unit_counts"]["compatible-sass"], 28);
-  EXPECT_EQ(gb10["unit_counts"]["ptx-jit"], 0);  // the 128 compute_120 pre-link PTX are not units
-  EXPECT_EQ(gb10["unit_counts"]["no-image"], 10);
+  // The 128 compute_120 pre-link PTX are not units (no ptx-jit).
+  expect_scan(gb10, "compatible-sass", {{"compatible-sass", 28}, {"ptx-jit", 0}, {"no-image", 10}},
+              128);
   EXPECT_EQ(gb10["specialized_elsewhere"], 10);  // sm_100f-only containers
-  EXPECT_EQ(loadable_total(gb10), 38u);
-  expect_prelink_units_marked(gb10, 128);
   EXPECT_EQ(gb10["jit_link"]["verdict"], "ptx-jit");
   EXPECT_EQ(gb10["jit_link"]["used"], false);
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ptx_test_util.hpp"
+#include "smcompat/ptx/ptxas.hpp"
 
 namespace smcompat::ptx {
 namespace {
@@ -76,11 +77,15 @@ TEST(PtxCli, RetargetWritesOnlyWhenAskedAndReports) {
   EXPECT_EQ(j["rewrites"][2]["kind"], "drop-setmaxnreg");
   EXPECT_FALSE(j.contains("ptx"));
   ASSERT_TRUE(std::filesystem::exists(dir / "ws.sm_120.ptx"));
-  if (!testing::cuda_bin("ptxas").empty()) {
+  if (auto ptxas = find_ptxas()) {
     EXPECT_EQ(j["ptxas"]["verified"], true);
-    std::string log;
-    EXPECT_TRUE(testing::ptxas_accepts(testing::read_file(dir / "ws.sm_120.ptx"), "sm_120", &log))
-        << log;
+    auto v =
+        run_ptxas(*ptxas, testing::read_file(dir / "ws.sm_120.ptx"), *SmTarget::parse("sm_120"));
+    ASSERT_TRUE(v.ok()) << v.error().to_string();
+    EXPECT_TRUE(v->accepted) << v->log;
+  } else {  // --verify says why it could not verify
+    EXPECT_TRUE(j["ptxas"]["verified"].is_null()) << j["ptxas"];
+    EXPECT_NE(j["ptxas"]["note"].get<std::string>().find("no ptxas"), std::string::npos);
   }
   // Refused: nothing is written.
   constexpr std::string_view kWgmma =

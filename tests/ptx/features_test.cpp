@@ -110,17 +110,23 @@ TEST(FeatureTable, BuiltinTableLoadsAndEveryRowCitesItsSource) {
 
 TEST(FeatureTable, AvailabilityModel) {
   const auto& t = FeatureTable::builtin();
-  auto av = [&](const char* id, const char* target) {
-    return FeatureTable::availability(*t.find(id), *SmTarget::parse(target));
+  // Per row: {target, availability} pairs.
+  using On = std::initializer_list<std::pair<const char*, Availability>>;
+  auto expect = [&](const char* id, On on) {
+    const FeatureRow* row = t.find(id);
+    ASSERT_NE(row, nullptr) << id;
+    for (const auto& [target, want] : on)
+      EXPECT_EQ(FeatureTable::availability(*row, *SmTarget::parse(target)), want)
+          << id << " on " << target;
   };
-  EXPECT_EQ(av("setmaxnreg", "sm_120"), Availability::kNeedsFamily);
-  EXPECT_EQ(av("setmaxnreg", "sm_120a"), Availability::kAvailable);
-  EXPECT_EQ(av("setmaxnreg", "sm_90"), Availability::kNeedsArchSpecific);
-  EXPECT_EQ(av("wgmma", "sm_100a"), Availability::kUnavailable);
-  EXPECT_EQ(av("tcgen05", "sm_120a"), Availability::kUnavailable);
-  EXPECT_EQ(av("tcgen05", "sm_103f"), Availability::kAvailable);
-  EXPECT_EQ(av("cp_async", "sm_86"), Availability::kAvailable);
-  EXPECT_EQ(av("cluster_dims", "sm_89"), Availability::kUnavailable);
+  expect("setmaxnreg", {{"sm_120", Availability::kNeedsFamily},
+                        {"sm_120a", Availability::kAvailable},
+                        {"sm_90", Availability::kNeedsArchSpecific}});
+  expect("wgmma", {{"sm_100a", Availability::kUnavailable}});
+  expect("tcgen05",
+         {{"sm_120a", Availability::kUnavailable}, {"sm_103f", Availability::kAvailable}});
+  expect("cp_async", {{"sm_86", Availability::kAvailable}});
+  expect("cluster_dims", {{"sm_89", Availability::kUnavailable}});
 }
 
 TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
@@ -179,22 +185,22 @@ TEST_F(FeatureTableTest, VerdictsMatchPtxasForEveryRow) {
     }
     bool spec_ok = true;
     std::string spec_log;
-    if (k && k->verdict == Verdict::kNeedsSpecificTarget && k->specific_target)
+    if (k && k->outcome == KernelCheck::kNeedsSpecificTarget && k->specific_target)
       spec_ok = ptxas_accepts(kernel_ptx(*m, *j.fn, k->specific_target->to_string()),
                               k->specific_target->to_string(), &spec_log);
     std::lock_guard<std::mutex> lock(mu);
     ASSERT_NE(k, nullptr);
-    EXPECT_EQ(k->verdict == Verdict::kRuns, ok)
-        << j.fn->name << " on " << j.target << ": smcompat says " << to_string(k->verdict)
+    EXPECT_EQ(k->outcome == KernelCheck::kRuns, ok)
+        << j.fn->name << " on " << j.target << ": smcompat says " << to_string(k->outcome)
         << ", ptxas " << (ok ? "accepts" : "rejects") << "\n"
         << log;
-    if ((k->verdict == Verdict::kRuns) == ok) ++agreed;
+    if ((k->outcome == KernelCheck::kRuns) == ok) ++agreed;
     EXPECT_TRUE(round_trip_ok) << j.fn->name << " on " << j.target
                                << ": the printed kernel no longer assembles\n"
                                << rt_log;
     round_trips += check_round_trip && round_trip_ok;
     round_trip_candidates += check_round_trip;
-    if (k->verdict == Verdict::kNeedsSpecificTarget) {
+    if (k->outcome == KernelCheck::kNeedsSpecificTarget) {
       ++specific_checked;
       EXPECT_TRUE(spec_ok) << j.fn->name << ": suggested " << k->specific_target->to_string()
                            << " is rejected by ptxas\n"
@@ -225,7 +231,7 @@ TEST_F(FeatureTableTest, FirstUseIsLocated) {
     ASSERT_EQ(k.features.size(), 1u);
     const auto& f = k.features[0];
     EXPECT_EQ(f.first_instruction, "setmaxnreg.inc.sync.aligned.u32");
-    EXPECT_EQ(f.verdict, Verdict::kNeedsSpecificTarget);
+    EXPECT_EQ(f.outcome, KernelCheck::kNeedsSpecificTarget);
     ASSERT_TRUE(f.specific_target);
     EXPECT_EQ(f.specific_target->to_string(), "sm_120f");
     // The line really holds the instruction.

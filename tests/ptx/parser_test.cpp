@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "smcompat/ptx/module.hpp"
 
@@ -192,40 +193,45 @@ TEST(PtxParser, OperandFormsAndStatementSpans) {
   EXPECT_EQ(m->statements[4].loc.line, 11u);
 }
 
+// Malformed PTX with a ` where the error must point, and what the error must say.
 struct BadCase {
-  const char* text;
-  uint32_t line, col;
+  const char* marked_text;
   const char* reason;
+};
+const BadCase kBadCases[] = {
+    {".version 8.0\n.target sm_80\n.entry k() {\n\t`mov.u32 %r1, 1\n}\n", "has no terminating ';'"},
+    {".version 8.0\n.entry k`(\n", "no closing ')'"},
+    {".version 8.0\n.entry k() `{\n\tret;\n", "no closing '}'"},
+    {".version 8.0\n.entry k() {\n\tmov.u32 %r1, `\"abc;\n}\n", "unterminated string"},
+    {".version 8.0\n`/* never closed\n", "unterminated /* comment"},
+    {"`mov.u32 %r1, 2;\n", "expected a directive at top level"},
+    {".version 8.0\n.entry k() {\n\tadd.s32 %r1, %r2, `];\n}\n", "unbalanced"},
+    {".version 8.0\n.entry k() {\n\t@`;\n}\n", "expected a predicate"},
+    {".version 8.0\n.entry k() {\n\tmov.u32 %r1,`, 1;\n}\n", "empty operand"},
+    {".version 8.0\n.entry k() {\n\t`# bad;\n}\n", "unexpected character"},
+    {"`.version\n", ".version needs one operand"},
+    {".version 8.0\n.shared .b8 x`[zz];\n", "expected [N]"},
+    {".version 8.0\n.entry k() `.maxntid {\n}\n", ".maxntid needs 1 to 3 numbers"},
+    {".version 8.0\n.entry `42() {\n}\n", "expected a function name"},
 };
 
 TEST(PtxParser, MalformedInputGivesLocatedErrors) {
-  const BadCase cases[] = {
-      {".version 8.0\n.target sm_80\n.entry k() {\n\tmov.u32 %r1, 1\n}\n", 4, 2,
-       "has no terminating ';'"},
-      {".version 8.0\n.entry k(\n", 2, 9, "no closing ')'"},
-      {".version 8.0\n.entry k() {\n\tret;\n", 2, 12, "no closing '}'"},
-      {".version\n", 1, 1, ".version needs one operand"},
-      {"mov.u32 %r1, 2;\n", 1, 1, "expected a directive at top level"},
-      {".version 8.0\n.entry k() {\n\tadd.s32 %r1, %r2, ];\n}\n", 3, 20, "unbalanced"},
-      {".version 8.0\n.entry k() {\n\tmov.u32 %r1, \"abc;\n}\n", 3, 15, "unterminated string"},
-      {".version 8.0\n/* never closed\n", 2, 1, "unterminated /* comment"},
-      {".version 8.0\n.shared .b8 x[zz];\n", 2, 14, "expected [N]"},
-      {".version 8.0\n.entry k() .maxntid {\n}\n", 2, 12, ".maxntid needs 1 to 3 numbers"},
-      {".version 8.0\n.entry k() {\n\t@;\n}\n", 3, 3, "expected a predicate"},
-      {".version 8.0\n.entry k() {\n\tmov.u32 %r1,, 1;\n}\n", 3, 14, "empty operand"},
-      {".version 8.0\n.entry 42() {\n}\n", 2, 8, "expected a function name"},
-      {".version 8.0\n.entry k() {\n\t# bad;\n}\n", 3, 2, "unexpected character"},
-  };
-  for (const auto& c : cases) {
-    auto m = parse_module(c.text);
-    ASSERT_FALSE(m.ok()) << c.text;
-    std::string expect = "line " + std::to_string(c.line) + ", column " + std::to_string(c.col);
+  for (const auto& c : kBadCases) {
+    std::string text = c.marked_text;
+    const size_t at = text.find('`');
+    ASSERT_NE(at, std::string::npos) << c.marked_text;
+    text.erase(at, 1);
+    const SourceLoc want = locate(text, at);
+    auto m = parse_module(text);
+    ASSERT_FALSE(m.ok()) << text;
+    std::string expect =
+        "line " + std::to_string(want.line) + ", column " + std::to_string(want.col);
     EXPECT_NE(m.error().what.find(expect), std::string::npos)
         << "input:\n"
-        << c.text << "\nerror: " << m.error().what;
+        << text << "\nerror: " << m.error().what;
     EXPECT_NE(m.error().what.find(c.reason), std::string::npos) << m.error().what;
     ASSERT_TRUE(m.error().offset);
-    EXPECT_EQ(locate(c.text, *m.error().offset).line, c.line);
+    EXPECT_EQ(locate(text, *m.error().offset).line, want.line);
   }
 }
 

@@ -227,10 +227,10 @@ TEST(Analysis, SharedMemoryAgainstTheTargetLimits) {
   ASSERT_EQ(k.shared.size(), 4u);
   EXPECT_EQ(k.smem_optin_limit.value_or(0), 101376u);
   EXPECT_EQ(k.dynamic_smem_room.value_or(0), 101376u - 32768u);
-  EXPECT_EQ(k.verdict, Verdict::kExceedsResources);
+  EXPECT_EQ(k.outcome, KernelCheck::kExceedsResources);
   EXPECT_EQ(on120.kernels[1].static_smem, 0u);  // names nothing
   auto on90 = analyze(*m, *SmTarget::parse("sm_90"), opt);
-  EXPECT_EQ(on90.kernels[0].verdict, Verdict::kRuns);  // 227 KiB opt-in
+  EXPECT_EQ(on90.kernels[0].outcome, KernelCheck::kRuns);  // 227 KiB opt-in
   EXPECT_EQ(on90.kernels[0].smem_optin_limit.value_or(0), 232448u);
 }
 

@@ -11,21 +11,26 @@
 namespace smcompat {
 namespace {
 
-#ifdef SMCOMPAT_PRELINK_DIR
-std::string program(const char* name) { return std::string(SMCOMPAT_PRELINK_DIR) + "/" + name; }
-#define REQUIRE_PROGRAM(path) \
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "nvcc program missing: " << path
-#else
-std::string program(const char* name) { return name; }
-#define REQUIRE_PROGRAM(path) GTEST_SKIP() << "nvcc was not found at configure time: no " << path
-#endif
-
 FileInventory inventory(const std::string& path) {
   auto invs = inspect_file(path, {});
   EXPECT_EQ(invs.size(), 1u);
   EXPECT_TRUE(invs.at(0).errors.empty());
   return invs.at(0);
 }
+
+// `FileInventory inv` of the nvcc-built program `name`; the test skips when it was not built.
+#ifdef SMCOMPAT_PRELINK_DIR
+#define LOAD_PROGRAM(inv, name)                                                  \
+  const std::string inv##_path = std::string(SMCOMPAT_PRELINK_DIR) + "/" + name; \
+  if (!std::filesystem::exists(inv##_path))                                      \
+    GTEST_SKIP() << "nvcc program missing: " << inv##_path;                      \
+  FileInventory inv = inventory(inv##_path)
+#else
+#define LOAD_PROGRAM(inv, name)                                        \
+  GTEST_SKIP() << "nvcc was not found at configure time: no " << name; \
+  FileInventory inv
+#endif
+
 Target T(const char* what) { return *resolve_target(what); }
 size_t loadable_units(const FileVerdict& v) {
   size_t n = 0;
@@ -36,9 +41,7 @@ size_t loadable_units(const FileVerdict& v) {
 // -gencode arch=compute_80,code=sm_80: the device-linked sm_80 cubin in .nv_fatbin and the pre-link
 // sm_80 cubin in __nv_relfatbin. On 8.0 one unit runs, not two.
 TEST(Prelink, DeviceLinkedSassCountsOncePrelinkIsListedNotCounted) {
-  std::string path = program("rdc_sm80_app");
-  REQUIRE_PROGRAM(path);
-  FileInventory inv = inventory(path);
+  LOAD_PROGRAM(inv, "rdc_sm80_app");
   FileVerdict v = judge_file(inv, T("8.0"));
   EXPECT_EQ(v.verdict, Fit::kNative);
   EXPECT_FALSE(v.partial);
@@ -66,9 +69,7 @@ TEST(Prelink, DeviceLinkedSassCountsOncePrelinkIsListedNotCounted) {
 // code=[sm_80,compute_80]: nvlink links sm_80 only (the PTX stays pre-link). 8.6 runs the linked
 // sm_80 SASS; 9.0 has only the runtime's JIT link of the pre-link PTX.
 TEST(Prelink, JitLinkIsTheFallbackWhenTheLinkedImageDoesNotFit) {
-  std::string path = program("rdc_sm80_ptx_app");
-  REQUIRE_PROGRAM(path);
-  FileInventory inv = inventory(path);
+  LOAD_PROGRAM(inv, "rdc_sm80_ptx_app");
   FileVerdict v86 = judge_file(inv, T("8.6"));
   EXPECT_EQ(v86.verdict, Fit::kCompatibleSass);
   EXPECT_EQ(v86.jit_link, Fit::kPtxJit);  // possible, but not what happens
@@ -86,9 +87,7 @@ TEST(Prelink, JitLinkIsTheFallbackWhenTheLinkedImageDoesNotFit) {
 // device-linked container in .nv_fatbin is empty; the pre-link containers are this program's PTX
 // and libcudadevrt's (SASS sm_75..sm_121, compute_121).
 TEST(Prelink, PtxOnlyProgramRunsByJitLinkWhereItsPtxCompiles) {
-  std::string path = program("rdc_ptx_app");
-  REQUIRE_PROGRAM(path);
-  FileInventory inv = inventory(path);
+  LOAD_PROGRAM(inv, "rdc_ptx_app");
   size_t empty_linked = 0;
   for (const auto& c : inv.containers)
     if (c.section == ".nv_fatbin" && c.image_count == 0) ++empty_linked;
@@ -108,9 +107,7 @@ TEST(Prelink, PtxOnlyProgramRunsByJitLinkWhereItsPtxCompiles) {
 // nvcc -rdc=true -c: an object before device linking has only __nv_relfatbin and nothing that
 // registers it, so it gets no JIT-link fallback although its PTX would compile for 9.0.
 TEST(Prelink, ObjectBeforeDeviceLinkingIsNeverHandedToTheRuntime) {
-  std::string path = program("rdc_sm80_ptx.o");
-  REQUIRE_PROGRAM(path);
-  FileInventory inv = inventory(path);
+  LOAD_PROGRAM(inv, "rdc_sm80_ptx.o");
   FileVerdict v = judge_file(inv, T("9.0"));
   EXPECT_EQ(v.verdict, Fit::kNoImage);
   EXPECT_EQ(v.prelink_units, 1u);

@@ -5,15 +5,14 @@
 #include <fmt/format.h>
 
 #include <fstream>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "commands.hpp"
 #include "smcompat/ptx/analysis.hpp"
 #include "smcompat/ptx/ptxas.hpp"
 #include "smcompat/ptx/retarget.hpp"
 #include "smcompat/ptx/sources.hpp"
+#include "smcompat/report/ptx_report.hpp"
 
 namespace smcompat::cli {
 namespace {
@@ -32,88 +31,6 @@ std::optional<SmTarget> parse_sm(const std::string& s, const char* what) {
   return t;
 }
 
-json loc_json(const SourceLoc& l) { return json{{"line", l.line}, {"column", l.col}}; }
-
-json error_json(const Error& e, std::string_view text) {
-  json j{{"what", e.what}};
-  if (e.offset) {
-    j["offset"] = *e.offset;
-    auto l = locate(text, *e.offset);
-    j["line"] = l.line;
-    j["column"] = l.col;
-  }
-  return j;
-}
-
-json kernel_json(const KernelReport& k) {
-  json feats = json::array();
-  for (const auto& f : k.features) {
-    json fj{{"id", f.row->id},
-            {"title", f.row->title},
-            {"verdict", to_string(f.verdict)},
-            {"first_use", loc_json(f.first)},
-            {"first_function", f.first_function},
-            {"first_instruction", f.first_instruction},
-            {"count", f.count},
-            {"source", f.row->source}};
-    if (f.specific_target) fj["specific_target"] = f.specific_target->to_string();
-    if (!f.reason.empty()) fj["reason"] = f.reason;
-    if (f.verdict != Verdict::kRuns && !f.row->strategy.empty()) fj["strategy"] = f.row->strategy;
-    feats.push_back(std::move(fj));
-  }
-  json shared = json::array();
-  for (const auto& s : k.shared)
-    shared.push_back({{"name", s.name},
-                      {"bytes", s.bytes ? json(*s.bytes) : json(nullptr)},
-                      {"align", s.align},
-                      {"scope", s.module_scope ? "module" : "kernel"},
-                      {"declared_at", loc_json(s.loc)}});
-  json res = json::array();
-  for (const auto& r : k.resources)
-    res.push_back(
-        {{"resource", r.resource}, {"verdict", to_string(r.verdict)}, {"reason", r.reason}});
-  json j{{"name", k.name},
-         {"declared_at", loc_json(k.loc)},
-         {"verdict", to_string(k.verdict)},
-         {"features", std::move(feats)},
-         {"shared_memory",
-          {{"static_bytes", k.static_smem},
-           {"dynamic", k.dynamic_smem},
-           {"optin_limit", k.smem_optin_limit ? json(*k.smem_optin_limit) : json(nullptr)},
-           {"dynamic_room", k.dynamic_smem_room ? json(*k.dynamic_smem_room) : json(nullptr)},
-           {"declarations", std::move(shared)}}},
-         {"resources", std::move(res)}};
-  j["specific_target"] = k.specific_target ? json(k.specific_target->to_string()) : json(nullptr);
-  j["cluster_dims"] = k.cluster_dims ? json(*k.cluster_dims) : json(nullptr);
-  j["maxnreg"] = k.perf.maxnreg ? json(*k.perf.maxnreg) : json(nullptr);
-  return j;
-}
-
-json source_json(const PtxSource& s) {
-  json j{{"file", s.file}, {"member", s.member}};
-  if (s.embedded)
-    j["image"] = {{"entry_offset", s.entry_offset},
-                  {"target", s.image_target ? s.image_target->to_string() : ""},
-                  {"section", s.section}};
-  else
-    j["image"] = nullptr;
-  return j;
-}
-
-std::string colour_verdict(const Style& st, Verdict v) {
-  std::string s = to_string(v);
-  switch (v) {
-    case Verdict::kRuns:
-      return st.green(s);
-    case Verdict::kNeedsSpecificTarget:
-      return st.yellow(s);
-    default:
-      return st.red(s);
-  }
-}
-
-std::string fmt_loc(const SourceLoc& l) { return fmt::format("{}:{}", l.line, l.col); }
-
 // ---------------------------------------------------------------- check
 struct CheckOptions {
   std::vector<std::string> files;
@@ -130,127 +47,51 @@ int run_check(const CheckOptions& o, Context& ctx) {
   if (o.dynamic_smem >= 0) ao.dynamic_smem = static_cast<uint64_t>(o.dynamic_smem);
   const Style st = ctx.out_style();
   json inputs = json::array();
-  std::map<std::string, size_t> by_verdict;
-  size_t images = 0, kernels = 0, errors = 0;
-  Verdict worst = Verdict::kRuns;
+  PtxCheckTotals totals;
+  totals.target = *target;
   for (const auto& file : o.files) {
+    auto on_error = [&](const Error& e) {
+      ++totals.errors;
+      if (o.json)
+        inputs.push_back(ptx_file_error_json(file, e));
+      else
+        fmt::print(stderr, "{}: {}\n", file, e.to_string());
+    };
     auto r = for_each_ptx(
         file,
         [&](PtxSource&& src) {
-          ++images;
+          ++totals.ptx_texts;
           auto m = parse_module(src.text);
           if (!m.ok()) {
-            ++errors;
-            if (o.json) {
-              json j = source_json(src);
-              j["error"] = error_json(m.error(), src.text);
-              inputs.push_back(std::move(j));
-            } else {
-              fmt::print("{}: {}: {}\n", src.display_name(), st.red("error"), m.error().what);
-            }
+            ++totals.errors;
+            if (o.json)
+              inputs.push_back(ptx_parse_error_json(src, m.error()));
+            else
+              fmt::print("{}", render_ptx_parse_error_text(src, m.error(), st));
             return;
           }
           auto rep = analyze(*m, *target, ao);
-          worst = std::max(worst, rep.verdict);
-          std::map<Verdict, size_t> counts;
-          for (const auto& k : rep.kernels) {
-            ++counts[k.verdict];
-            ++by_verdict[to_string(k.verdict)];
-          }
-          kernels += rep.kernels.size();
-          if (o.json) {
-            json j = source_json(src);
-            j["ptx_version"] = rep.ptx_version.to_string();
-            j["ptx_target"] = rep.ptx_target;
-            j["notes"] = rep.notes;
-            j["verdict"] = to_string(rep.verdict);
-            j["kernels"] = json::array();
-            for (const auto& k : rep.kernels) j["kernels"].push_back(kernel_json(k));
-            inputs.push_back(std::move(j));
-            return;
-          }
-          std::string summary;
-          for (const auto& [v, n] : counts)
-            summary +=
-                fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, colour_verdict(st, v));
-          fmt::print("{}  PTX {} .target {}  {} kernel{}{}{}\n", st.bold(src.display_name()),
-                     rep.ptx_version.to_string(), rep.ptx_target, rep.kernels.size(),
-                     rep.kernels.size() == 1 ? "" : "s", summary.empty() ? "" : ": ", summary);
-          for (const auto& n : rep.notes) fmt::print("  {} {}\n", st.dim("note:"), n);
-          bool show_all = o.all || !src.embedded;
-          for (const auto& k : rep.kernels) {
-            if (!show_all && k.verdict == Verdict::kRuns) continue;
-            std::string extra;
-            if (k.specific_target)
-              extra = fmt::format(" (builds for {})", k.specific_target->to_string());
-            fmt::print("  {}  line {}  {}{}\n", st.bold(k.name), k.loc.line,
-                       colour_verdict(st, k.verdict), extra);
-            Table t({"feature", "first use", "uses", "verdict", "why"});
-            for (const auto& f : k.features)
-              t.add_row({f.row->id,
-                         fmt::format("{} {}", fmt_loc(f.first), f.first_instruction.substr(0, 40)),
-                         std::to_string(f.count), colour_verdict(st, f.verdict),
-                         f.reason.empty() ? "" : f.reason});
-            if (!t.empty()) fmt::print("{}", t.render(st, "    "));
-            std::string smem = fmt::format("shared memory: {} bytes static", k.static_smem);
-            if (k.smem_optin_limit)
-              smem +=
-                  fmt::format(", opt-in limit {} on {}", *k.smem_optin_limit, target->to_string());
-            if (k.dynamic_smem_room)
-              smem += fmt::format(", room for {} bytes dynamic", *k.dynamic_smem_room);
-            fmt::print("    {}\n", smem);
-            if (k.cluster_dims)
-              fmt::print("    cluster: {}x{}x{}\n", (*k.cluster_dims)[0], (*k.cluster_dims)[1],
-                         (*k.cluster_dims)[2]);
-            for (const auto& r : k.resources)
-              fmt::print("    {}: {} {}\n", r.resource, colour_verdict(st, r.verdict), r.reason);
-            for (const auto& f : k.features)
-              if (f.verdict != Verdict::kRuns && !f.row->strategy.empty())
-                fmt::print("    {} {}: {}\n", st.dim("strategy"), f.row->id, f.row->strategy);
-          }
-        },
-        [&](const Error& e) {
-          ++errors;
+          totals.add(rep);
           if (o.json)
-            inputs.push_back({{"file", file}, {"error", {{"what", e.to_string()}}}});
+            inputs.push_back(ptx_module_json(src, rep));
           else
-            fmt::print(stderr, "{}: {}\n", file, e.to_string());
-        });
+            fmt::print("{}", render_ptx_module_text(src, rep, o.all || !src.embedded, st));
+        },
+        on_error);
     if (!r.ok()) {
-      ++errors;
+      ++totals.errors;
       if (o.json)
-        inputs.push_back({{"file", file}, {"error", {{"what", r.error().to_string()}}}});
+        inputs.push_back(ptx_file_error_json(file, r.error()));
       else
         fmt::print(stderr, "smcompat ptx check: {}\n", r.error().to_string());
     }
   }
-  if (o.json) {
-    json out{{"schema", "smcompat.ptx-check/1"},
-             {"tool_version", SMCOMPAT_VERSION},
-             {"argv", ctx.argv},
-             {"target", target->to_string()},
-             {"inputs", std::move(inputs)},
-             {"summary",
-              {{"ptx_texts", images},
-               {"kernels", kernels},
-               {"errors", errors},
-               {"by_verdict", by_verdict}}},
-             {"verdict", to_string(worst)}};
-    fmt::print("{}\n", out.dump(2));
-  } else {
-    std::string counts;
-    for (const auto& [v, n] : by_verdict) counts += fmt::format(", {} {}", n, v);
-    fmt::print("{} PTX text{}, {} kernel{} for {}{}{}\n", images, images == 1 ? "" : "s", kernels,
-               kernels == 1 ? "" : "s", target->to_string(), counts,
-               errors ? fmt::format(", {} error{}", errors, errors == 1 ? "" : "s") : "");
-    fmt::print("{}\n",
-               st.dim(fmt::format(
-                   "Verdicts say whether each kernel's code fits {} once built or retargeted "
-                   "for it; notes say when the PTX as shipped cannot load there.",
-                   target->to_string())));
-  }
-  if (images == 0 || (errors > 0 && kernels == 0)) return kExitError;
-  return worst == Verdict::kRuns ? kExitOk : kExitFindings;
+  if (o.json)
+    fmt::print("{}\n", ptx_check_json(totals, std::move(inputs), ctx.argv).dump(2));
+  else
+    fmt::print("{}", render_ptx_check_summary_text(totals, st));
+  if (totals.ptx_texts == 0 || (totals.errors > 0 && totals.kernels == 0)) return kExitError;
+  return totals.worst == KernelCheck::kRuns ? kExitOk : kExitFindings;
 }
 
 // ---------------------------------------------------------------- retarget
@@ -312,66 +153,16 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
     }
     wrote = true;
   }
+  PtxRetargetOutcome outcome{o.file, *to, &*r};
+  if (wrote) outcome.written = o.output;
+  outcome.verify_requested = o.verify;
+  outcome.verified = verified;
+  outcome.verify_note = verify_note;
   if (o.json) {
-    json rw = json::array();
-    for (const auto& w : r->rewrites)
-      rw.push_back({{"kind", w.kind},
-                    {"at", loc_json(w.loc)},
-                    {"function", w.function},
-                    {"before", w.before},
-                    {"after", w.after}});
-    json bl = json::array();
-    for (const auto& b : r->blockers)
-      bl.push_back({{"kernel", b.kernel},
-                    {"feature", b.feature},
-                    {"at", loc_json(b.loc)},
-                    {"reason", b.reason},
-                    {"strategy", b.strategy}});
-    json out{{"schema", "smcompat.ptx-retarget/1"},
-             {"tool_version", SMCOMPAT_VERSION},
-             {"argv", ctx.argv},
-             {"input", o.file},
-             {"to", to->to_string()},
-             {"ok", r->ok},
-             {"rewrites", std::move(rw)},
-             {"blockers", std::move(bl)},
-             {"intact_alternative",
-              r->intact_alternative ? json(r->intact_alternative->to_string()) : json(nullptr)},
-             {"output", wrote ? json(o.output) : json(nullptr)}};
-    if (r->ok && !wrote) out["ptx"] = r->text;
-    if (verified)
-      out["ptxas"] = {{"verified", verified->accepted}, {"log", verified->log}};
-    else
-      out["ptxas"] = {{"verified", nullptr}, {"note", o.verify ? verify_note : "not requested"}};
-    fmt::print("{}\n", out.dump(2));
+    fmt::print("{}\n", ptx_retarget_json(outcome, ctx.argv).dump(2));
   } else {
     // The PTX goes to stdout (or -o); the report goes to stderr.
-    for (const auto& w : r->rewrites)
-      fmt::print(stderr, "{}:{}: {} {}{}: '{}' -> '{}'\n", o.file, fmt_loc(w.loc),
-                 st.cyan("rewrite"), w.kind, w.function.empty() ? "" : " in " + w.function,
-                 w.before, w.after);
-    for (const auto& b : r->blockers) {
-      fmt::print(stderr, "{}:{}: {} {}: {}\n", o.file, fmt_loc(b.loc), st.red("cannot retarget"),
-                 b.kernel, b.reason);
-      if (!b.strategy.empty()) fmt::print(stderr, "    strategy: {}\n", b.strategy);
-    }
-    if (r->intact_alternative)
-      fmt::print(stderr, "{} --to {} keeps this PTX intact (code built for it runs only on {})\n",
-                 st.bold("hint:"), r->intact_alternative->to_string(),
-                 r->intact_alternative->variant == ArchVariant::kFamily
-                     ? "that family"
-                     : fmt::format("sm_{} exactly", r->intact_alternative->arch));
-    if (verified)
-      fmt::print(
-          stderr, "ptxas -arch={}: {}\n{}", to->to_string(),
-          verified->accepted ? st.green("assembles (verified)") : st.red("REJECTS the result"),
-          verified->accepted ? "" : verified->log);
-    else if (o.verify && r->ok)
-      fmt::print(stderr, "not verified: {}\n", verify_note);
-    else if (r->ok)
-      fmt::print(stderr,
-                 "not verified: only the feature table was checked; --verify assembles the "
-                 "result with ptxas\n");
+    fmt::print(stderr, "{}", render_ptx_retarget_text(outcome, st));
     if (r->ok && !wrote) fmt::print("{}", r->text);
   }
   if (!r->ok) return kExitFindings;
@@ -408,33 +199,11 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
         if (!o.kernel.empty() && k.name != o.kernel) continue;
         ++shown;
         for (const auto& r : k.resources)
-          if (r.resource == "shared memory" && r.verdict != Verdict::kRuns) over = true;
-        if (o.json) {
-          json j = kernel_json(k);
-          j["input"] = source_json(src);
-          out_kernels.push_back(std::move(j));
-          continue;
-        }
-        fmt::print("{}  {}\n", st.bold(k.name), st.dim(src.display_name()));
-        Table t({"declaration", "bytes", "align", "scope", "declared at", "share"},
-                {Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight,
-                 Table::Align::kLeft, Table::Align::kLeft, Table::Align::kRight});
-        for (const auto& s : k.shared)
-          t.add_row({s.name, s.bytes ? std::to_string(*s.bytes) : "dynamic",
-                     std::to_string(s.align), s.module_scope ? "module" : "kernel", fmt_loc(s.loc),
-                     s.bytes && k.static_smem
-                         ? fmt::format("{:.1f}%", 100.0 * *s.bytes / k.static_smem)
-                         : ""});
-        if (!t.empty()) fmt::print("{}", t.render(st, "  "));
-        fmt::print("  static total {} bytes (static limit {})", k.static_smem,
-                   kMaxStaticSharedBytes);
-        if (k.smem_optin_limit)
-          fmt::print("; {} opt-in limit {} bytes", target->to_string(), *k.smem_optin_limit);
-        if (k.dynamic_smem_room) fmt::print("; room for {} bytes dynamic", *k.dynamic_smem_room);
-        fmt::print("\n");
-        for (const auto& r : k.resources)
-          if (r.resource == "shared memory")
-            fmt::print("  {} {}\n", colour_verdict(st, r.verdict), r.reason);
+          if (r.resource == "shared memory" && r.outcome != KernelCheck::kRuns) over = true;
+        if (o.json)
+          out_kernels.push_back(ptx_budget_kernel_json(src, k));
+        else
+          fmt::print("{}", render_ptx_budget_text(src, k, *target, st));
       }
     });
     if (!r.ok()) {
@@ -443,12 +212,7 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
     }
   }
   if (o.json)
-    fmt::print("{}\n", json{{"schema", "smcompat.ptx-budget/1"},
-                            {"tool_version", SMCOMPAT_VERSION},
-                            {"argv", ctx.argv},
-                            {"target", target->to_string()},
-                            {"kernels", std::move(out_kernels)}}
-                           .dump(2));
+    fmt::print("{}\n", ptx_budget_json(*target, std::move(out_kernels), ctx.argv).dump(2));
   if (failed && shown == 0) return kExitError;
   if (!o.kernel.empty() && shown == 0) {
     fmt::print(stderr, "smcompat ptx budget: no kernel named '{}' in {} PTX text{}\n", o.kernel,

@@ -19,14 +19,11 @@ inline constexpr uint32_t kZstdMagic = 0xFD2FB528;           // bytes 28 B5 2F F
 enum class Compression { kNone, kZstd, kLz4 };
 const char* to_string(Compression c);  // "none", "zstd", "lz4"
 
-/// Entry flag bits (fatbin-format.md 2.4).
+/// Entry flag bits (fatbin-format.md 2.4), tested against FatbinEntry::flags.
 namespace fatbin_flags {
-inline constexpr uint64_t k64Bit = 0x1;
-inline constexpr uint64_t kDebug = 0x2;
-inline constexpr uint64_t kLz4 = 0x2000;
-inline constexpr uint64_t kZstd = 0x8000;
-inline constexpr uint64_t kArchSpecific = 0x100000;
-inline constexpr uint64_t kFamily = 0x200000;
+inline constexpr uint64_t k64Bit = 0x1, kDebug = 0x2;                    // address size, -G
+inline constexpr uint64_t kLz4 = 0x2000, kZstd = 0x8000;                 // payload compression
+inline constexpr uint64_t kArchSpecific = 0x100000, kFamily = 0x200000;  // `a`, `f` variant
 }  // namespace fatbin_flags
 
 /// One image inside a container.

@@ -1,8 +1,9 @@
 // Per-kernel analysis of a PTX module against a target: the table features each kernel uses
 // (with the first use), static shared memory by declaration against the target's limits, cluster
-// and register requirements, and a verdict. Limits come from the catalog (smem_per_block_optin,
-// max_regs_per_thread); the 48 KiB static shared memory limit is ptxas's ("uses too much shared
-// data (0xc004 bytes, 0xc000 max)", ptxas 13.0) and Programming Guide Table 31's footnote.
+// and register requirements, and an outcome (KernelCheck). Limits come from the catalog
+// (smem_per_block_optin, max_regs_per_thread); the 48 KiB static shared memory limit is ptxas's
+// ("uses too much shared data (0xc004 bytes, 0xc000 max)", ptxas 13.0) and Programming Guide
+// Table 31's footnote.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +25,12 @@ inline constexpr uint32_t kMaxThreadsPerBlock = 1024;
 inline constexpr uint32_t kPortableClusterSize = 8;
 inline constexpr uint32_t kMaxClusterSize = 16;
 
-/// Ordered from best to worst.
-enum class Verdict { kRuns, kNeedsSpecificTarget, kExceedsResources, kUnavailable };
+/// Whether a kernel's code can be built for a target: a feature-availability and resource check
+/// on the PTX, not a fit of a loaded image (that is smcompat::Fit, verdict/fit.hpp). Ordered
+/// from best to worst. The JSON of `ptx check` keeps the key "verdict" for it (docs/ptx.md).
+enum class KernelCheck { kRuns, kNeedsSpecificTarget, kExceedsResources, kUnavailable };
 /// "runs", "needs-specific-target", "exceeds-resources", "unavailable"
-const char* to_string(Verdict v);
+const char* to_string(KernelCheck check);
 
 struct FeatureUse {
   const FeatureRow* row = nullptr;
@@ -35,7 +38,7 @@ struct FeatureUse {
   std::string first_function;     ///< function holding the first use
   std::string first_instruction;  ///< e.g. "setmaxnreg.inc.sync.aligned.u32"
   uint32_t count = 0;             ///< uses in the kernel and the functions it calls
-  Verdict verdict = Verdict::kRuns;
+  KernelCheck outcome = KernelCheck::kRuns;
   std::optional<SmTarget> specific_target;  ///< the a/f target that has it (kNeedsSpecificTarget)
   std::string reason;
 };
@@ -51,8 +54,8 @@ struct SharedDecl {
 
 /// A resource or launch requirement that does not fit (or is worth saying).
 struct ResourceFinding {
-  std::string resource;              ///< "shared memory", "threads", "registers", "cluster"
-  Verdict verdict = Verdict::kRuns;  ///< kRuns for notes
+  std::string resource;                      ///< "shared memory", "threads", "registers", "cluster"
+  KernelCheck outcome = KernelCheck::kRuns;  ///< kRuns for notes
   std::string reason;
 };
 
@@ -68,7 +71,7 @@ struct KernelReport {
   std::optional<std::array<uint32_t, 3>> cluster_dims;
   PerfDirectives perf;
   std::vector<ResourceFinding> resources;
-  Verdict verdict = Verdict::kRuns;
+  KernelCheck outcome = KernelCheck::kRuns;
   std::optional<SmTarget> specific_target;  ///< for kNeedsSpecificTarget: the target to use
 };
 
@@ -82,8 +85,8 @@ struct ModuleReport {
   Version ptx_version;
   std::string ptx_target;  ///< .target as written
   std::vector<KernelReport> kernels;
-  std::vector<std::string> notes;    ///< module-level facts (arch-specific PTX, ISA too old, ...)
-  Verdict verdict = Verdict::kRuns;  ///< worst kernel verdict
+  std::vector<std::string> notes;  ///< module-level facts (arch-specific PTX, ISA too old, ...)
+  KernelCheck outcome = KernelCheck::kRuns;  ///< worst kernel outcome
 };
 
 /// Analyses every kernel (.entry) of `module` for `target` (an sm_XX[a|f] target).

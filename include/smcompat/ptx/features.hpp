@@ -55,16 +55,18 @@ class FeatureTable {
   static const FeatureTable& builtin();
   static Result<FeatureTable> from_json(std::string_view json_text);
 
-  const std::vector<FeatureRow>& rows() const { return rows_; }
-  const FeatureRow* find(std::string_view id) const;
-
   /// Indices of the rows an instruction matches (appended to `out`).
   void match_instruction(const Statement& inst, const std::string_view* operands,
                          std::vector<uint16_t>& out) const;
   /// Indices of the rows a kernel directive (".reqnctapercluster") matches.
   void match_directive(std::string_view directive, std::vector<uint16_t>& out) const;
-
+  /// Whether code built for `target` may use the row's feature.
   static Availability availability(const FeatureRow& row, const SmTarget& target);
+
+  /// Every row, in data/ptx_features.json order (match indices point into it).
+  const std::vector<FeatureRow>& rows() const { return rows_; }
+  /// The row with this id, or null.
+  const FeatureRow* find(std::string_view id) const;
 
  private:
   std::vector<FeatureRow> rows_;

@@ -6,6 +6,37 @@
 
 #define SMEM_ADDR(p) static_cast<uint32_t>(__cvta_generic_to_shared(p))
 
+// A bulk copy into `n` bytes of shared memory completing on an mbarrier (`bar`): `ptx` takes the
+// buffer as %0, then the operands that follow.
+#define FEAT_BULK_COPY(name, params, n, ptx, ...)                    \
+  extern "C" __global__ void name params {                           \
+    __shared__ __align__(n) uint8_t buf[n];                          \
+    __shared__ __align__(8) uint64_t bar;                            \
+    asm volatile(ptx ::"r"(SMEM_ADDR(buf)), __VA_ARGS__ : "memory"); \
+  }
+
+// mma.sync with four f32 accumulators: D and C in %0-%3, A in %4, B in %5; the block-scaled forms
+// take the scale in %6.
+#define FEAT_MMA(name, ptx)                                                      \
+  extern "C" __global__ void name(float* out, uint32_t a, uint32_t b) {          \
+    float d0 = 0, d1 = 0, d2 = 0, d3 = 0;                                        \
+    asm volatile(ptx : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "r"(a), "r"(b)); \
+    out[threadIdx.x] = d0 + d1 + d2 + d3;                                        \
+  }
+#define FEAT_MMA_SCALED(name, ptx)                                                       \
+  extern "C" __global__ void name(float* out, uint32_t a, uint32_t b, uint32_t s) {      \
+    float d0 = 0, d1 = 0, d2 = 0, d3 = 0;                                                \
+    asm volatile(ptx : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3) : "r"(a), "r"(b), "r"(s)); \
+    out[threadIdx.x] = d0 + d1 + d2 + d3;                                                \
+  }
+// cvt of two f32 to a packed pair of 8-bit floats (%0 the pair, %1 and %2 the inputs).
+#define FEAT_CVT_X2(name, ptx)                                       \
+  extern "C" __global__ void name(uint16_t* out, float a, float b) { \
+    uint16_t r;                                                      \
+    asm volatile(ptx : "=h"(r) : "f"(a), "f"(b));                    \
+    *out = r;                                                        \
+  }
+
 extern "C" __global__ void feat_wgmma_fence() {
   asm volatile(
       "wgmma.fence.sync.aligned;\n\twgmma.commit_group.sync.aligned;\n\t"
@@ -50,43 +81,22 @@ extern "C" __global__ void feat_tensormap_cp_fenceproxy(uint64_t gaddr) {
 extern "C" __global__ void feat_fence_proxy_tensormap(uint64_t gaddr) {
   asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gaddr) : "memory");
 }
-extern "C" __global__ void feat_cp_async_bulk(const void* src) {
-  __shared__ __align__(16) uint8_t buf[16];
-  __shared__ __align__(8) uint64_t bar;
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, [%2];" ::
-          "r"(SMEM_ADDR(buf)),
-      "l"(src), "r"(SMEM_ADDR(&bar))
-      : "memory");
-}
-extern "C" __global__ void feat_cp_async_bulk_tensor(const void* tmap, int c0) {
-  __shared__ __align__(128) uint8_t buf[128];
-  __shared__ __align__(8) uint64_t bar;
-  asm volatile(
-      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, "
-      "{%2}], [%3];" ::"r"(SMEM_ADDR(buf)),
-      "l"(tmap), "r"(c0), "r"(SMEM_ADDR(&bar))
-      : "memory");
-}
-extern "C" __global__ void feat_cp_async_bulk_multicast(const void* src, uint16_t mask) {
-  __shared__ __align__(16) uint8_t buf[16];
-  __shared__ __align__(8) uint64_t bar;
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
-      "[%1], 16, [%2], %3;" ::"r"(SMEM_ADDR(buf)),
-      "l"(src), "r"(SMEM_ADDR(&bar)), "h"(mask)
-      : "memory");
-}
-extern "C" __global__ void feat_cp_async_bulk_tensor_multicast(const void* tmap, int c0,
-                                                               uint16_t mask) {
-  __shared__ __align__(128) uint8_t buf[128];
-  __shared__ __align__(8) uint64_t bar;
-  asm volatile(
-      "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::"
-      "cluster [%0], [%1, {%2}], [%3], %4;" ::"r"(SMEM_ADDR(buf)),
-      "l"(tmap), "r"(c0), "r"(SMEM_ADDR(&bar)), "h"(mask)
-      : "memory");
-}
+FEAT_BULK_COPY(feat_cp_async_bulk, (const void* src), 16,
+               "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], 16, "
+               "[%2];",
+               "l"(src), "r"(SMEM_ADDR(&bar)))
+FEAT_BULK_COPY(feat_cp_async_bulk_tensor, (const void* tmap, int c0), 128,
+               "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+               "[%0], [%1, {%2}], [%3];",
+               "l"(tmap), "r"(c0), "r"(SMEM_ADDR(&bar)))
+FEAT_BULK_COPY(feat_cp_async_bulk_multicast, (const void* src, uint16_t mask), 16,
+               "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::"
+               "cluster [%0], [%1], 16, [%2], %3;",
+               "l"(src), "r"(SMEM_ADDR(&bar)), "h"(mask))
+FEAT_BULK_COPY(feat_cp_async_bulk_tensor_multicast, (const void* tmap, int c0, uint16_t mask), 128,
+               "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes."
+               "multicast::cluster [%0], [%1, {%2}], [%3], %4;",
+               "l"(tmap), "r"(c0), "r"(SMEM_ADDR(&bar)), "h"(mask))
 extern "C" __global__ void feat_mbarrier_init() {
   __shared__ __align__(8) uint64_t bar;
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(SMEM_ADDR(&bar)) : "memory");
@@ -160,71 +170,33 @@ extern "C" __global__ void feat_ldmatrix(uint32_t* out) {
                : "r"(SMEM_ADDR(buf)));
   *out = v;
 }
-extern "C" __global__ void feat_mma_sync_f16(float* out, uint32_t a, uint32_t b) {
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, "
-      "%5}, {%0, %1, %2, %3};"
-      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-      : "r"(a), "r"(b));
-  out[threadIdx.x] = d0 + d1 + d2 + d3;
-}
-extern "C" __global__ void feat_mma_sync_fp8(float* out, uint32_t a, uint32_t b) {
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, "
-      "{%5, %5}, {%0, %1, %2, %3};"
-      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-      : "r"(a), "r"(b));
-  out[threadIdx.x] = d0 + d1 + d2 + d3;
-}
-extern "C" __global__ void feat_mma_kind_f8f6f4(float* out, uint32_t a, uint32_t b) {
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {%0, %1, %2, %3}, {%4, %4, "
-      "%4, %4}, {%5, %5}, {%0, %1, %2, %3};"
-      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-      : "r"(a), "r"(b));
-  out[threadIdx.x] = d0 + d1 + d2 + d3;
-}
-extern "C" __global__ void feat_mma_block_scale_mxf8f6f4(float* out, uint32_t a, uint32_t b,
-                                                         uint32_t s) {
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3."
-      "f32.ue8m0 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, {%0, %1, %2, %3}, %6, {0, 0}, %6, "
-      "{0, 0};"
-      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-      : "r"(a), "r"(b), "r"(s));
-  out[threadIdx.x] = d0 + d1 + d2 + d3;
-}
-extern "C" __global__ void feat_mma_block_scale_mxf4(float* out, uint32_t a, uint32_t b,
-                                                     uint32_t s) {
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  asm volatile(
-      "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32."
-      "ue8m0 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, {%0, %1, %2, %3}, %6, {0, 0}, %6, {0, "
-      "0};"
-      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-      : "r"(a), "r"(b), "r"(s));
-  out[threadIdx.x] = d0 + d1 + d2 + d3;
-}
-extern "C" __global__ void feat_mma_block_scale_mxf4nvf4(float* out, uint32_t a, uint32_t b,
-                                                         uint32_t s) {
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0;
-  asm volatile(
-      "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1."
-      "f32.ue4m3 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, {%0, %1, %2, %3}, %6, {0, 0}, %6, "
-      "{0, 0};"
-      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-      : "r"(a), "r"(b), "r"(s));
-  out[threadIdx.x] = d0 + d1 + d2 + d3;
-}
-extern "C" __global__ void feat_cvt_e4m3x2(uint16_t* out, float a, float b) {
-  uint16_t r;
-  asm volatile("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(a), "f"(b));
-  *out = r;
-}
+FEAT_MMA(
+    feat_mma_sync_f16,
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, "
+    "%5}, {%0, %1, %2, %3};")
+FEAT_MMA(feat_mma_sync_fp8,
+         "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %4, %4, %4}, "
+         "{%5, %5}, {%0, %1, %2, %3};")
+FEAT_MMA(
+    feat_mma_kind_f8f6f4,
+    "mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {%0, %1, %2, %3}, {%4, %4, "
+    "%4, %4}, {%5, %5}, {%0, %1, %2, %3};")
+FEAT_MMA_SCALED(
+    feat_mma_block_scale_mxf8f6f4,
+    "mma.sync.aligned.m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3."
+    "f32.ue8m0 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, {%0, %1, %2, %3}, %6, {0, 0}, %6, "
+    "{0, 0};")
+FEAT_MMA_SCALED(
+    feat_mma_block_scale_mxf4,
+    "mma.sync.aligned.m16n8k64.row.col.kind::mxf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32."
+    "ue8m0 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, {%0, %1, %2, %3}, %6, {0, 0}, %6, {0, "
+    "0};")
+FEAT_MMA_SCALED(
+    feat_mma_block_scale_mxf4nvf4,
+    "mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1."
+    "f32.ue4m3 {%0, %1, %2, %3}, {%4, %4, %4, %4}, {%5, %5}, {%0, %1, %2, %3}, %6, {0, 0}, %6, "
+    "{0, 0};")
+FEAT_CVT_X2(feat_cvt_e4m3x2, "cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;")
 extern "C" __global__ void feat_cvt_e2m1x2(uint32_t* out, float a, float b) {
   uint32_t r;
   asm volatile(
@@ -233,21 +205,9 @@ extern "C" __global__ void feat_cvt_e2m1x2(uint32_t* out, float a, float b) {
       : "f"(a), "f"(b));
   *out = r;
 }
-extern "C" __global__ void feat_cvt_e3m2x2(uint16_t* out, float a, float b) {
-  uint16_t r;
-  asm volatile("cvt.rn.satfinite.e3m2x2.f32 %0, %1, %2;" : "=h"(r) : "f"(a), "f"(b));
-  *out = r;
-}
-extern "C" __global__ void feat_cvt_e2m3x2(uint16_t* out, float a, float b) {
-  uint16_t r;
-  asm volatile("cvt.rn.satfinite.e2m3x2.f32 %0, %1, %2;" : "=h"(r) : "f"(a), "f"(b));
-  *out = r;
-}
-extern "C" __global__ void feat_cvt_ue8m0x2(uint16_t* out, float a, float b) {
-  uint16_t r;
-  asm volatile("cvt.rz.satfinite.ue8m0x2.f32 %0, %1, %2;" : "=h"(r) : "f"(a), "f"(b));
-  *out = r;
-}
+FEAT_CVT_X2(feat_cvt_e3m2x2, "cvt.rn.satfinite.e3m2x2.f32 %0, %1, %2;")
+FEAT_CVT_X2(feat_cvt_e2m3x2, "cvt.rn.satfinite.e2m3x2.f32 %0, %1, %2;")
+FEAT_CVT_X2(feat_cvt_ue8m0x2, "cvt.rz.satfinite.ue8m0x2.f32 %0, %1, %2;")
 extern "C" __global__ void feat_multimem(uint32_t* out, uint64_t addr) {
   uint32_t r;
   asm volatile("multimem.ld_reduce.relaxed.sys.global.add.u32 %0, [%1];"
