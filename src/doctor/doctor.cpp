@@ -38,22 +38,6 @@ std::optional<Severity> parse_severity(std::string_view s) {
   return std::nullopt;
 }
 
-const char* to_string(Fit f) {
-  switch (f) {
-    case Fit::kNative:
-      return "native";
-    case Fit::kCompatibleSass:
-      return "compatible-sass";
-    case Fit::kPtxJit:
-      return "ptx-jit";
-    case Fit::kUnsupportedPtx:
-      return "unsupported-ptx";
-    case Fit::kNoImage:
-      return "no-image";
-  }
-  return "?";
-}
-
 size_t DoctorReport::count(Severity s) const {
   return static_cast<size_t>(std::count_if(findings.begin(), findings.end(),
                                            [&](const Finding& f) { return f.severity == s; }));
@@ -67,38 +51,6 @@ const Finding* DoctorReport::find(std::string_view id) const {
 
 namespace {
 
-// Higher is better.
-int rank(Fit f) {
-  switch (f) {
-    case Fit::kNative:
-      return 4;
-    case Fit::kCompatibleSass:
-      return 3;
-    case Fit::kPtxJit:
-      return 2;
-    case Fit::kUnsupportedPtx:
-      return 1;
-    case Fit::kNoImage:
-      return 0;
-  }
-  return 0;
-}
-
-Fit from_verdict(smcompat::Fit v) {
-  switch (v) {
-    case smcompat::Fit::kNative:
-      return Fit::kNative;
-    case smcompat::Fit::kCompatibleSass:
-      return Fit::kCompatibleSass;
-    case smcompat::Fit::kPtxJit:
-      return Fit::kPtxJit;
-    case smcompat::Fit::kUnsupportedPtx:
-      return Fit::kUnsupportedPtx;
-    default:
-      return Fit::kNoImage;
-  }
-}
-
 // The verdict module judges each inventory (units = fatbin containers or bare images); a library
 // gets the best of its inventories (one per file, more for archives).
 LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const Catalog& cat) {
@@ -109,8 +61,8 @@ LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const
   for (auto& inv : lib.inventories) {
     if (inv.images.empty()) continue;
     auto fv = judge_file(inv, target, cat);
-    Fit f = from_verdict(fv.verdict);
-    if (first || rank(f) > rank(v.fit)) {
+    Fit f = fv.verdict;
+    if (first || better(f, v.fit)) {
       first = false;
       v.fit = f;
       v.reason = fv.summary;
@@ -174,7 +126,7 @@ struct Rules {
   void driver_rules() {
     auto& d = r.driver;
     bool any_present =
-        std::any_of(r.targets.begin(), r.targets.end(), [](auto& t) { return t.present; });
+        std::any_of(r.targets.begin(), r.targets.end(), [](auto& t) { return t.observed; });
     switch (d.state) {
       case DriverFacts::State::kNoDriver:
         add({Severity::kWarning,
@@ -226,7 +178,7 @@ struct Rules {
     for (auto& t : r.targets) {
       if (!is_blackwell(t.cc)) continue;
       if (d.kernel_module_flavour == "proprietary") {
-        add({t.present ? Severity::kError : Severity::kWarning,
+        add({t.observed ? Severity::kError : Severity::kWarning,
              "blackwell-needs-open-modules",
              fmt::format(
                  "{} needs the NVIDIA open kernel modules; the proprietary flavour is loaded",
@@ -248,7 +200,7 @@ struct Rules {
         const CudaRelease* rel = cat.cuda_release(*a->first_cuda);
         if (!rel || !rel->min_driver_linux) continue;
         if (*d.version < *rel->min_driver_linux) {
-          add({t.present ? Severity::kError : Severity::kWarning,
+          add({t.observed ? Severity::kError : Severity::kWarning,
                "driver-too-old-for-gpu",
                fmt::format(
                    "Driver {} is older than {} needs ({} for CUDA {}, the first with sm_{})",
@@ -361,7 +313,7 @@ struct Rules {
     }
   }
 
-  PackageVerdict verdict(const PythonEnv& e, const PackageCode& p, const TargetGpu& t) {
+  PackageVerdict verdict(const PythonEnv& e, const PackageCode& p, const Target& t) {
     PackageVerdict v;
     v.env = e.prefix;
     v.package = p.dist.name;
@@ -384,8 +336,7 @@ struct Rules {
     for (auto& s : found) v.targets.push_back(s.to_string());
     v.fit = Fit::kNative;
     if (select && !only) v.fit = Fit::kNoImage;  // nothing with device code loads
-    Target target;
-    target.cc = t.cc;
+    Target target = t;
     target.gpu = cat.find_gpu(t.name);
     target.driver_cuda = driver_cuda();
     target.driver = r.driver.version;
@@ -394,7 +345,7 @@ struct Rules {
       if (lib.no_kernels) continue;  // nothing to launch: cannot fail to load a kernel
       if (select && &lib != only) continue;
       auto lv = judge_library(lib, target, cat);
-      if (rank(lv.fit) < rank(v.fit)) v.fit = lv.fit;
+      v.fit = worse(v.fit, lv.fit);
       v.libraries.push_back(std::move(lv));
     }
     return v;
@@ -1056,27 +1007,15 @@ DriverFacts collect_driver(const DoctorOptions& options);  // driver.cpp
 DoctorReport run_doctor(const DoctorOptions& options, const Catalog& catalog) {
   DoctorReport r;
   r.driver = options.driver ? *options.driver : collect_driver(options);
-  // Several GPUs of one model are judged once (the driver section lists each of them).
-  for (auto& g : r.driver.gpus) {
-    bool dup = std::any_of(r.targets.begin(), r.targets.end(),
-                           [&](const TargetGpu& t) { return t.name == g.name && t.cc == g.cc; });
-    if (!dup) r.targets.push_back({g.name, g.cc, true});
-  }
-  for (auto& q : options.gpus) {
-    if (const GpuSpec* g = catalog.find_gpu(q)) {
-      bool dup = std::any_of(r.targets.begin(), r.targets.end(),
-                             [&](const TargetGpu& t) { return t.name == g->name && !t.present; });
-      if (!dup) r.targets.push_back({g->name, g->cc, false});
-    } else if (auto cc = ComputeCapability::parse(q); cc && catalog.arch(cc->arch())) {
-      r.targets.push_back({"compute capability " + cc->to_string(), *cc, false});
-    } else {
-      std::string hint;
-      for (auto* s : catalog.suggest_gpus(q)) hint += (hint.empty() ? "" : ", ") + s->name;
-      r.errors.push_back(
-          fmt::format("--gpu {}: no such GPU in the catalog{}", q,
-                      hint.empty() ? " (see `smcompat gpus`)" : "; did you mean " + hint + "?"));
-    }
-  }
+  // This machine's GPUs first (several of one model are judged once; the driver section lists
+  // each of them), then the what-if GPUs asked with --gpu.
+  TargetQuery query;
+  query.names = options.gpus;
+  for (size_t i = 0; i < r.driver.gpus.size(); ++i)
+    query.machine.push_back({r.driver.gpus[i].name, r.driver.gpus[i].cc, static_cast<int>(i)});
+  auto resolved = resolve_targets(query, catalog);
+  r.targets = std::move(resolved.targets);
+  for (auto& e : resolved.errors) r.errors.push_back(e.what);
   r.toolkits = find_toolkits(options.env, options.usr_local);
   r.host = read_host(options.env);
   auto cache_dirs = ld_conf_dirs(options.ld_so_conf);

@@ -2,7 +2,6 @@
 // matched against error text, made specific to this machine with the doctor's findings, and a
 // redacted Markdown context bundle for AI assistants. Failure modes come from
 // ../shared/reference/field-reports.md sections 1-2 and compatibility-rules.md section 7.
-// JSON schema "smcompat.explain/1" is documented in docs/explain.md.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -80,8 +79,8 @@ struct Explanation {
 Explanation explain_text(std::string_view text, const KnowledgeBase& kb,
                          const doctor::DoctorReport* doctor);
 
-std::string render_text(const Explanation& e, const Style& style);
-nlohmann::json render_json(const Explanation& e, const std::vector<std::string>& argv);
+// Renderers (text, JSON schema smcompat.explain/1, the context bundle for assistants):
+// report/explain_report.hpp.
 
 // ---- redaction and the AI context bundle ----
 
@@ -97,11 +96,5 @@ std::string redact(std::string_view text);
 /// Whether an environment variable may appear (with its value redacted) in a context bundle:
 /// an allow-list of CUDA/PyTorch/toolchain variables; never names that sound secret.
 bool env_var_allowed(std::string_view name);
-
-/// A self-contained Markdown context bundle for an AI assistant: the error (excerpt), the
-/// matched failure modes, the machine's facts and verdicts, allow-listed environment variables.
-/// Everything passes through redact().
-std::string prompt_bundle(std::string_view error_text, const Explanation& e,
-                          const doctor::DoctorReport* doctor, const doctor::Environment& env);
 
 }  // namespace smcompat::explain
