@@ -168,36 +168,30 @@ void Rules::run() {
   });
 }
 
-namespace {
-
-// The CUDA-related variables the report lists (values as set).
-bool interesting_var(const std::string& n) {
-  static const char* exact[] = {"TORCH_CUDA_ARCH_LIST",
-                                "CUDA_HOME",
-                                "CUDA_PATH",
-                                "CUDA_VISIBLE_DEVICES",
-                                "CUDA_FORCE_PTX_JIT",
-                                "CUDA_FORCE_JIT",
-                                "CUDA_DISABLE_PTX_JIT",
-                                "CUDA_DISABLE_JIT",
-                                "CUDA_MODULE_LOADING",
-                                "PYTORCH_CUDA_ALLOC_CONF",
-                                "LD_LIBRARY_PATH",
-                                "VIRTUAL_ENV",
-                                "CONDA_PREFIX",
-                                "CUDA_CACHE_DISABLE",
-                                "CUDA_CACHE_PATH",
-                                "CUDA_CACHE_MAXSIZE",
-                                "TRITON_PTXAS_PATH",
-                                "MAX_JOBS"};
-  for (auto* e : exact)
-    if (n == e) return true;
+bool is_cuda_variable(std::string_view n) {
+  static constexpr std::string_view kNames[] = {"TORCH_CUDA_ARCH_LIST",
+                                                "CUDA_HOME",
+                                                "CUDA_PATH",
+                                                "CUDA_VISIBLE_DEVICES",
+                                                "CUDA_FORCE_PTX_JIT",
+                                                "CUDA_FORCE_JIT",
+                                                "CUDA_DISABLE_PTX_JIT",
+                                                "CUDA_DISABLE_JIT",
+                                                "CUDA_MODULE_LOADING",
+                                                "PYTORCH_CUDA_ALLOC_CONF",
+                                                "LD_LIBRARY_PATH",
+                                                "VIRTUAL_ENV",
+                                                "CONDA_PREFIX",
+                                                "CUDA_CACHE_DISABLE",
+                                                "CUDA_CACHE_PATH",
+                                                "CUDA_CACHE_MAXSIZE",
+                                                "TRITON_PTXAS_PATH",
+                                                "MAX_JOBS"};
+  if (std::find(std::begin(kNames), std::end(kNames), n) != std::end(kNames)) return true;
   for (auto& rule : PackageKnowledge::builtin().variant_rules)
     if (n == rule.override_env) return true;
   return false;
 }
-
-}  // namespace
 
 void judge(DoctorReport& report, const Catalog& catalog) {
   Rules rules{report, catalog, PackageKnowledge::builtin(), {}};
@@ -245,7 +239,7 @@ DoctorReport run_doctor(const DoctorOptions& options, const Catalog& catalog) {
   where = unique_locations(std::move(where));
   for (auto& w : where) r.envs.push_back(read_python_env(w, options.scan_code, options.jobs));
   for (auto& [n, v] : options.env)
-    if (interesting_var(n)) r.env_vars.emplace_back(n, v);
+    if (is_cuda_variable(n)) r.env_vars.emplace_back(n, v);
   judge(r, catalog);
   return r;
 }

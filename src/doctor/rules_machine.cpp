@@ -13,57 +13,41 @@ namespace smcompat::doctor {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// What the doctor says for each driver state that is a problem.
+struct DriverStateFinding {
+  DriverFacts::State state;
+  Severity severity;
+  const char* id;
+  const char* title;
+  const char* fix;
+};
+constexpr DriverStateFinding kDriverStateFindings[] = {
+    {DriverFacts::State::kNoDriver, Severity::kWarning, "no-driver",
+     "No NVIDIA driver found on this machine",
+     "If this machine has an NVIDIA GPU, install the NVIDIA driver (570 or newer for Blackwell, "
+     "with the open kernel modules). To judge this environment for a GPU that is not here, ask "
+     "for it: smcompat doctor --gpu \"RTX 5090\""},
+    {DriverFacts::State::kStub, Severity::kError, "stub-libcuda",
+     "The libcuda.so.1 that loads is the CUDA toolkit's stub, not the driver",
+     "Remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH (the stub answers every "
+     "call with CUDA_ERROR_STUB_LIBRARY = 34), and install the NVIDIA driver if it is missing."},
+    {DriverFacts::State::kNoDevice, Severity::kWarning, "no-gpu-visible",
+     "The driver is loaded but reports no GPU",
+     "Check CUDA_VISIBLE_DEVICES, the container's GPU access (--gpus), and permissions on "
+     "/dev/nvidia*."},
+    {DriverFacts::State::kError, Severity::kError, "driver-error",
+     "The NVIDIA driver answered with an error",
+     "See the error above; `smcompat probe` shows the driver's answers."},
+};
+
+}  // namespace
+
 void Rules::driver_rules() {
   auto& d = r.driver;
-  bool any_present =
-      std::any_of(r.targets.begin(), r.targets.end(), [](auto& t) { return t.observed; });
-  switch (d.state) {
-    case DriverFacts::State::kNoDriver:
-      add({Severity::kWarning,
-           "no-driver",
-           "No NVIDIA driver found on this machine",
-           {d.detail},
-           "If this machine has an NVIDIA GPU, install the NVIDIA driver (570 or newer for "
-           "Blackwell, with the open kernel modules). To judge this environment for a GPU that "
-           "is "
-           "not here, ask for it: smcompat doctor --gpu \"RTX 5090\"",
-           {},
-           "driver"});
-      break;
-    case DriverFacts::State::kStub:
-      add({Severity::kError,
-           "stub-libcuda",
-           "The libcuda.so.1 that loads is the CUDA toolkit's stub, not the driver",
-           {d.detail},
-           "Remove the toolkit's lib64/stubs directory from LD_LIBRARY_PATH (the stub answers "
-           "every call with CUDA_ERROR_STUB_LIBRARY = 34), and install the NVIDIA driver if it "
-           "is "
-           "missing.",
-           {},
-           "driver"});
-      break;
-    case DriverFacts::State::kNoDevice:
-      add({Severity::kWarning,
-           "no-gpu-visible",
-           "The driver is loaded but reports no GPU",
-           {d.detail},
-           "Check CUDA_VISIBLE_DEVICES, the container's GPU access (--gpus), and permissions on "
-           "/dev/nvidia*.",
-           {},
-           "driver"});
-      break;
-    case DriverFacts::State::kError:
-      add({Severity::kError,
-           "driver-error",
-           "The NVIDIA driver answered with an error",
-           {d.detail},
-           "See the error above; `smcompat probe` shows the driver's answers.",
-           {},
-           "driver"});
-      break;
-    default:
-      break;
-  }
+  for (auto& f : kDriverStateFindings)
+    if (f.state == d.state) add({f.severity, f.id, f.title, {d.detail}, f.fix, {}, "driver"});
   // Kernel module flavour: Blackwell runs only with the open kernel modules.
   for (auto& t : r.targets) {
     if (!is_blackwell(t.cc)) continue;
@@ -103,7 +87,6 @@ void Rules::driver_rules() {
       }
     }
   }
-  (void)any_present;
   // Several GPUs without peer access: traffic between them goes through host memory.
   if (!d.pairs_without_p2p.empty()) {
     std::string pairs;

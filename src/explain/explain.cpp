@@ -17,6 +17,24 @@ extern const std::size_t failure_modes_json_size;
 
 namespace smcompat::explain {
 
+namespace {
+
+// The fields of a failure mode, by their key in data/failure_modes.json.
+constexpr std::pair<std::string FailureMode::*, const char*> kModeText[] = {
+    {&FailureMode::id, "id"},
+    {&FailureMode::title, "title"},
+    {&FailureMode::cause, "cause"},
+    {&FailureMode::fix, "fix"},
+    {&FailureMode::reference, "reference"}};
+constexpr std::pair<std::vector<std::string> FailureMode::*, const char*> kModeLists[] = {
+    {&FailureMode::patterns, "patterns"},
+    {&FailureMode::confirm, "confirm"},
+    {&FailureMode::related_findings, "related_findings"},
+    {&FailureMode::refs, "refs"},
+    {&FailureMode::families, "families"}};
+
+}  // namespace
+
 Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("modes") || !j["modes"].is_array())
@@ -25,17 +43,9 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
   size_t index = 0;
   for (auto& m : j["modes"]) {
     FailureMode f;
-    f.id = json_string(m, "id");
+    for (auto [field, key] : kModeText) f.*field = json_string(m, key);
+    for (auto [field, key] : kModeLists) f.*field = json_string_list(m, key);
     if (f.id.empty()) return make_error(fmt::format("failure modes: entry {} has no id", index));
-    f.title = json_string(m, "title");
-    f.patterns = json_string_list(m, "patterns");
-    f.cause = json_string(m, "cause");
-    f.confirm = json_string_list(m, "confirm");
-    f.fix = json_string(m, "fix");
-    f.related_findings = json_string_list(m, "related_findings");
-    f.refs = json_string_list(m, "refs");
-    f.reference = json_string(m, "reference");
-    f.families = json_string_list(m, "families");
     if (m.contains("fixes") && m["fixes"].is_array()) {
       for (auto& c : m["fixes"]) {
         ContextFix cf;

@@ -72,6 +72,22 @@ class Masker {
   size_t copied_ = 0;
 };
 
+// Calls `f(begin, end)` for each maximal run of characters that `in_run` accepts; `f` returns
+// where the scan goes on (at least `end`).
+template <class Pred, class F>
+void for_each_run(std::string_view t, Pred in_run, F f) {
+  size_t i = 0;
+  while (i < t.size()) {
+    if (!in_run(t[i])) {
+      ++i;
+      continue;
+    }
+    size_t e = i;
+    while (e < t.size() && in_run(t[e])) ++e;
+    i = f(i, e);
+  }
+}
+
 // End of a value that opened with quote `q` at `b`: the matching quote or the end of the line.
 size_t quoted_end(std::string_view t, size_t b, char q) {
   size_t e = b;
@@ -533,21 +549,14 @@ bool digest_context(std::string_view t, size_t run_begin) {
 
 std::string mask_hex_keys(std::string_view t) {
   Masker m(t);
-  size_t i = 0;
-  while (i < t.size()) {
-    if (!is_hex(t[i])) {
-      ++i;
-      continue;
-    }
-    size_t e = i;
-    while (e < t.size() && is_hex(t[e])) ++e;
+  for_each_run(t, is_hex, [&](size_t i, size_t e) {
     size_t n = e - i;
     if (n >= 32) {
       bool digest_len = n == 32 || n == 40 || n == 64 || n == 128;
       if (!(digest_len && digest_context(t, i))) m.mask(i, e);
     }
-    i = e;
-  }
+    return e;
+  });
   return m.finish();
 }
 
@@ -567,19 +576,11 @@ std::string mask_high_entropy(std::string_view t) {
   auto is_tok = [](char c) {
     return is_alnum(c) || c == '+' || c == '/' || c == '=' || c == '_' || c == '-';
   };
-  size_t i = 0;
-  while (i < t.size()) {
-    if (!is_tok(t[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < t.size() && is_tok(t[j])) ++j;
+  for_each_run(t, is_tok, [&](size_t i, size_t j) {
     if (t.substr(j, 3) == "://") {  // a URL: pass 2 judged it part by part
       j += 3;
       while (j < t.size() && is_url_char(t[j])) ++j;
-      i = j;
-      continue;
+      return j;
     }
     std::string_view tok = t.substr(i, j - i);
     bool pathlike = tok[0] == '/' || (i > 0 && (t[i - 1] == '.' || t[i - 1] == '~')) ||
@@ -595,8 +596,8 @@ std::string mask_high_entropy(std::string_view t) {
         s = se + 1;
       }
     }
-    i = j;
-  }
+    return j;
+  });
   return m.finish();
 }
 
@@ -620,40 +621,24 @@ bool env_var_allowed(std::string_view name) {
                           "cookie", "session", "private"}) {
     if (n.find(bad) != std::string::npos) return false;
   }
-  static const char* exact[] = {"TORCH_CUDA_ARCH_LIST",
-                                "PYTORCH_CUDA_ALLOC_CONF",
-                                "CUDA_HOME",
-                                "CUDA_PATH",
-                                "CUDA_VISIBLE_DEVICES",
-                                "CUDA_MODULE_LOADING",
-                                "CUDA_FORCE_PTX_JIT",
-                                "CUDA_DISABLE_PTX_JIT",
-                                "CUDA_FORCE_JIT",
-                                "CUDA_DISABLE_JIT",
-                                "CUDA_CACHE_DISABLE",
-                                "CUDA_CACHE_MAXSIZE",
-                                "CUDA_LAUNCH_BLOCKING",
-                                "LD_LIBRARY_PATH",
-                                "VIRTUAL_ENV",
-                                "CONDA_PREFIX",
-                                "CONDA_DEFAULT_ENV",
-                                "MAX_JOBS",
-                                "TRITON_PTXAS_PATH",
-                                "NVCC_APPEND_FLAGS",
-                                "NVCC_PREPEND_FLAGS",
-                                "NVIDIA_VISIBLE_DEVICES",
-                                "NVIDIA_DRIVER_CAPABILITIES",
-                                "TORCH_USE_CUDA_DSA",
-                                "BNB_CUDA_VERSION",
-                                "VLLM_USE_DEEP_GEMM",
-                                "NCCL_P2P_DISABLE",
-                                "NCCL_IB_DISABLE",
-                                "NCCL_DEBUG",
-                                "CC",
-                                "CXX",
-                                "PYENV_VERSION"};
-  for (auto* e : exact)
-    if (name == e) return true;
+  // The doctor's CUDA variables (a cache path says nothing about an error), and more that
+  // shape how CUDA code builds and runs.
+  if (name != "CUDA_CACHE_PATH" && doctor::is_cuda_variable(name)) return true;
+  static constexpr std::string_view kMore[] = {"CUDA_LAUNCH_BLOCKING",
+                                               "CONDA_DEFAULT_ENV",
+                                               "NVCC_APPEND_FLAGS",
+                                               "NVCC_PREPEND_FLAGS",
+                                               "NVIDIA_VISIBLE_DEVICES",
+                                               "NVIDIA_DRIVER_CAPABILITIES",
+                                               "TORCH_USE_CUDA_DSA",
+                                               "VLLM_USE_DEEP_GEMM",
+                                               "NCCL_P2P_DISABLE",
+                                               "NCCL_IB_DISABLE",
+                                               "NCCL_DEBUG",
+                                               "CC",
+                                               "CXX",
+                                               "PYENV_VERSION"};
+  if (std::find(std::begin(kMore), std::end(kMore), name) != std::end(kMore)) return true;
   return false;
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/expect_json.hpp"
 #include "smcompat/report/build_env_report.hpp"
 
 namespace smcompat {
@@ -167,10 +168,7 @@ pip install torch --index-url https://download.pytorch.org/whl/cu128
 }
 
 TEST(DoctorReport, Json) {
-  auto j = doctor_to_json(sample(), {"smcompat", "doctor"});
-  EXPECT_EQ(j["schema"], "smcompat.doctor/1");
-  j.erase("tool_version");
-  EXPECT_EQ(j, nlohmann::json::parse(R"g({
+  testing::expect_json(doctor_to_json(sample(), {"smcompat", "doctor"}), "smcompat.doctor/1", R"g({
   "argv": [
     "smcompat",
     "doctor"
@@ -306,7 +304,7 @@ TEST(DoctorReport, Json) {
       "version": "2.6.0+cu124"
     }
   ]
-})g"));
+})g");
 }
 
 TEST(DoctorReport, DriverLine) {
@@ -337,9 +335,9 @@ export MAX_JOBS="4"
 # problem: nvcc 12.6 cannot build sm_120 (needs 12.8)
 # then, in the PyTorch checkout: python setup.py develop (or pip install -e . -v --no-build-isolation)
 )g");
-  auto j = build_env_to_json(be, req, {"smcompat", "build-env"});
-  j.erase("tool_version");
-  EXPECT_EQ(j, nlohmann::json::parse(R"g({
+  testing::expect_json(build_env_to_json(be, req, {"smcompat", "build-env"}),
+                       "smcompat.build-env/1",
+                       R"g({
   "argv": [
     "smcompat",
     "build-env"
@@ -369,7 +367,7 @@ export MAX_JOBS="4"
   "schema": "smcompat.build-env/1",
   "toolkit": null,
   "torch_cuda_arch_list": "9.0;12.0+PTX"
-})g"));
+})g");
 }
 
 }  // namespace

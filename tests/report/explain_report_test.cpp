@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "report/expect_json.hpp"
+
 namespace smcompat {
 namespace {
 
@@ -75,10 +77,7 @@ Run `smcompat doctor` for a check of this machine, or `smcompat explain --prompt
 
 TEST(ExplainReport, Json) {
   Sample s;
-  auto j = explain_to_json(s.e, {"smcompat", "explain"});
-  EXPECT_EQ(j["schema"], "smcompat.explain/1");
-  j.erase("tool_version");
-  EXPECT_EQ(j, nlohmann::json::parse(R"g({
+  testing::expect_json(explain_to_json(s.e, {"smcompat", "explain"}), "smcompat.explain/1", R"g({
   "argv": [
     "smcompat",
     "explain"
@@ -119,7 +118,7 @@ TEST(ExplainReport, Json) {
     }
   ],
   "schema": "smcompat.explain/1"
-})g"));
+})g");
 }
 
 TEST(ExplainReport, PromptBundle) {

@@ -128,6 +128,11 @@ struct DoctorReport {
   const Finding* find(std::string_view id) const;
 };
 
+/// The CUDA-related environment variables the report lists (TORCH_CUDA_ARCH_LIST, CUDA_HOME,
+/// the JIT and cache switches, LD_LIBRARY_PATH, the active environment, and the override
+/// variables of packages with run-time variants such as BNB_CUDA_VERSION).
+bool is_cuda_variable(std::string_view name);
+
 /// Driver facts from a probe report (probe/probe.hpp).
 DriverFacts driver_facts_from_probe(const ProbeReport& report);
 
