@@ -46,9 +46,6 @@ class KnowledgeBase {
   /// Parses the JSON of data/failure_modes.json; errors name the mode and the bad pattern.
   static Result<KnowledgeBase> from_json(std::string_view text);
 
-  const std::vector<FailureMode>& modes() const { return modes_; }
-  const FailureMode* find(std::string_view id) const;
-
   /// A match of one mode in the text: which line (1-based), the matched text, and the fix that
   /// fits the text (a ContextFix when one's `when` matches a line, else the mode's default fix).
   struct Match {
@@ -61,6 +58,11 @@ class KnowledgeBase {
   };
   /// Every mode that matches, each once (at its first matching line), in order of first line.
   std::vector<Match> match(std::string_view text) const;
+
+  /// Every mode, in the order of data/failure_modes.json.
+  const std::vector<FailureMode>& modes() const { return modes_; }
+  /// The mode with this id, or nullptr.
+  const FailureMode* find(std::string_view id) const;
 
  private:
   std::vector<FailureMode> modes_;
