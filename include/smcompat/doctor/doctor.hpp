@@ -6,8 +6,8 @@
 // JSON schema "smcompat.doctor/1" is documented in docs/doctor.md.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 

@@ -4,7 +4,6 @@
 // ../shared/reference/field-reports.md sections 1-2 and compatibility-rules.md section 7.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <string>
