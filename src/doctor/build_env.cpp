@@ -13,16 +13,6 @@
 
 namespace smcompat::doctor {
 
-std::string BuildEnv::to_shell(bool with_reasons) const {
-  std::string out;
-  for (auto& l : lines) {
-    out += fmt::format("export {}=\"{}\"", l.name, l.value);
-    if (with_reasons && !l.reason.empty()) out += "  # " + l.reason;
-    out += '\n';
-  }
-  return out;
-}
-
 BuildEnv compute_build_env(const BuildEnvRequest& req, const Catalog& catalog) {
   BuildEnv env;
   const ToolkitFacts* tk = req.toolkits.empty() ? nullptr : &req.toolkits.front();
@@ -114,27 +104,6 @@ BuildEnv compute_build_env(const BuildEnvRequest& req, const Catalog& catalog) {
   if (req.host.cxx.empty())
     env.problems.push_back("no host C++ compiler (c++, g++ or clang++) on PATH: nvcc needs one");
   return env;
-}
-
-nlohmann::json build_env_json(const BuildEnv& env, const BuildEnvRequest& req,
-                              const std::vector<std::string>& argv) {
-  nlohmann::json lines = nlohmann::json::array();
-  for (auto& l : env.lines)
-    lines.push_back({{"name", l.name}, {"value", l.value}, {"reason", l.reason}});
-  nlohmann::json gpus = nlohmann::json::array();
-  for (auto cc : req.gpus) gpus.push_back(cc.to_string());
-  return {{"schema", "smcompat.build-env/1"},
-          {"tool_version", SMCOMPAT_VERSION},
-          {"argv", argv},
-          {"for", req.what == BuildFor::kPytorch ? "pytorch" : "extension"},
-          {"gpus", gpus},
-          {"torch_cuda_arch_list", env.arch_list},
-          {"min_nvcc", env.min_nvcc ? nlohmann::json(env.min_nvcc->to_string()) : nlohmann::json()},
-          {"toolkit",
-           req.toolkits.empty() ? nlohmann::json() : nlohmann::json(req.toolkits.front().root)},
-          {"host_compiler", req.host.cxx.empty() ? nlohmann::json() : nlohmann::json(req.host.cxx)},
-          {"lines", lines},
-          {"problems", env.problems}};
 }
 
 }  // namespace smcompat::doctor

@@ -35,21 +35,11 @@ Environment current_environment() {
 }
 
 const char* to_string(DriverFacts::State state) {
-  switch (state) {
-    case DriverFacts::State::kNotChecked:
-      return "not-checked";
-    case DriverFacts::State::kNoDriver:
-      return "no-driver";
-    case DriverFacts::State::kStub:
-      return "stub-library";
-    case DriverFacts::State::kNoDevice:
-      return "no-device";
-    case DriverFacts::State::kOk:
-      return "ok";
-    case DriverFacts::State::kError:
-      return "error";
-  }
-  return "?";
+  // In the order of DriverFacts::State.
+  static constexpr const char* kNames[] = {"not-checked", "no-driver", "stub-library",
+                                           "no-device",   "ok",        "error"};
+  auto i = static_cast<size_t>(state);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 namespace {

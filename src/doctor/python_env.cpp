@@ -1,20 +1,21 @@
 // Python environments read from disk without running Python: site-packages discovery
 // (<prefix>/lib/pythonX.Y/{site,dist}-packages; pyenv shims resolved through PYENV_VERSION and
 // $PYENV_ROOT/version), dist-info METADATA (core metadata: "Name:", "Version:" headers, PEP 566)
-// and RECORD (CSV of paths relative to site-packages, PEP 376), and torch/version.py. Shared
-// libraries listed in RECORD are inventoried with binary/ to learn their device code.
+// and RECORD (CSV of paths relative to site-packages, PEP 376) as scan/ reads them
+// (read_installed_distribution), and torch/version.py. scan/ inventories the shared libraries
+// listed in RECORD (scan_paths) to learn their device code.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "smcompat/doctor/facts.hpp"
 #include "smcompat/scan/scan.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/strings.hpp"
-#include "smcompat/util/thread_pool.hpp"
 
 namespace smcompat::doctor {
 
@@ -100,48 +101,27 @@ bool is_shared_library_name(std::string_view name) {
   return ends_with(name, ".so") || name.find(".so.") != std::string_view::npos;
 }
 
-Distribution read_dist_info(const fs::path& dir) {
+// A distribution as scan/ reads its .dist-info, with the shared libraries of its RECORD and the
+// CUDA runtime it bundles.
+Distribution read_dist_info(const std::string& dir) {
+  auto inst = read_installed_distribution(dir);
   Distribution d;
-  d.dist_info = dir.string();
-  if (auto meta = read_file_prefix((dir / "METADATA").string(), 1 << 20)) {
-    for (auto line : split(*meta, '\n')) {
-      line = trim(line);
-      if (line.empty()) break;  // headers end at the first blank line
-      if (starts_with(line, "Name:")) d.name = std::string(trim(line.substr(5)));
-      if (starts_with(line, "Version:")) d.version = std::string(trim(line.substr(8)));
-    }
-  } else {
-    d.warnings.push_back(fmt::format("{}: METADATA missing or unreadable", dir.string()));
-  }
-  if (d.name.empty() || d.version.empty()) {
-    // Fall back to the directory name: name-version.dist-info
-    auto stem = dir.filename().string();
-    stem = stem.substr(0, stem.size() - std::string(".dist-info").size());
-    auto dash = stem.find('-');
-    if (d.name.empty()) d.name = stem.substr(0, dash);
-    if (d.version.empty() && dash != std::string::npos) d.version = stem.substr(dash + 1);
-  }
-  auto site = dir.parent_path();
-  if (auto rec = read_file_prefix((dir / "RECORD").string(), 64 << 20)) {
-    std::set<std::string> seen;
-    for (auto line : split(*rec, '\n')) {
-      auto rel = dist_record_path(trim(line));
-      if (rel.empty() || !is_shared_library_name(fs::path(rel).filename().string())) continue;
-      auto abs = fs::path(rel).is_absolute() ? fs::path(rel) : (site / rel).lexically_normal();
-      if (seen.insert(abs.string()).second) d.shared_libraries.push_back(abs.string());
-      // libcudart.so.13, or auditwheel's libcudart.<hash>.so.13: the major is the last number.
-      auto file = abs.filename().string();
-      if (d.bundled_cudart.empty() && starts_with(file, "libcudart")) {
-        auto dot = file.rfind('.');
-        if (auto major = parse_uint(std::string_view(file).substr(dot + 1)); major && *major > 0) {
-          d.bundled_cudart = abs.string();
-          d.bundled_cudart_major = static_cast<int>(*major);
-        }
+  d.name = std::move(inst.name);
+  d.version = std::move(inst.version);
+  d.dist_info = std::move(inst.dist_info);
+  d.warnings = std::move(inst.warnings);
+  for (auto& file : inst.files) {
+    auto name = fs::path(file).filename().string();
+    if (!is_shared_library_name(name)) continue;
+    // libcudart.so.13, or auditwheel's libcudart.<hash>.so.13: the major is the last number.
+    if (d.bundled_cudart.empty() && starts_with(name, "libcudart")) {
+      auto dot = name.rfind('.');
+      if (auto major = parse_uint(std::string_view(name).substr(dot + 1)); major && *major > 0) {
+        d.bundled_cudart = file;
+        d.bundled_cudart_major = static_cast<int>(*major);
       }
     }
-  } else {
-    d.warnings.push_back(
-        fmt::format("{}: RECORD missing; its files were not inspected", dir.string()));
+    d.shared_libraries.push_back(std::move(file));
   }
   return d;
 }
@@ -342,13 +322,11 @@ std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
   return out;
 }
 
-LibraryCode library_code(const std::string& path) {
+LibraryCode library_code(const std::string& path, std::vector<FileInventory> invs) {
   LibraryCode lc;
   lc.path = path;
   InspectOptions opt;
-  opt.deep = false;
   std::set<SmTarget> targets;
-  auto invs = inspect_file(path, opt);
   for (auto& inv : invs) {
     for (auto& img : inv.images) {
       targets.insert(img.target);
@@ -392,13 +370,8 @@ PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned job
   env.kind = where.kind;
   env.found_by = where.found_by;
   std::error_code ec;
-  std::vector<fs::path> dist_dirs;
-  for (auto& e : fs::directory_iterator(where.site_packages, ec)) {
-    if (ends_with(e.path().filename().string(), ".dist-info") && is_dir(e.path()))
-      dist_dirs.push_back(e.path());
-  }
+  auto dist_dirs = dist_info_dirs(where.site_packages, &ec);
   if (ec) env.warnings.push_back(fmt::format("{}: {}", where.site_packages, ec.message()));
-  std::sort(dist_dirs.begin(), dist_dirs.end());
   for (auto& d : dist_dirs) {
     PackageCode pc;
     pc.dist = read_dist_info(d);
@@ -436,24 +409,30 @@ PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned job
     }
   }
   if (scan_code) {
-    struct Job {
-      size_t pkg;
-      std::string path;
-    };
-    std::vector<Job> work;
+    // scan/ inventories the shared libraries of every package (in parallel); each library is
+    // then judged by what it holds.
+    std::vector<std::pair<size_t, std::string>> libraries;  // (package, path)
+    std::vector<std::string> paths;
+    std::set<std::string> listed;
     for (size_t i = 0; i < env.packages.size(); ++i) {
       for (auto& so : env.packages[i].dist.shared_libraries) {
-        if (fs::is_regular_file(so, ec)) work.push_back({i, so});
+        if (!fs::is_regular_file(so, ec)) continue;
+        libraries.emplace_back(i, so);
+        if (listed.insert(so).second) paths.push_back(so);
       }
     }
-    std::vector<LibraryCode> results(work.size());
-    parallel_for(work.size(), jobs ? jobs : default_jobs(),
-                 [&](size_t i) { results[i] = library_code(work[i].path); });
-    for (size_t i = 0; i < work.size(); ++i) {
-      if (!results[i].targets.empty() || !results[i].errors.empty()) {
-        if (results[i].targets.empty()) continue;  // errors in files without device code: noise
-        env.packages[work[i].pkg].libraries.push_back(std::move(results[i]));
-      }
+    ScanOptions options;
+    options.jobs = jobs;
+    options.group_by_record = false;  // the packages are known already
+    auto scanned = scan_paths(paths, options);
+    std::map<std::string, std::vector<FileInventory>> by_path;
+    for (auto& f : scanned.files) by_path[f.inventory.path].push_back(std::move(f.inventory));
+    for (auto& [package, path] : libraries) {
+      auto it = by_path.find(path);
+      if (it == by_path.end()) continue;
+      auto lc = library_code(path, it->second);
+      // Files without device code (and their inventory errors: noise) are left out.
+      if (!lc.targets.empty()) env.packages[package].libraries.push_back(std::move(lc));
     }
   }
   return env;

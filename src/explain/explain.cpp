@@ -1,4 +1,5 @@
-// Failure-mode matching over error text (data/failure_modes.json) and its renderers. Matching is
+// Failure-mode matching over error text (data/failure_modes.json); rendering is in
+// report/explain_report.cpp. Matching is
 // line by line so that huge logs cost linear time and every match names its line.
 #include "smcompat/explain/explain.hpp"
 
@@ -16,6 +17,24 @@ extern const std::size_t failure_modes_json_size;
 
 namespace smcompat::explain {
 
+namespace {
+
+// The fields of a failure mode, by their key in data/failure_modes.json.
+constexpr std::pair<std::string FailureMode::*, const char*> kModeText[] = {
+    {&FailureMode::id, "id"},
+    {&FailureMode::title, "title"},
+    {&FailureMode::cause, "cause"},
+    {&FailureMode::fix, "fix"},
+    {&FailureMode::reference, "reference"}};
+constexpr std::pair<std::vector<std::string> FailureMode::*, const char*> kModeLists[] = {
+    {&FailureMode::patterns, "patterns"},
+    {&FailureMode::confirm, "confirm"},
+    {&FailureMode::related_findings, "related_findings"},
+    {&FailureMode::refs, "refs"},
+    {&FailureMode::families, "families"}};
+
+}  // namespace
+
 Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("modes") || !j["modes"].is_array())
@@ -24,17 +43,9 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
   size_t index = 0;
   for (auto& m : j["modes"]) {
     FailureMode f;
-    f.id = json_string(m, "id");
+    for (auto [field, key] : kModeText) f.*field = json_string(m, key);
+    for (auto [field, key] : kModeLists) f.*field = json_string_list(m, key);
     if (f.id.empty()) return make_error(fmt::format("failure modes: entry {} has no id", index));
-    f.title = json_string(m, "title");
-    f.patterns = json_string_list(m, "patterns");
-    f.cause = json_string(m, "cause");
-    f.confirm = json_string_list(m, "confirm");
-    f.fix = json_string(m, "fix");
-    f.related_findings = json_string_list(m, "related_findings");
-    f.refs = json_string_list(m, "refs");
-    f.reference = json_string(m, "reference");
-    f.families = json_string_list(m, "families");
     if (m.contains("fixes") && m["fixes"].is_array()) {
       for (auto& c : m["fixes"]) {
         ContextFix cf;
@@ -142,92 +153,6 @@ Explanation explain_text(std::string_view text, const KnowledgeBase& kb,
     e.on_this_machine.push_back(std::move(related));
   }
   return e;
-}
-
-std::string render_text(const Explanation& e, const Style& st) {
-  std::string out;
-  if (e.matches.empty()) {
-    out += "No known failure mode matches this text.\n";
-    out +=
-        "Run `smcompat doctor` for a check of this machine, or `smcompat explain --prompt` for "
-        "a redacted context bundle to ask an assistant.\n";
-    return out;
-  }
-  for (size_t i = 0; i < e.matches.size(); ++i) {
-    auto& m = e.matches[i];
-    auto& f = *m.mode;
-    out += fmt::format("{} {}\n", st.bold(st.yellow("▶")), st.bold(f.title));
-    out += fmt::format("  {} line {}: {}\n", st.dim("matched"), m.line, m.line_text);
-    out += fmt::format("  {} {}\n", st.bold("cause:"), f.cause);
-    if (!f.confirm.empty()) {
-      out += fmt::format("  {}", st.bold("confirm:"));
-      for (auto& c : f.confirm) out += fmt::format(" `{}`", c);
-      out += "\n";
-    }
-    if (m.context)
-      out += fmt::format("  {} {}\n", st.bold(fmt::format("fix ({}):", m.context->label)), m.fix());
-    else
-      out += fmt::format("  {} {}\n", st.bold("fix:"), f.fix);
-    if (e.have_doctor) {
-      auto& rel = e.on_this_machine[i];
-      if (rel.empty()) {
-        out += fmt::format("  {} the doctor found nothing related on this machine\n",
-                           st.bold("here:"));
-      } else {
-        for (auto& r : rel) {
-          out += fmt::format("  {} [{}] {}\n", st.bold("here:"), doctor::to_string(r.severity),
-                             r.title);
-          for (auto& ev : r.evidence) out += fmt::format("        {}\n", st.dim(ev));
-          if (!r.fix.empty()) out += fmt::format("        fix: {}\n", r.fix);
-          for (auto& c : r.fix_commands) out += fmt::format("        $ {}\n", c);
-        }
-      }
-    }
-    std::string refs;
-    if (m.context)
-      for (auto& r : m.context->refs) refs += (refs.empty() ? "" : ", ") + r;
-    for (auto& r : f.refs)
-      if (!m.context ||
-          std::find(m.context->refs.begin(), m.context->refs.end(), r) == m.context->refs.end())
-        refs += (refs.empty() ? "" : ", ") + r;
-    if (!refs.empty() || !f.reference.empty())
-      out += fmt::format("  {} {}{}{}\n", st.dim("sources:"), refs,
-                         refs.empty() || f.reference.empty() ? "" : "; ", f.reference);
-    out += "\n";
-  }
-  return out;
-}
-
-nlohmann::json render_json(const Explanation& e, const std::vector<std::string>& argv) {
-  nlohmann::json matches = nlohmann::json::array();
-  for (size_t i = 0; i < e.matches.size(); ++i) {
-    auto& m = e.matches[i];
-    nlohmann::json here = nlohmann::json::array();
-    for (auto& f : e.on_this_machine[i])
-      here.push_back({{"id", f.id},
-                      {"severity", doctor::to_string(f.severity)},
-                      {"title", f.title},
-                      {"evidence", f.evidence},
-                      {"fix", f.fix},
-                      {"fix_commands", f.fix_commands}});
-    matches.push_back({{"id", m.mode->id},
-                       {"title", m.mode->title},
-                       {"line", m.line},
-                       {"line_text", m.line_text},
-                       {"matched", m.matched},
-                       {"cause", m.mode->cause},
-                       {"confirm", m.mode->confirm},
-                       {"fix", m.fix()},
-                       {"fix_for", m.context ? nlohmann::json(m.context->label) : nlohmann::json()},
-                       {"refs", m.mode->refs},
-                       {"reference", m.mode->reference},
-                       {"on_this_machine", e.have_doctor ? here : nlohmann::json()}});
-  }
-  return {{"schema", "smcompat.explain/1"},
-          {"tool_version", SMCOMPAT_VERSION},
-          {"argv", argv},
-          {"doctor_consulted", e.have_doctor},
-          {"matches", matches}};
 }
 
 }  // namespace smcompat::explain

@@ -72,6 +72,22 @@ class Masker {
   size_t copied_ = 0;
 };
 
+// Calls `f(begin, end)` for each maximal run of characters that `in_run` accepts; `f` returns
+// where the scan goes on (at least `end`).
+template <class Pred, class F>
+void for_each_run(std::string_view t, Pred in_run, F f) {
+  size_t i = 0;
+  while (i < t.size()) {
+    if (!in_run(t[i])) {
+      ++i;
+      continue;
+    }
+    size_t e = i;
+    while (e < t.size() && in_run(t[e])) ++e;
+    i = f(i, e);
+  }
+}
+
 // End of a value that opened with quote `q` at `b`: the matching quote or the end of the line.
 size_t quoted_end(std::string_view t, size_t b, char q) {
   size_t e = b;
@@ -533,21 +549,14 @@ bool digest_context(std::string_view t, size_t run_begin) {
 
 std::string mask_hex_keys(std::string_view t) {
   Masker m(t);
-  size_t i = 0;
-  while (i < t.size()) {
-    if (!is_hex(t[i])) {
-      ++i;
-      continue;
-    }
-    size_t e = i;
-    while (e < t.size() && is_hex(t[e])) ++e;
+  for_each_run(t, is_hex, [&](size_t i, size_t e) {
     size_t n = e - i;
     if (n >= 32) {
       bool digest_len = n == 32 || n == 40 || n == 64 || n == 128;
       if (!(digest_len && digest_context(t, i))) m.mask(i, e);
     }
-    i = e;
-  }
+    return e;
+  });
   return m.finish();
 }
 
@@ -567,19 +576,11 @@ std::string mask_high_entropy(std::string_view t) {
   auto is_tok = [](char c) {
     return is_alnum(c) || c == '+' || c == '/' || c == '=' || c == '_' || c == '-';
   };
-  size_t i = 0;
-  while (i < t.size()) {
-    if (!is_tok(t[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    while (j < t.size() && is_tok(t[j])) ++j;
+  for_each_run(t, is_tok, [&](size_t i, size_t j) {
     if (t.substr(j, 3) == "://") {  // a URL: pass 2 judged it part by part
       j += 3;
       while (j < t.size() && is_url_char(t[j])) ++j;
-      i = j;
-      continue;
+      return j;
     }
     std::string_view tok = t.substr(i, j - i);
     bool pathlike = tok[0] == '/' || (i > 0 && (t[i - 1] == '.' || t[i - 1] == '~')) ||
@@ -595,8 +596,8 @@ std::string mask_high_entropy(std::string_view t) {
         s = se + 1;
       }
     }
-    i = j;
-  }
+    return j;
+  });
   return m.finish();
 }
 
@@ -620,132 +621,25 @@ bool env_var_allowed(std::string_view name) {
                           "cookie", "session", "private"}) {
     if (n.find(bad) != std::string::npos) return false;
   }
-  static const char* exact[] = {"TORCH_CUDA_ARCH_LIST",
-                                "PYTORCH_CUDA_ALLOC_CONF",
-                                "CUDA_HOME",
-                                "CUDA_PATH",
-                                "CUDA_VISIBLE_DEVICES",
-                                "CUDA_MODULE_LOADING",
-                                "CUDA_FORCE_PTX_JIT",
-                                "CUDA_DISABLE_PTX_JIT",
-                                "CUDA_FORCE_JIT",
-                                "CUDA_DISABLE_JIT",
-                                "CUDA_CACHE_DISABLE",
-                                "CUDA_CACHE_MAXSIZE",
-                                "CUDA_LAUNCH_BLOCKING",
-                                "LD_LIBRARY_PATH",
-                                "VIRTUAL_ENV",
-                                "CONDA_PREFIX",
-                                "CONDA_DEFAULT_ENV",
-                                "MAX_JOBS",
-                                "TRITON_PTXAS_PATH",
-                                "NVCC_APPEND_FLAGS",
-                                "NVCC_PREPEND_FLAGS",
-                                "NVIDIA_VISIBLE_DEVICES",
-                                "NVIDIA_DRIVER_CAPABILITIES",
-                                "TORCH_USE_CUDA_DSA",
-                                "BNB_CUDA_VERSION",
-                                "VLLM_USE_DEEP_GEMM",
-                                "NCCL_P2P_DISABLE",
-                                "NCCL_IB_DISABLE",
-                                "NCCL_DEBUG",
-                                "CC",
-                                "CXX",
-                                "PYENV_VERSION"};
-  for (auto* e : exact)
-    if (name == e) return true;
+  // The doctor's CUDA variables (a cache path says nothing about an error), and more that
+  // shape how CUDA code builds and runs.
+  if (name != "CUDA_CACHE_PATH" && doctor::is_cuda_variable(name)) return true;
+  static constexpr std::string_view kMore[] = {"CUDA_LAUNCH_BLOCKING",
+                                               "CONDA_DEFAULT_ENV",
+                                               "NVCC_APPEND_FLAGS",
+                                               "NVCC_PREPEND_FLAGS",
+                                               "NVIDIA_VISIBLE_DEVICES",
+                                               "NVIDIA_DRIVER_CAPABILITIES",
+                                               "TORCH_USE_CUDA_DSA",
+                                               "VLLM_USE_DEEP_GEMM",
+                                               "NCCL_P2P_DISABLE",
+                                               "NCCL_IB_DISABLE",
+                                               "NCCL_DEBUG",
+                                               "CC",
+                                               "CXX",
+                                               "PYENV_VERSION"};
+  if (std::find(std::begin(kMore), std::end(kMore), name) != std::end(kMore)) return true;
   return false;
-}
-
-std::string prompt_bundle(std::string_view error_text, const Explanation& e,
-                          const doctor::DoctorReport* doc, const doctor::Environment& env) {
-  std::string md;
-  md += "# GPU problem: context for an assistant\n\n";
-  md +=
-      "Generated by smcompat explain --prompt (offline). Secrets were masked and only "
-      "allow-listed environment variables are included. Verdicts are predicted from files "
-      "unless marked observed.\n\n";
-  // The error: matching lines with context, or the head and tail of the text.
-  md += "## The error\n\n```text\n";
-  auto lines = split(error_text, '\n');
-  std::vector<bool> keep(lines.size(), false);
-  for (auto& m : e.matches) {
-    size_t at = m.line ? m.line - 1 : 0;
-    for (size_t k = at >= 5 ? at - 5 : 0; k < std::min(lines.size(), at + 6); ++k) keep[k] = true;
-  }
-  if (e.matches.empty()) {
-    for (size_t k = 0; k < lines.size() && k < 60; ++k) keep[k] = true;
-    for (size_t k = lines.size() > 20 ? lines.size() - 20 : 0; k < lines.size(); ++k)
-      keep[k] = true;
-  }
-  size_t shown = 0;
-  bool gap = false;
-  for (size_t k = 0; k < lines.size() && shown < 400; ++k) {
-    if (!keep[k]) {
-      gap = true;
-      continue;
-    }
-    if (gap && shown) md += "[...]\n";
-    gap = false;
-    std::string line(lines[k].substr(0, std::min<size_t>(lines[k].size(), 1000)));
-    md += redact(line) + "\n";
-    ++shown;
-  }
-  md += "```\n\n";
-  md += "## Known failure modes that match\n\n";
-  if (e.matches.empty()) md += "None of smcompat's known failure modes matched.\n\n";
-  for (auto& m : e.matches) {
-    md += fmt::format("- **{}** (line {}): {}\n  - Fix: {}\n", m.mode->title, m.line, m.mode->cause,
-                      m.mode->fix);
-  }
-  md += "\n";
-  if (doc) {
-    md += "## This machine (smcompat doctor)\n\n";
-    auto& d = doc->driver;
-    md += fmt::format(
-        "- Driver: {}{}{}\n", doctor::to_string(d.state),
-        d.version ? " " + d.version->to_string() : "",
-        d.kernel_module_flavour.empty() ? "" : ", " + d.kernel_module_flavour + " kernel module");
-    for (auto& t : doc->targets)
-      md += fmt::format("- GPU: {} (compute capability {}, {})\n", t.name, t.cc.to_string(),
-                        t.present ? "observed" : "asked with --gpu, not present");
-    for (auto& tk : doc->toolkits)
-      md += fmt::format("- CUDA toolkit: {} (CUDA {})\n", tk.root,
-                        tk.version ? tk.version->to_string() : "?");
-    for (auto& pe : doc->envs) {
-      md +=
-          fmt::format("- Python {} environment ({}): {}\n", pe.python_version, pe.kind, pe.prefix);
-      if (pe.torch)
-        md += fmt::format("  - torch {} (CUDA {})\n", pe.torch->version,
-                          pe.torch->cuda ? pe.torch->cuda->to_string() : "?");
-    }
-    if (!doc->verdicts.empty()) {
-      md += "\n| package | version | GPU | verdict (predicted) |\n|---|---|---|---|\n";
-      for (auto& v : doc->verdicts)
-        md += fmt::format("| {} | {} | {} | {} |\n", v.package, v.version, v.gpu,
-                          doctor::to_string(v.fit));
-    }
-    if (!doc->findings.empty()) {
-      md += "\n### Findings\n\n";
-      for (auto& f : doc->findings) {
-        if (f.severity == doctor::Severity::kInfo) continue;
-        md += fmt::format("- [{}] {}\n", doctor::to_string(f.severity), f.title);
-        for (auto& ev : f.evidence) md += "  - " + ev + "\n";
-      }
-    }
-    md += "\n";
-  }
-  md += "## Environment variables (allow-listed)\n\n";
-  bool any = false;
-  for (auto& [n, v] : env) {
-    if (!env_var_allowed(n)) continue;
-    md += fmt::format("- `{}={}`\n", n, v);
-    any = true;
-  }
-  if (!any) md += "None of the allow-listed variables is set.\n";
-  md += "\n## Question\n\nWhat causes this error on this machine, and what is the smallest fix?\n";
-  // The whole bundle passes through redaction once more (doctor evidence can hold URLs).
-  return redact(md);
 }
 
 }  // namespace smcompat::explain

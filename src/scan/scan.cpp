@@ -14,6 +14,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "smcompat/util/files.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/util/strings.hpp"
 #include "smcompat/util/thread_pool.hpp"
@@ -142,19 +143,11 @@ std::pair<std::string, std::string> dist_name_version(const std::string& dist_in
 }
 
 void index_records(const std::string& site, DistIndex& index) {
-  std::error_code ec;
-  for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto& p = it->path();
-    if (!ends_with(p.filename().string(), ".dist-info")) continue;
-    auto [name, version] = dist_name_version(p.string());
-    std::ifstream rec(p / "RECORD");
-    std::string line;
-    while (std::getline(rec, line)) {
-      std::string rel = dist_record_path(trim(line));
-      if (rel.empty()) continue;
-      auto full = fs::weakly_canonical(fs::path(site) / rel, ec).string();
-      index.by_path[full] = {name, version};
-    }
+  for (const auto& dir : dist_info_dirs(site)) {
+    auto [name, version] = dist_name_version(dir);
+    std::error_code ec;
+    for (const auto& file : read_installed_distribution(dir).files)
+      index.by_path[fs::weakly_canonical(file, ec).string()] = {name, version};
   }
 }
 
@@ -188,6 +181,56 @@ std::string dist_record_path(std::string_view line) {
   return out;
 }
 
+std::vector<std::string> dist_info_dirs(const std::string& dir, std::error_code* error) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code dir_ec;
+    if (ends_with(it->path().filename().string(), ".dist-info") &&
+        fs::is_directory(it->path(), dir_ec))
+      out.push_back(it->path().string());
+  }
+  if (error) *error = ec;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+InstalledDistribution read_installed_distribution(const std::string& dist_info_dir) {
+  InstalledDistribution d;
+  d.dist_info = dist_info_dir;
+  const fs::path dir(dist_info_dir);
+  if (auto meta = read_file_prefix((dir / "METADATA").string(), 1 << 20)) {
+    for (auto line : split(*meta, '\n')) {
+      line = trim(line);
+      if (line.empty()) break;  // headers end at the first blank line
+      if (starts_with(line, "Name:")) d.name = std::string(trim(line.substr(5)));
+      if (starts_with(line, "Version:")) d.version = std::string(trim(line.substr(8)));
+    }
+  } else {
+    d.warnings.push_back(fmt::format("{}: METADATA missing or unreadable", dist_info_dir));
+  }
+  if (d.name.empty() || d.version.empty()) {
+    auto [name, version] = dist_name_version(dist_info_dir);
+    if (d.name.empty()) d.name = name;
+    if (d.version.empty()) d.version = version;
+  }
+  auto site = dir.parent_path();
+  if (auto rec = read_file_prefix((dir / "RECORD").string(), 64 << 20)) {
+    d.has_record = true;
+    std::set<std::string> seen;
+    for (auto line : split(*rec, '\n')) {
+      auto rel = dist_record_path(trim(line));
+      if (rel.empty()) continue;
+      auto abs = fs::path(rel).is_absolute() ? fs::path(rel) : (site / rel).lexically_normal();
+      if (seen.insert(abs.string()).second) d.files.push_back(abs.string());
+    }
+  } else {
+    d.warnings.push_back(
+        fmt::format("{}: RECORD missing; its files were not inspected", dist_info_dir));
+  }
+  return d;
+}
+
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options) {
   ScanReport report;
   Walker walker;
@@ -201,6 +244,7 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
   DistIndex dists;
   std::set<std::string> indexed;
   for (const auto& c : walker.files) {
+    if (!options.group_by_record) break;
     std::error_code ec;
     for (fs::path dir = fs::path(c.path).parent_path(); !dir.empty(); dir = dir.parent_path()) {
       std::string d = fs::weakly_canonical(dir, ec).string();

@@ -6,6 +6,7 @@
 
 #include "doctor/fixture_env.hpp"
 #include "smcompat/doctor/doctor.hpp"
+#include "smcompat/report/doctor_report.hpp"
 
 namespace smcompat::doctor {
 namespace {
@@ -223,7 +224,7 @@ TEST_F(DoctorEnvTest, FixScriptAndJsonCarryTheFindings) {
   EXPECT_NE(script.find("\npip install --force-reinstall torch torchvision torchaudio --index-url "
                         "https://download.pytorch.org/whl/cu128\n"),
             std::string::npos);
-  auto j = render_json(r, {"smcompat", "doctor"});
+  auto j = doctor_to_json(r, {"smcompat", "doctor"});
   EXPECT_EQ(j["schema"], "smcompat.doctor/1");
   EXPECT_EQ(j["python_envs"].size(), 1u);
   EXPECT_EQ(j["python_envs"][0]["torch"]["channel"], "cu126");
@@ -236,7 +237,7 @@ TEST_F(DoctorEnvTest, FixScriptAndJsonCarryTheFindings) {
       found = true;
     }
   EXPECT_TRUE(found);
-  auto md = render_markdown(r);
+  auto md = render_doctor_markdown(r);
   EXPECT_NE(md.find("### error: torch 2.7.0+cu126 has no code for GeForce RTX 5090"),
             std::string::npos);
 }

@@ -32,12 +32,13 @@ TEST(TorchVersionPy, AnnotatedAndPlainAssignments) {
 }
 
 TEST(DistNames, Pep503Normalisation) {
-  EXPECT_EQ(normalize_dist_name("Flash_Attn"), "flash-attn");
-  EXPECT_EQ(normalize_dist_name("nvidia-cublas-cu12"), "nvidia-cublas-cu12");
-  EXPECT_EQ(normalize_dist_name("torch"), "torch");
-  EXPECT_EQ(normalize_dist_name("a.__b"), "a-b");
-  EXPECT_EQ(local_version_suffix("0.22.0+cu126"), "cu126");
-  EXPECT_EQ(local_version_suffix("0.22.0"), "");
+  const std::pair<const char*, const char*> names[] = {{"Flash_Attn", "flash-attn"},
+                                                       {"nvidia-cublas-cu12", "nvidia-cublas-cu12"},
+                                                       {"torch", "torch"},
+                                                       {"a.__b", "a-b"}};
+  for (auto [name, normal] : names) EXPECT_EQ(normalize_dist_name(name), normal) << name;
+  const std::pair<const char*, const char*> tags[] = {{"0.22.0+cu126", "cu126"}, {"0.22.0", ""}};
+  for (auto [version, tag] : tags) EXPECT_EQ(local_version_suffix(version), tag) << version;
 }
 
 TEST(ArchList, CoversBySassOrPtx) {

@@ -5,6 +5,7 @@
 #include "doctor/fixture_env.hpp"
 #include "smcompat/doctor/build_env.hpp"
 #include "smcompat/doctor/doctor.hpp"
+#include "smcompat/report/build_env_report.hpp"
 
 namespace smcompat::doctor {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 using smcompat::testing::TempDir;
 using smcompat::testing::write_file;
 
-DoctorReport with_targets(std::vector<TargetGpu> targets, Environment vars = {}) {
+DoctorReport with_targets(std::vector<Target> targets, Environment vars = {}) {
   DoctorReport r;
   r.targets = std::move(targets);
   for (auto& [n, v] : vars) r.env_vars.emplace_back(n, v);
@@ -21,9 +22,17 @@ DoctorReport with_targets(std::vector<TargetGpu> targets, Environment vars = {})
   r.host.cxx = "/usr/bin/c++";
   return r;
 }
-const TargetGpu kRtx5090{"GeForce RTX 5090", {12, 0}, true};
-const TargetGpu kRtx5090WhatIf{"GeForce RTX 5090", {12, 0}, false};
-const TargetGpu kH100{"H100 SXM", {9, 0}, true};
+// A GPU judged: observed on this machine, or asked about with --gpu.
+Target gpu(std::string name, ComputeCapability cc, bool observed) {
+  Target t;
+  t.name = t.label = std::move(name);
+  t.cc = cc;
+  t.observed = observed;
+  return t;
+}
+const Target kRtx5090 = gpu("GeForce RTX 5090", {12, 0}, true);
+const Target kRtx5090WhatIf = gpu("GeForce RTX 5090", {12, 0}, false);
+const Target kH100 = gpu("H100 SXM", {9, 0}, true);
 
 TEST(DriverRules, BlackwellNeedsOpenKernelModules) {
   auto r = with_targets({kRtx5090});
@@ -200,7 +209,7 @@ TEST(BuildEnv, ArchListNvccMinimumAndJobs) {
   req.host.cores = 4;
   EXPECT_EQ(compute_build_env(req).lines[2].value, "4");
   EXPECT_EQ(
-      be.to_shell(false),
+      build_env_shell(be, false),
       "export TORCH_CUDA_ARCH_LIST=\"9.0;12.0+PTX\"\nexport CUDA_HOME=\"/usr/local/cuda-13.0\"\n"
       "export MAX_JOBS=\"10\"\n");
   // GB10 (sm_121) needs CUDA 12.9; with 12.8 the build falls back to sm_120 (same major).

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "doctor/fixture_env.hpp"
+#include "smcompat/report/explain_report.hpp"
 
 namespace smcompat::explain {
 namespace {
@@ -259,21 +260,21 @@ TEST(Explain, SpecificToThisMachineWithDoctorFindings) {
   ASSERT_EQ(e.matches.size(), 1u);
   ASSERT_EQ(e.on_this_machine[0].size(), 1u);
   EXPECT_EQ(e.on_this_machine[0][0].id, "torch-no-image");
-  auto text = render_text(e, Style::plain());
+  auto text = render_explain_text(e, Style::plain());
   EXPECT_NE(text.find("here: [error] torch 2.7.0+cu126 has no code for GeForce RTX 5090 (sm_120)"),
             std::string::npos);
   EXPECT_NE(text.find("$ pip install --force-reinstall torch torchvision torchaudio --index-url "
                       "https://download.pytorch.org/whl/cu128"),
             std::string::npos);
-  auto j = render_json(e, {"smcompat", "explain"});
+  auto j = explain_to_json(e, {"smcompat", "explain"});
   EXPECT_EQ(j["schema"], "smcompat.explain/1");
   EXPECT_EQ(j["matches"][0]["id"], "no-kernel-image");
   EXPECT_EQ(j["matches"][0]["on_this_machine"][0]["id"], "torch-no-image");
   // Without the doctor: no "here" lines, JSON says so.
   auto plain = explain_text("CUDA error: no kernel image is available for execution on the device",
                             KnowledgeBase::builtin(), nullptr);
-  EXPECT_EQ(render_text(plain, Style::plain()).find("here:"), std::string::npos);
-  EXPECT_TRUE(render_json(plain, {})["matches"][0]["on_this_machine"].is_null());
+  EXPECT_EQ(render_explain_text(plain, Style::plain()).find("here:"), std::string::npos);
+  EXPECT_TRUE(explain_to_json(plain, {})["matches"][0]["on_this_machine"].is_null());
 }
 
 }  // namespace

@@ -130,16 +130,10 @@ std::vector<std::pair<std::string, Form>> forms() {
                      "--passwd", "--hf-token", "--client-secret", "--access-token"};
                  std::string s = password(r);
                  std::string flag = flags[pick(r, std::size(flags))];
-                 switch (pick(r, 4)) {
-                   case 0:
-                     return Plant{flag + " " + s, s};
-                   case 1:
-                     return Plant{flag + "  \"" + s + "\"", s};
-                   case 2:
-                     return Plant{flag + " '" + s + "'", s};
-                   default:
-                     return Plant{flag == "-p" ? "-p " + s : flag + "=" + s, s};
-                 }
+                 const std::string spellings[] = {flag + " " + s, flag + "  \"" + s + "\"",
+                                                  flag + " '" + s + "'",
+                                                  flag == "-p" ? "-p " + s : flag + "=" + s};
+                 return Plant{spellings[pick(r, std::size(spellings))], s};
                }});
   // Token families with documented prefixes.
   f.push_back(

@@ -8,6 +8,7 @@
 #include "doctor/fixture_env.hpp"
 #include "probe/run_child.hpp"
 #include "smcompat/explain/explain.hpp"
+#include "smcompat/report/explain_report.hpp"
 
 namespace smcompat::explain {
 namespace {

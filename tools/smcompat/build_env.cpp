@@ -7,6 +7,8 @@
 
 #include "commands.hpp"
 #include "smcompat/catalog/catalog.hpp"
+#include "smcompat/report/build_env_report.hpp"
+#include "smcompat/verdict/targets.hpp"
 
 namespace smcompat::cli {
 
@@ -23,51 +25,24 @@ int run(Context& ctx, const BuildEnvCliOptions& o) {
   const Catalog& cat = Catalog::builtin();
   doctor::BuildEnvRequest req;
   for (auto& q : o.gpus) {
-    if (const GpuSpec* g = cat.find_gpu(q)) {
-      req.gpus.push_back(g->cc);
-    } else if (auto cc = ComputeCapability::parse(q); cc && cat.arch(cc->arch())) {
-      req.gpus.push_back(*cc);
-    } else {
-      std::string hint;
-      for (auto* s : cat.suggest_gpus(q)) hint += (hint.empty() ? "" : ", ") + s->name;
-      fmt::print(stderr, "smcompat build-env: --gpu {}: no such GPU in the catalog{}\n", q,
-                 hint.empty() ? " (see `smcompat gpus`)" : "; did you mean " + hint + "?");
+    auto target = resolve_target(q, {}, cat, "--gpu");
+    if (!target) {
+      fmt::print(stderr, "smcompat build-env: {}\n", target.error().what);
       return kExitError;
     }
+    req.gpus.push_back(target->cc);
   }
   req.what = o.what == "pytorch" ? doctor::BuildFor::kPytorch : doctor::BuildFor::kExtension;
   auto env = doctor::current_environment();
   req.toolkits = doctor::find_toolkits(env);
   req.host = doctor::read_host(env);
   auto be = doctor::compute_build_env(req, cat);
-  if (o.json) {
-    fmt::print("{}\n", doctor::build_env_json(be, req, ctx.argv).dump(2));
-  } else if (o.shell) {
-    fmt::print("{}", be.to_shell(false));
-  } else {
-    auto st = ctx.out_style();
-    fmt::print("{}\n", st.bold(fmt::format(
-                           "# Build settings for {} ({})",
-                           o.what == "pytorch" ? "PyTorch from source" : "CUDA extensions", [&] {
-                             std::string s;
-                             for (auto& g : o.gpus) s += (s.empty() ? "" : ", ") + g;
-                             return s;
-                           }())));
-    fmt::print("{}", be.to_shell(true));
-    if (req.host.cxx.empty())
-      fmt::print("# host compiler: none found on PATH\n");
-    else
-      fmt::print("# host compiler: {}{}\n", req.host.cxx,
-                 req.host.cxx_version.empty() ? "" : " (" + req.host.cxx_version + ")");
-    for (auto& p : be.problems) fmt::print("{} {}\n", st.yellow("# problem:"), p);
-    if (o.what == "extension")
-      fmt::print(
-          "# then, in the extension's source directory: pip install --no-build-isolation .\n");
-    else
-      fmt::print(
-          "# then, in the PyTorch checkout: python setup.py develop (or pip install -e . -v "
-          "--no-build-isolation)\n");
-  }
+  if (o.json)
+    fmt::print("{}\n", build_env_to_json(be, req, ctx.argv).dump(2));
+  else if (o.shell)
+    fmt::print("{}", build_env_shell(be, false));
+  else
+    fmt::print("{}", render_build_env_text(be, req, o.gpus, ctx.out_style()));
   return be.problems.empty() ? kExitOk : kExitFindings;
 }
 

@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "doctor_cli.hpp"
+#include "smcompat/report/doctor_report.hpp"
 
 namespace smcompat::cli {
 
@@ -33,11 +34,11 @@ int run_doctor_cli(Context& ctx, const DoctorCliOptions& o) {
                    "smcompat doctor: reading driver, toolkits and Python environments…\n"));
   auto report = doctor::run_doctor(opt);
   if (o.json) {
-    fmt::print("{}\n", doctor::render_json(report, ctx.argv).dump(2));
+    fmt::print("{}\n", doctor_to_json(report, ctx.argv).dump(2));
   } else if (o.markdown) {
-    fmt::print("{}", doctor::render_markdown(report));
+    fmt::print("{}", render_doctor_markdown(report));
   } else {
-    fmt::print("{}", doctor::render_text(report, ctx.out_style()));
+    fmt::print("{}", render_doctor_text(report, ctx.out_style()));
   }
   for (auto& e : report.errors) fmt::print(stderr, "smcompat doctor: {}\n", e);
   if (!o.fix_script.empty()) {
@@ -46,7 +47,7 @@ int run_doctor_cli(Context& ctx, const DoctorCliOptions& o) {
       fmt::print(stderr, "smcompat doctor: cannot write {}\n", o.fix_script);
       return kExitError;
     }
-    out << doctor::render_fix_script(report);
+    out << render_fix_script(report);
     out.close();
     if (!out) {
       fmt::print(stderr, "smcompat doctor: writing {} failed\n", o.fix_script);

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "smcompat/report/explain_report.hpp"
 
 namespace smcompat::cli {
 
@@ -68,11 +69,11 @@ int run(Context& ctx, const ExplainCliOptions& o) {
   auto e = explain::explain_text(text, kb, report ? &*report : nullptr);
   std::string out;
   if (o.prompt) {
-    out = explain::prompt_bundle(text, e, report ? &*report : nullptr, env);
+    out = prompt_bundle(text, e, report ? &*report : nullptr, env);
   } else if (o.json) {
-    out = explain::render_json(e, ctx.argv).dump(2) + "\n";
+    out = explain_to_json(e, ctx.argv).dump(2) + "\n";
   } else {
-    out = explain::render_text(e, o.output.empty() ? ctx.out_style() : Style::plain());
+    out = render_explain_text(e, o.output.empty() ? ctx.out_style() : Style::plain());
   }
   if (!o.output.empty()) {
     std::ofstream f(o.output, std::ios::trunc);

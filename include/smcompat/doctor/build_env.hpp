@@ -3,10 +3,10 @@
 // CUDA_HOME, the minimum nvcc for each target (catalog first_cuda: 12.8 for sm_100/sm_120, 12.9
 // for sm_103/sm_121), MAX_JOBS from memory (about 2 GiB per nvcc job) and cores, and a host
 // compiler check. Every line carries its reason. The doctor's rebuild fixes reuse it.
-// JSON schema "smcompat.build-env/1" is documented in docs/doctor.md.
+// Rendering (the export block, text, JSON schema "smcompat.build-env/1" documented in
+// docs/doctor.md): report/build_env_report.hpp.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,15 +38,9 @@ struct BuildEnv {
   std::vector<std::string> problems;  ///< e.g. "nvcc 12.6 cannot build sm_120 (needs 12.8)"
   std::optional<Version> min_nvcc;    ///< the newest toolkit any target needs
   std::string arch_list;              ///< the TORCH_CUDA_ARCH_LIST value
-
-  /// `export NAME="value"  # reason` lines.
-  std::string to_shell(bool with_reasons = true) const;
 };
 
 BuildEnv compute_build_env(const BuildEnvRequest& request,
                            const Catalog& catalog = Catalog::builtin());
-
-nlohmann::json build_env_json(const BuildEnv& env, const BuildEnvRequest& request,
-                              const std::vector<std::string>& argv);
 
 }  // namespace smcompat::doctor

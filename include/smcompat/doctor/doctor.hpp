@@ -6,15 +6,16 @@
 // JSON schema "smcompat.doctor/1" is documented in docs/doctor.md.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/doctor/facts.hpp"
 #include "smcompat/probe/probe.hpp"
-#include "smcompat/util/table.hpp"
+#include "smcompat/verdict/fit.hpp"
+#include "smcompat/verdict/targets.hpp"
 
 namespace smcompat::doctor {
 
@@ -33,17 +34,9 @@ struct Finding {
   std::string subject;                    ///< env prefix, package name or "driver"/"toolkit"/"env"
 };
 
-/// A GPU the environment is judged for.
-struct TargetGpu {
-  std::string name;
-  ComputeCapability cc;
-  bool present = false;  ///< reported by the driver (observed) rather than asked with --gpu
-};
-
-/// How a package's device code fits one GPU (predicted from files, never observed).
-enum class Fit { kNative, kCompatibleSass, kPtxJit, kUnsupportedPtx, kNoImage };
-const char* to_string(
-    Fit f);  // "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"
+// A package's device code fits a GPU as smcompat::Fit says (verdict/fit.hpp), predicted from
+// files, never observed: kNative .. kNoImage. The GPUs judged are smcompat::Target
+// (verdict/targets.hpp): `observed` for this machine's GPUs, else asked with --gpu.
 
 struct LibraryVerdict {
   std::string path;
@@ -126,7 +119,7 @@ struct DoctorReport {
   std::vector<PythonEnv> envs;
   std::vector<std::pair<std::string, std::string>> env_vars;  ///< the CUDA-related ones set
   HostFacts host;
-  std::vector<TargetGpu> targets;
+  std::vector<Target> targets;  ///< observed ones first, then --gpu (resolve_targets)
   std::vector<PackageVerdict> verdicts;
   std::vector<Finding> findings;    ///< sorted: errors first
   std::vector<std::string> errors;  ///< usage problems (unknown --gpu name, unreadable --python)
@@ -134,6 +127,11 @@ struct DoctorReport {
   size_t count(Severity s) const;
   const Finding* find(std::string_view id) const;
 };
+
+/// The CUDA-related environment variables the report lists (TORCH_CUDA_ARCH_LIST, CUDA_HOME,
+/// the JIT and cache switches, LD_LIBRARY_PATH, the active environment, and the override
+/// variables of packages with run-time variants such as BNB_CUDA_VERSION).
+bool is_cuda_variable(std::string_view name);
 
 /// Driver facts from a probe report (probe/probe.hpp).
 DriverFacts driver_facts_from_probe(const ProbeReport& report);
@@ -144,12 +142,8 @@ DoctorReport run_doctor(const DoctorOptions& options, const Catalog& catalog = C
 /// Applies the rules to facts already collected (report.findings/verdicts are replaced).
 void judge(DoctorReport& report, const Catalog& catalog = Catalog::builtin());
 
-/// Renderers. Text for people, JSON (schema smcompat.doctor/1), Markdown.
-std::string render_text(const DoctorReport& report, const Style& style);
-nlohmann::json render_json(const DoctorReport& report, const std::vector<std::string>& argv);
-std::string render_markdown(const DoctorReport& report);
-/// A reviewable shell script with every finding's fix commands; it is never run by smcompat.
-std::string render_fix_script(const DoctorReport& report);
+// Renderers: report/doctor_report.hpp (text, JSON schema smcompat.doctor/1, Markdown, fix
+// script).
 
 // ---- PyTorch knowledge (data/python_packages.json) ----
 

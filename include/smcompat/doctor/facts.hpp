@@ -186,8 +186,9 @@ std::vector<EnvLocation> discover_active_pythons(const Environment& env);
 /// device code of every shared library listed in RECORD.
 PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned jobs = 0);
 
-/// Device code of one shared library (targets and PTX versions from the binary inventory).
-LibraryCode library_code(const std::string& path);
+/// Device code of one shared library from its inventories (scan_paths: targets and PTX
+/// versions); small SASS-only code is decoded to learn whether it has kernels at all.
+LibraryCode library_code(const std::string& path, std::vector<FileInventory> inventories);
 
 /// Host resources for build settings.
 struct HostFacts {

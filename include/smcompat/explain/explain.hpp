@@ -2,10 +2,8 @@
 // matched against error text, made specific to this machine with the doctor's findings, and a
 // redacted Markdown context bundle for AI assistants. Failure modes come from
 // ../shared/reference/field-reports.md sections 1-2 and compatibility-rules.md section 7.
-// JSON schema "smcompat.explain/1" is documented in docs/explain.md.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <string>
@@ -47,9 +45,6 @@ class KnowledgeBase {
   /// Parses the JSON of data/failure_modes.json; errors name the mode and the bad pattern.
   static Result<KnowledgeBase> from_json(std::string_view text);
 
-  const std::vector<FailureMode>& modes() const { return modes_; }
-  const FailureMode* find(std::string_view id) const;
-
   /// A match of one mode in the text: which line (1-based), the matched text, and the fix that
   /// fits the text (a ContextFix when one's `when` matches a line, else the mode's default fix).
   struct Match {
@@ -62,6 +57,11 @@ class KnowledgeBase {
   };
   /// Every mode that matches, each once (at its first matching line), in order of first line.
   std::vector<Match> match(std::string_view text) const;
+
+  /// Every mode, in the order of data/failure_modes.json.
+  const std::vector<FailureMode>& modes() const { return modes_; }
+  /// The mode with this id, or nullptr.
+  const FailureMode* find(std::string_view id) const;
 
  private:
   std::vector<FailureMode> modes_;
@@ -80,8 +80,8 @@ struct Explanation {
 Explanation explain_text(std::string_view text, const KnowledgeBase& kb,
                          const doctor::DoctorReport* doctor);
 
-std::string render_text(const Explanation& e, const Style& style);
-nlohmann::json render_json(const Explanation& e, const std::vector<std::string>& argv);
+// Renderers (text, JSON schema smcompat.explain/1, the context bundle for assistants):
+// report/explain_report.hpp.
 
 // ---- redaction and the AI context bundle ----
 
@@ -97,11 +97,5 @@ std::string redact(std::string_view text);
 /// Whether an environment variable may appear (with its value redacted) in a context bundle:
 /// an allow-list of CUDA/PyTorch/toolchain variables; never names that sound secret.
 bool env_var_allowed(std::string_view name);
-
-/// A self-contained Markdown context bundle for an AI assistant: the error (excerpt), the
-/// matched failure modes, the machine's facts and verdicts, allow-listed environment variables.
-/// Everything passes through redact().
-std::string prompt_bundle(std::string_view error_text, const Explanation& e,
-                          const doctor::DoctorReport* doctor, const doctor::Environment& env);
 
 }  // namespace smcompat::explain

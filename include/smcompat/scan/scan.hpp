@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "smcompat/binary/inventory.hpp"
@@ -25,6 +26,9 @@ struct ScanOptions {
   std::optional<Target> target;  ///< verdicts only when set
   InspectOptions inspect;        ///< deep, limits
   unsigned jobs = 0;             ///< files scanned in parallel (0 = all cores)
+  /// Files under a directory holding *.dist-info folders belong to the distribution whose
+  /// RECORD lists them; off, packages are named by folder or file only.
+  bool group_by_record = true;
   /// Called after each file (from worker threads, serialised by the scanner).
   std::function<void(const ScanProgress&)> progress;
 };
@@ -62,6 +66,25 @@ struct ScanReport {
 /// The path field of one line of a dist-info RECORD (PEP 376 CSV: path,hash,size; a path with
 /// commas or quotes is double-quoted, with "" for a quote). Empty for an empty line.
 std::string dist_record_path(std::string_view line);
+
+/// One installed Python distribution as its .dist-info directory says: core metadata ("Name:",
+/// "Version:" headers, PEP 566) and the files of its RECORD (PEP 376). scan_paths() groups files
+/// into packages by these RECORDs; the doctor reads an environment's packages with it.
+struct InstalledDistribution {
+  std::string name;       ///< METADATA Name, else from the directory name (name-version.dist-info)
+  std::string version;    ///< METADATA Version, else from the directory name
+  std::string dist_info;  ///< the .dist-info directory
+  /// RECORD's files as absolute, lexically normal paths (relative ones are under the directory
+  /// holding the .dist-info), each once, in RECORD order.
+  std::vector<std::string> files;
+  bool has_record = false;
+  std::vector<std::string> warnings;  ///< METADATA or RECORD missing
+};
+InstalledDistribution read_installed_distribution(const std::string& dist_info_dir);
+
+/// The .dist-info directories directly inside `dir` (a site-packages directory), sorted.
+/// `error` is set when `dir` cannot be read.
+std::vector<std::string> dist_info_dirs(const std::string& dir, std::error_code* error = nullptr);
 
 /// Scans each path (file or directory). Never fails as a whole.
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options);

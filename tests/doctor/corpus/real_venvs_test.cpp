@@ -61,6 +61,16 @@ const PackageVerdict* verdict(const DoctorReport& r, const std::string& pkg,
   return nullptr;
 }
 
+/// bitsandbytes judged for the RTX 5090, with its run-time variant (else nullptr).
+const PackageVerdict* bnb_on_5090(const DoctorReport& r) {
+  const PackageVerdict* v = verdict(r, "bitsandbytes", "GeForce RTX 5090");
+  return v && v->variant ? v : nullptr;
+}
+/// The file name of the library a variant loads ("" if none).
+std::string loads(const PackageVerdict& v) {
+  return fs::path(v.variant->chosen).filename().string();
+}
+
 /// A hard-linked copy of a venv; `replace` unlinks a file and writes new content.
 struct VenvCopy {
   std::string root;
@@ -169,9 +179,8 @@ TEST(DoctorRealVenv, Bitsandbytes0452HasNoLibraryForCuda132) {
   ASSERT_EQ(errs[0]->fix_commands.size(), 1u);
   EXPECT_EQ(errs[0]->fix_commands[0],
             venv("torch-bnb-0.45.2") + "/bin/python -m pip install -U 'bitsandbytes>=0.50.2'");
-  auto* v = verdict(r, "bitsandbytes", "GeForce RTX 5090");
+  auto* v = bnb_on_5090(r);
   ASSERT_NE(v, nullptr);
-  ASSERT_TRUE(v->variant);
   EXPECT_EQ(v->variant->wanted_name, "libbitsandbytes_cuda132.so");
   EXPECT_TRUE(v->variant->chosen.empty());
   EXPECT_TRUE(v->libraries.empty());
@@ -181,10 +190,9 @@ TEST(DoctorRealVenv, Bitsandbytes0452HasNoLibraryForCuda132) {
 TEST(DoctorRealVenv, Bitsandbytes0452WithOverrideLoadsTheNamedLibrary) {
   REQUIRE_VENV("torch-bnb-0.45.2");
   auto r = doctor_on(venv("torch-bnb-0.45.2"), {"RTX 5090"}, {{"BNB_CUDA_VERSION", "126"}});
-  auto* v = verdict(r, "bitsandbytes", "GeForce RTX 5090");
+  auto* v = bnb_on_5090(r);
   ASSERT_NE(v, nullptr);
-  ASSERT_TRUE(v->variant);
-  EXPECT_EQ(fs::path(v->variant->chosen).filename(), "libbitsandbytes_cuda126.so");
+  EXPECT_EQ(loads(*v), "libbitsandbytes_cuda126.so");
   EXPECT_EQ(v->variant->wanted_by, "BNB_CUDA_VERSION=126");
   ASSERT_EQ(v->libraries.size(), 1u);
   EXPECT_EQ(r.find("runtime-variant-missing"), nullptr);
@@ -194,10 +202,9 @@ TEST(DoctorRealVenv, Bitsandbytes0502JudgedByLibbitsandbytesCuda132Alone) {
   REQUIRE_VENV("torch-bnb-0.50.2");
   auto r = doctor_on(venv("torch-bnb-0.50.2"), {"RTX 5090"});
   EXPECT_TRUE(errors(r).empty());
-  auto* v = verdict(r, "bitsandbytes", "GeForce RTX 5090");
+  auto* v = bnb_on_5090(r);
   ASSERT_NE(v, nullptr);
-  ASSERT_TRUE(v->variant);
-  EXPECT_EQ(fs::path(v->variant->chosen).filename(), "libbitsandbytes_cuda132.so");
+  EXPECT_EQ(loads(*v), "libbitsandbytes_cuda132.so");
   EXPECT_EQ(v->variant->how, "exact match");
   ASSERT_EQ(v->libraries.size(), 1u);
   EXPECT_EQ(v->libraries[0].path, v->variant->chosen);
@@ -207,9 +214,9 @@ TEST(DoctorRealVenv, Bitsandbytes0502JudgedByLibbitsandbytesCuda132Alone) {
   EXPECT_EQ(v->variant->alternatives.size(), 15u);
   // BNB_CUDA_VERSION names another one; one not shipped is an error.
   auto r130 = doctor_on(venv("torch-bnb-0.50.2"), {"RTX 5090"}, {{"BNB_CUDA_VERSION", "130"}});
-  auto* v130 = verdict(r130, "bitsandbytes", "GeForce RTX 5090");
+  auto* v130 = bnb_on_5090(r130);
   ASSERT_NE(v130, nullptr);
-  EXPECT_EQ(fs::path(v130->variant->chosen).filename(), "libbitsandbytes_cuda130.so");
+  EXPECT_EQ(loads(*v130), "libbitsandbytes_cuda130.so");
   auto r125 = doctor_on(venv("torch-bnb-0.50.2"), {"RTX 5090"}, {{"BNB_CUDA_VERSION", "125"}});
   const Finding* f = r125.find("runtime-variant-missing");
   ASSERT_NE(f, nullptr);

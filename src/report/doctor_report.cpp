@@ -1,15 +1,19 @@
-// Doctor report renderers: text (aligned, coloured on a TTY), JSON (schema smcompat.doctor/1,
-// documented in docs/doctor.md), Markdown, and the reviewable fix script.
+// Doctor report renderers (include/smcompat/report/doctor_report.hpp): text (aligned, coloured
+// on a TTY), JSON (schema smcompat.doctor/1, documented in docs/doctor.md), Markdown, and the
+// reviewable fix script. Fit values are coloured as in the scan report (styled_verdict).
+#include "smcompat/report/doctor_report.hpp"
+
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <map>
+#include <utility>
 
-#include "smcompat/doctor/doctor.hpp"
+#include "smcompat/report/scan_report.hpp"
 #include "smcompat/util/strings.hpp"
 
-namespace smcompat::doctor {
+namespace smcompat {
 
+using namespace doctor;
 namespace fs = std::filesystem;
 
 namespace {
@@ -26,40 +30,22 @@ std::string sev_tag(Severity s, const Style& st) {
   return "";
 }
 
-std::string fit_styled(Fit f, const Style& st) {
-  switch (f) {
-    case Fit::kNative:
-    case Fit::kCompatibleSass:
-      return st.green(to_string(f));
-    case Fit::kPtxJit:
-      return st.yellow(to_string(f));
-    default:
-      return st.red(to_string(f));
-  }
-}
+// What the driver section says for each state.
+constexpr std::pair<DriverFacts::State, const char*> kDriverStates[] = {
+    {DriverFacts::State::kNoDriver, "no NVIDIA driver found"},
+    {DriverFacts::State::kStub, "stub libcuda (toolkit stub, not a driver)"},
+    {DriverFacts::State::kNoDevice, "driver loaded, no GPU visible"},
+    {DriverFacts::State::kOk, "ok"},
+    {DriverFacts::State::kError, "error"},
+    {DriverFacts::State::kNotChecked, "kernel module loaded (driver library not queried)"},
+};
+
+}  // namespace
 
 std::string driver_line(const DriverFacts& d) {
   std::string s;
-  switch (d.state) {
-    case DriverFacts::State::kNoDriver:
-      s = "no NVIDIA driver found";
-      break;
-    case DriverFacts::State::kStub:
-      s = "stub libcuda (toolkit stub, not a driver)";
-      break;
-    case DriverFacts::State::kNoDevice:
-      s = "driver loaded, no GPU visible";
-      break;
-    case DriverFacts::State::kOk:
-      s = "ok";
-      break;
-    case DriverFacts::State::kError:
-      s = "error";
-      break;
-    case DriverFacts::State::kNotChecked:
-      s = "kernel module loaded (driver library not queried)";
-      break;
-  }
+  for (auto& [state, text] : kDriverStates)
+    if (state == d.state) s = text;
   if (d.version) s += ", driver " + d.version->to_string();
   if (d.cuda) s += ", CUDA " + d.cuda->to_string();
   if (!d.kernel_module_flavour.empty()) s += ", " + d.kernel_module_flavour + " kernel module";
@@ -67,16 +53,14 @@ std::string driver_line(const DriverFacts& d) {
   return s;
 }
 
-nlohmann::json finding_json(const Finding& f) {
+nlohmann::json finding_to_json(const Finding& f) {
   return {{"id", f.id},          {"severity", to_string(f.severity)},
           {"title", f.title},    {"evidence", f.evidence},
           {"fix", f.fix},        {"fix_commands", f.fix_commands},
           {"subject", f.subject}};
 }
 
-}  // namespace
-
-std::string render_text(const DoctorReport& r, const Style& st) {
+std::string render_doctor_text(const DoctorReport& r, const Style& st) {
   std::string out;
   out += st.bold("smcompat doctor") +
          st.dim(" (verdicts are predicted from files; 'observed' marks what the driver reported)") +
@@ -97,7 +81,7 @@ std::string render_text(const DoctorReport& r, const Style& st) {
   }
   for (auto& t : r.targets)
     out += fmt::format("  {} (compute capability {}, {})\n", t.name, t.cc.to_string(),
-                       t.present ? "present, observed" : "what-if, not present");
+                       t.observed ? "present, observed" : "what-if, not present");
   out += "\n" + st.bold("CUDA toolkits") + "\n";
   if (r.toolkits.empty())
     out += "  none found (CUDA_HOME, CUDA_PATH, nvcc on PATH, /usr/local/cuda*)\n";
@@ -143,7 +127,7 @@ std::string render_text(const DoctorReport& r, const Style& st) {
         code = v.variant->chosen.empty()
                    ? "no " + v.variant->wanted_name + " (nothing loads)"
                    : fs::path(v.variant->chosen).filename().string() + ": " + code;
-      t.add_row({v.package, v.version, v.gpu, fit_styled(v.fit, st), code});
+      t.add_row({v.package, v.version, v.gpu, styled_verdict(v.fit, st), code});
     }
     out += t.render(st, "  ");
     // Run-time alternatives: which library loads, by which rule, and what else is shipped.
@@ -176,7 +160,7 @@ std::string render_text(const DoctorReport& r, const Style& st) {
   return out;
 }
 
-nlohmann::json render_json(const DoctorReport& r, const std::vector<std::string>& argv) {
+nlohmann::json doctor_to_json(const DoctorReport& r, const std::vector<std::string>& argv) {
   using nlohmann::json;
   json driver{
       {"state", to_string(r.driver.state)},
@@ -193,7 +177,7 @@ nlohmann::json render_json(const DoctorReport& r, const std::vector<std::string>
   driver["gpus"] = gpus;
   json targets = json::array();
   for (auto& t : r.targets)
-    targets.push_back({{"name", t.name}, {"cc", t.cc.to_string()}, {"present", t.present}});
+    targets.push_back({{"name", t.name}, {"cc", t.cc.to_string()}, {"present", t.observed}});
   json toolkits = json::array();
   for (auto& t : r.toolkits)
     toolkits.push_back({{"root", t.root},
@@ -270,8 +254,8 @@ nlohmann::json render_json(const DoctorReport& r, const std::vector<std::string>
   json vars = json::object();
   for (auto& [n, v] : r.env_vars) vars[n] = v;
   json findings = json::array();
-  for (auto& f : r.findings) findings.push_back(finding_json(f));
-  return {{"schema", "smcompat.doctor/1"},
+  for (auto& f : r.findings) findings.push_back(finding_to_json(f));
+  return {{"schema", kDoctorSchema},
           {"tool_version", SMCOMPAT_VERSION},
           {"argv", argv},
           {"driver", driver},
@@ -295,7 +279,7 @@ nlohmann::json render_json(const DoctorReport& r, const std::vector<std::string>
           {"usage_errors", r.errors}};
 }
 
-std::string render_markdown(const DoctorReport& r) {
+std::string render_doctor_markdown(const DoctorReport& r) {
   std::string md = "# smcompat doctor\n\n";
   md +=
       "Verdicts are predicted from the files on disk; the driver line says what was observed.\n\n";
@@ -303,7 +287,7 @@ std::string render_markdown(const DoctorReport& r) {
   md += "- Driver: " + driver_line(r.driver) + "\n";
   for (auto& t : r.targets)
     md += fmt::format("- GPU: {} (CC {}, {})\n", t.name, t.cc.to_string(),
-                      t.present ? "present" : "what-if");
+                      t.observed ? "present" : "what-if");
   if (r.targets.empty()) md += "- GPU: none judged (ask with `--gpu NAME`)\n";
   for (auto& t : r.toolkits)
     md += fmt::format("- CUDA toolkit: `{}` (CUDA {})\n", t.root,
@@ -363,4 +347,4 @@ std::string render_fix_script(const DoctorReport& r) {
   return s;
 }
 
-}  // namespace smcompat::doctor
+}  // namespace smcompat
