@@ -40,7 +40,11 @@ std::string styled_verdict(Fit v, const Style& st) {
       return st.yellow(to_string(v));
     case Fit::kUnsupportedPtx:
     case Fit::kNoImage:
+    case Fit::kNotLoadable:
+    case Fit::kFailed:
       return st.red(to_string(v));
+    case Fit::kUnknown:
+      break;
   }
   return to_string(v);
 }
