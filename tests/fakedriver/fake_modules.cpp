@@ -27,6 +27,7 @@
 #include "fake_state.hpp"
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/catalog.hpp"
+#include "smcompat/verdict/fit.hpp"
 
 namespace {
 

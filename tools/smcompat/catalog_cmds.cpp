@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "smcompat/catalog/catalog.hpp"
+#include "smcompat/verdict/fit.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::cli {
