@@ -222,7 +222,7 @@ Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc
   if (u.chosen) p.image = inv.images[*u.chosen].target;
   // The unit verdict is the prediction, except that what cannot run becomes the failed load the
   // driver reports (CUresult 222 CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 209
-  // CUDA_ERROR_NO_BINARY_FOR_GPU, 223 CUDA_ERROR_JIT_COMPILER_NOT_FOUND for a refused JIT).
+  // CUDA_ERROR_NO_BINARY_FOR_GPU, 223 CUDA_ERROR_JIT_COMPILATION_DISABLED for a refused JIT).
   auto fail = [&](int error) {
     p.outcome = Fit::kFailed;
     p.image.reset();

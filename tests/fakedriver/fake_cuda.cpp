@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "fake_state.hpp"
-#include "probe/driver_types.hpp"
+#include "smcompat/probe/driver_abi.hpp"
 
 using namespace smcompat::driver;
 using smcompat::fake::FakeGpu;

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fake_state.hpp"
-#include "probe/driver_types.hpp"
+#include "smcompat/probe/driver_abi.hpp"
 
 using namespace smcompat::driver;
 using smcompat::fake::FakeGpu;

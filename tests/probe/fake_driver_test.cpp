@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "probe/driver_types.hpp"
+#include "smcompat/probe/driver_abi.hpp"
 
 namespace smcompat {
 namespace {

@@ -1,11 +1,16 @@
-// The few CUDA driver API and NVML types, enum values and entry-point signatures that the probe and
-// the test suite's fake driver need, declared here so that nothing depends on CUDA headers at build
-// time. Values are from the CUDA 13.0 headers (cuda.h, cudaTypedefs.h) and NVML's nvml.h
-// (NVML_API_VERSION 13) as listed in ../shared/reference/driver-api.md §7.
+// The one declaration of the CUDA driver API and NVML ABI that smcompat uses: types, enum values
+// and entry-point signatures needed by the probe (probe/), the trace shim (src/trace/shim/), the
+// run-time capability query (src/trace/run.cpp) and the test suite's fake driver
+// (tests/fakedriver/), declared here so that nothing depends on CUDA headers at build time.
+// Values and signatures are those of the CUDA 13.0 headers (cuda.h, cudaTypedefs.h) and NVML's
+// nvml.h (NVML_API_VERSION 13), as listed in ../shared/reference/driver-api.md sections 2, 5.2
+// and 7. PFN_<name>_v<version> is the ABI of <name> introduced in that CUDA version (as in
+// cudaTypedefs.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace smcompat::driver {
 
@@ -13,10 +18,18 @@ namespace smcompat::driver {
 using CUresult = int;
 using CUdevice = int;
 using CUcontext = struct CUctx_st*;
+using CUmodule = void*;
+using CUfunction = void*;
+using CUlibrary = void*;
+using CUkernel = void*;
+using CUlinkState = void*;
+using CUjit_option = int;
+using CUlibraryOption = int;
 struct CUuuid {
   char bytes[16];
 };
 
+// CUresult values (cuda.h) the probe, the trace shim and the fake driver use or name.
 inline constexpr CUresult kCudaSuccess = 0;
 inline constexpr CUresult kCudaErrorInvalidValue = 1;
 inline constexpr CUresult kCudaErrorNotInitialized = 3;
@@ -24,11 +37,56 @@ inline constexpr CUresult kCudaErrorStubLibrary = 34;
 inline constexpr CUresult kCudaErrorInsufficientDriver = 35;
 inline constexpr CUresult kCudaErrorNoDevice = 100;
 inline constexpr CUresult kCudaErrorInvalidDevice = 101;
+inline constexpr CUresult kCudaErrorInvalidImage = 200;
 inline constexpr CUresult kCudaErrorInvalidContext = 201;
+inline constexpr CUresult kCudaErrorNoBinaryForGpu = 209;
+inline constexpr CUresult kCudaErrorUnsupportedPtxVersion = 222;
+inline constexpr CUresult kCudaErrorJitCompilationDisabled = 223;
+inline constexpr CUresult kCudaErrorFileNotFound = 301;
 inline constexpr CUresult kCudaErrorOperatingSystem = 304;
+inline constexpr CUresult kCudaErrorInvalidHandle = 400;
+inline constexpr CUresult kCudaErrorNotFound = 500;
 inline constexpr CUresult kCudaErrorNotPermitted = 800;
 inline constexpr CUresult kCudaErrorNotSupported = 801;
 inline constexpr CUresult kCudaErrorUnknown = 999;
+
+/// The CUDA_ERROR_* names, for when the library cannot name its own errors (a stub, or
+/// cuGetErrorName missing).
+inline constexpr std::pair<CUresult, const char*> kCudaErrorNames[] = {
+    {0, "CUDA_SUCCESS"},
+    {1, "CUDA_ERROR_INVALID_VALUE"},
+    {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+    {3, "CUDA_ERROR_NOT_INITIALIZED"},
+    {4, "CUDA_ERROR_DEINITIALIZED"},
+    {34, "CUDA_ERROR_STUB_LIBRARY"},
+    {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"},
+    {36, "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER"},
+    {46, "CUDA_ERROR_DEVICE_UNAVAILABLE"},
+    {100, "CUDA_ERROR_NO_DEVICE"},
+    {101, "CUDA_ERROR_INVALID_DEVICE"},
+    {200, "CUDA_ERROR_INVALID_IMAGE"},
+    {201, "CUDA_ERROR_INVALID_CONTEXT"},
+    {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+    {218, "CUDA_ERROR_INVALID_PTX"},
+    {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
+    {223, "CUDA_ERROR_JIT_COMPILATION_DISABLED"},
+    {301, "CUDA_ERROR_FILE_NOT_FOUND"},
+    {304, "CUDA_ERROR_OPERATING_SYSTEM"},
+    {400, "CUDA_ERROR_INVALID_HANDLE"},
+    {500, "CUDA_ERROR_NOT_FOUND"},
+    {800, "CUDA_ERROR_NOT_PERMITTED"},
+    {801, "CUDA_ERROR_NOT_SUPPORTED"},
+    {802, "CUDA_ERROR_SYSTEM_NOT_READY"},
+    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
+    {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+    {999, "CUDA_ERROR_UNKNOWN"},
+};
+/// The CUDA_ERROR_* name of `r`, or nullptr if not listed.
+inline const char* cuda_error_name(CUresult r) {
+  for (const auto& [code, name] : kCudaErrorNames)
+    if (code == r) return name;
+  return nullptr;
+}
 
 /// CUdevice_attribute values used by the probe (cuda.h, CUDA 13.0).
 enum DeviceAttribute : int {
@@ -64,6 +122,22 @@ enum P2PAttribute : int {
   kP2PCudaArrayAccessSupported = 4,
 };
 
+/// CUfunction_attribute values (what the trace shim reads for every function).
+enum FunctionAttribute : int {
+  kFuncNumRegs = 4,        // CU_FUNC_ATTRIBUTE_NUM_REGS
+  kFuncPtxVersion = 5,     // CU_FUNC_ATTRIBUTE_PTX_VERSION
+  kFuncBinaryVersion = 6,  // CU_FUNC_ATTRIBUTE_BINARY_VERSION
+};
+
+/// CUjit_option values (the JIT wall time and logs of a module load).
+enum JitOption : CUjit_option {
+  kJitWallTime = 2,            // CU_JIT_WALL_TIME (float ms, out)
+  kJitInfoLogBuffer = 3,       // CU_JIT_INFO_LOG_BUFFER
+  kJitInfoLogBufferSize = 4,   // CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
+  kJitErrorLogBuffer = 5,      // CU_JIT_ERROR_LOG_BUFFER
+  kJitErrorLogBufferSize = 6,  // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+};
+
 /// CUdriverProcAddressQueryResult.
 enum ProcAddressQueryResult : int {
   kProcAddressSuccess = 0,
@@ -87,65 +161,37 @@ using PFN_cuDeviceCanAccessPeer_v4000 = CUresult (*)(int*, CUdevice, CUdevice);
 using PFN_cuDeviceGetP2PAttribute_v8000 = CUresult (*)(int*, int, CUdevice, CUdevice);
 using PFN_cuGetErrorName_v6000 = CUresult (*)(CUresult, const char**);
 using PFN_cuGetErrorString_v6000 = CUresult (*)(CUresult, const char**);
-
-/// The CUDA_ERROR_* name of a CUresult the probe may meet (cuda.h), or nullptr if not listed.
-/// Used when the library cannot name its own errors (a stub, or cuGetErrorName missing).
-inline const char* cuda_error_name(CUresult r) {
-  switch (r) {
-    case 0:
-      return "CUDA_SUCCESS";
-    case 1:
-      return "CUDA_ERROR_INVALID_VALUE";
-    case 2:
-      return "CUDA_ERROR_OUT_OF_MEMORY";
-    case 3:
-      return "CUDA_ERROR_NOT_INITIALIZED";
-    case 4:
-      return "CUDA_ERROR_DEINITIALIZED";
-    case 34:
-      return "CUDA_ERROR_STUB_LIBRARY";
-    case 35:
-      return "CUDA_ERROR_INSUFFICIENT_DRIVER";
-    case 36:
-      return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
-    case 46:
-      return "CUDA_ERROR_DEVICE_UNAVAILABLE";
-    case 100:
-      return "CUDA_ERROR_NO_DEVICE";
-    case 101:
-      return "CUDA_ERROR_INVALID_DEVICE";
-    case 200:
-      return "CUDA_ERROR_INVALID_IMAGE";
-    case 201:
-      return "CUDA_ERROR_INVALID_CONTEXT";
-    case 209:
-      return "CUDA_ERROR_NO_BINARY_FOR_GPU";
-    case 218:
-      return "CUDA_ERROR_INVALID_PTX";
-    case 222:
-      return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
-    case 304:
-      return "CUDA_ERROR_OPERATING_SYSTEM";
-    case 400:
-      return "CUDA_ERROR_INVALID_HANDLE";
-    case 500:
-      return "CUDA_ERROR_NOT_FOUND";
-    case 800:
-      return "CUDA_ERROR_NOT_PERMITTED";
-    case 801:
-      return "CUDA_ERROR_NOT_SUPPORTED";
-    case 802:
-      return "CUDA_ERROR_SYSTEM_NOT_READY";
-    case 803:
-      return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
-    case 804:
-      return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
-    case 999:
-      return "CUDA_ERROR_UNKNOWN";
-    default:
-      return nullptr;
-  }
-}
+using PFN_cuCtxGetDevice_v2000 = CUresult (*)(CUdevice*);
+using PFN_cuDeviceComputeCapability_v2000 = CUresult (*)(int*, int*, CUdevice);
+// Module, library, kernel and link entry points (the trace shim wraps or calls them).
+using PFN_cuModuleLoad_v2000 = CUresult (*)(CUmodule*, const char*);
+using PFN_cuModuleLoadData_v2000 = CUresult (*)(CUmodule*, const void*);
+using PFN_cuModuleLoadDataEx_v2010 = CUresult (*)(CUmodule*, const void*, unsigned, CUjit_option*,
+                                                  void**);
+using PFN_cuModuleLoadFatBinary_v2000 = CUresult (*)(CUmodule*, const void*);
+using PFN_cuModuleUnload_v2000 = CUresult (*)(CUmodule);
+using PFN_cuModuleGetFunction_v2000 = CUresult (*)(CUfunction*, CUmodule, const char*);
+using PFN_cuModuleGetFunctionCount_v12040 = CUresult (*)(unsigned*, CUmodule);
+using PFN_cuModuleEnumerateFunctions_v12040 = CUresult (*)(CUfunction*, unsigned, CUmodule);
+using PFN_cuFuncGetAttribute_v2020 = CUresult (*)(int*, int, CUfunction);
+using PFN_cuFuncGetName_v12030 = CUresult (*)(const char**, CUfunction);
+using PFN_cuLibraryLoadData_v12000 = CUresult (*)(CUlibrary*, const void*, CUjit_option*, void**,
+                                                  unsigned, CUlibraryOption*, void**, unsigned);
+using PFN_cuLibraryLoadFromFile_v12000 = CUresult (*)(CUlibrary*, const char*, CUjit_option*,
+                                                      void**, unsigned, CUlibraryOption*, void**,
+                                                      unsigned);
+using PFN_cuLibraryUnload_v12000 = CUresult (*)(CUlibrary);
+using PFN_cuLibraryGetKernel_v12000 = CUresult (*)(CUkernel*, CUlibrary, const char*);
+using PFN_cuLibraryGetKernelCount_v12040 = CUresult (*)(unsigned*, CUlibrary);
+using PFN_cuLibraryEnumerateKernels_v12040 = CUresult (*)(CUkernel*, unsigned, CUlibrary);
+using PFN_cuKernelGetFunction_v12000 = CUresult (*)(CUfunction*, CUkernel);
+using PFN_cuKernelGetAttribute_v12000 = CUresult (*)(int*, int, CUkernel, CUdevice);
+using PFN_cuKernelGetName_v12030 = CUresult (*)(const char**, CUkernel);
+using PFN_cuLinkAddData_v6050 = CUresult (*)(CUlinkState, int, void*, size_t, const char*, unsigned,
+                                             CUjit_option*, void**);
+using PFN_cuLinkAddFile_v6050 = CUresult (*)(CUlinkState, int, const char*, unsigned, CUjit_option*,
+                                             void**);
+using PFN_cuLinkComplete_v5050 = CUresult (*)(CUlinkState, void**, size_t*);
 
 // ---- NVML --------------------------------------------------------------------------------------
 using nvmlReturn_t = int;
