@@ -1,9 +1,7 @@
-// The shim against the fake driver, through every path a program can reach the
-// driver by: direct (PLT) calls, dlopen+dlsym, the CUDA runtime's
-// cuGetProcAddress bootstrap (12.0 and 11.3 ABIs), and real CUDA runtime
-// programs (static and shared cudart, which stop after the bootstrap against
-// the fake). Records are parsed with the trace library and checked for exact
-// values.
+// The shim against the fake driver, through every path a program can reach the driver by: direct
+// (PLT) calls, dlopen+dlsym, the CUDA runtime's cuGetProcAddress bootstrap (12.0 and 11.3 ABIs),
+// and real CUDA runtime programs (static and shared cudart, which stop after the bootstrap
+// against the fake). Records are parsed with the trace library and checked for exact values.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -26,9 +24,9 @@ using testing::run;
 using testing::TempDir;
 using Env = std::vector<std::pair<std::string, std::string>>;
 
-const char *kRtx5090 = "RTX 5090";
-const char *kH100 = "H100 SXM";
-const char *kRtx3090 = "RTX 3090";
+const char* kRtx5090 = "RTX 5090";
+const char* kH100 = "H100 SXM";
+const char* kRtx3090 = "RTX 3090";
 
 struct Traced {
   Output output;
@@ -37,8 +35,8 @@ struct Traced {
 };
 
 // Runs the driver program through `path` with the shim preloaded (or not).
-Traced run_prog(const std::string &path, std::vector<std::string> args,
-                const char *gpus, Env extra = {}, bool shim = true) {
+Traced run_prog(const std::string& path, std::vector<std::string> args, const char* gpus,
+                Env extra = {}, bool shim = true) {
   TempDir tmp;
   std::string records = tmp.file("records.jsonl");
   Env env = {{"LD_LIBRARY_PATH", kFakeDir}, {"SMCOMPAT_FAKE_GPUS", gpus}};
@@ -46,11 +44,9 @@ Traced run_prog(const std::string &path, std::vector<std::string> args,
     env.push_back({"LD_PRELOAD", kShim});
     env.push_back({"SMCOMPAT_TRACE_FILE", records});
   }
-  for (auto &e : extra)
-    env.push_back(e);
+  for (auto& e : extra) env.push_back(e);
   std::vector<std::string> argv = {path == "plt" ? kProg : kProgDl, path};
-  for (auto &a : args)
-    argv.push_back(a);
+  for (auto& a : args) argv.push_back(a);
   Traced t;
   t.output = run(argv, env);
   t.raw = testing::slurp(records);
@@ -61,17 +57,16 @@ Traced run_prog(const std::string &path, std::vector<std::string> args,
 
 class ShimPaths : public ::testing::TestWithParam<std::string> {};
 
-INSTANTIATE_TEST_SUITE_P(AllPaths, ShimPaths,
-                         ::testing::Values("plt", "dlsym", "gpa", "gpa11"));
+INSTANTIATE_TEST_SUITE_P(AllPaths, ShimPaths, ::testing::Values("plt", "dlsym", "gpa", "gpa11"));
 
 TEST_P(ShimPaths, JitOfPtxOnBlackwell) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  Traced t = run_prog(GetParam(), {"load", fixture("sm80_ptx80.fatbin")},
-                      kRtx5090, {{"SMCOMPAT_FAKE_JIT_MS", "20"}});
+  Traced t = run_prog(GetParam(), {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090,
+                      {{"SMCOMPAT_FAKE_JIT_MS", "20"}});
   EXPECT_EQ(t.output.status, 0) << t.output.out << t.output.err;
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=120 ptx=80\n");
   ASSERT_EQ(t.log.loads.size(), 1u) << t.raw;
-  const TracedLoad &l = t.log.loads[0];
+  const TracedLoad& l = t.log.loads[0];
   EXPECT_EQ(l.api, "cuModuleLoadData");
   EXPECT_EQ(l.source, "memory");
   EXPECT_EQ(l.format, "fatbin");
@@ -84,11 +79,11 @@ TEST_P(ShimPaths, JitOfPtxOnBlackwell) {
   EXPECT_EQ(l.chosen->to_string(), "compute_80");
   EXPECT_EQ(l.how, "JIT of compute_80 to sm_120");
   EXPECT_GE(l.load_ms, 20.0);
-  ASSERT_TRUE(l.jit_wall_ms); // the shim asked the driver for CU_JIT_WALL_TIME
+  ASSERT_TRUE(l.jit_wall_ms);  // the shim asked the driver for CU_JIT_WALL_TIME
   EXPECT_GE(*l.jit_wall_ms, 20.0);
   // Functions enumerated at load and the one the program asked for.
   std::set<std::string> names;
-  for (const TracedFunction &f : l.functions) {
+  for (const TracedFunction& f : l.functions) {
     names.insert(f.name);
     EXPECT_EQ(f.binary_version, 120);
     EXPECT_EQ(f.ptx_version, 80);
@@ -122,8 +117,7 @@ TEST_P(ShimPaths, CompatibleSassOnAmpereMinor) {
 
 TEST_P(ShimPaths, FatbinWrapperIsFollowed) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  Traced t =
-      run_prog(GetParam(), {"wrapper", fixture("sm90_ptx90.fatbin")}, kH100);
+  Traced t = run_prog(GetParam(), {"wrapper", fixture("sm90_ptx90.fatbin")}, kH100);
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=90 ptx=90\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
   EXPECT_EQ(t.log.loads[0].format, "fatbin");
@@ -137,7 +131,7 @@ TEST_P(ShimPaths, NoBinaryForGpu) {
   Traced t = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "load 209\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
-  const TracedLoad &l = t.log.loads[0];
+  const TracedLoad& l = t.log.loads[0];
   EXPECT_EQ(l.outcome, Fit::kFailed);
   EXPECT_EQ(l.result, 209);
   EXPECT_EQ(l.error, "CUDA_ERROR_NO_BINARY_FOR_GPU");
@@ -154,65 +148,60 @@ TEST_P(ShimPaths, OverrideReportsCapabilityButDriverChoosesByRealOne) {
   ASSERT_EQ(cc.log.processes.size(), 1u);
   EXPECT_EQ(cc.log.processes[0].report_cc, "9.0");
   ASSERT_FALSE(cc.log.cc_queries.empty());
-  for (const CcQuery &q : cc.log.cc_queries) {
+  for (const CcQuery& q : cc.log.cc_queries) {
     EXPECT_TRUE(q.overridden);
     EXPECT_EQ(q.real_cc, "12.0");
     EXPECT_EQ(q.reported_cc, "9.0");
   }
-  // The program believes 9.0; the driver still picks by 12.0: sm_90 cannot run,
-  // compute_90 JITs.
-  Traced load = run_prog(GetParam(), {"load", fixture("sm90_ptx90.fatbin")},
-                         kRtx5090, env);
+  // The program believes 9.0; the driver still picks by 12.0: sm_90 cannot run, compute_90 JITs.
+  Traced load = run_prog(GetParam(), {"load", fixture("sm90_ptx90.fatbin")}, kRtx5090, env);
   EXPECT_EQ(load.output.out, "load 0\nfunction scale binary=120 ptx=90\n");
   ASSERT_EQ(load.log.loads.size(), 1u);
   EXPECT_EQ(load.log.loads[0].device_cc->to_string(), "12.0");
   EXPECT_EQ(load.log.loads[0].outcome, Fit::kPtxJit);
-  Traced fail =
-      run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kRtx5090, env);
+  Traced fail = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kRtx5090, env);
   EXPECT_EQ(fail.output.out, "load 209\n");
 }
 
 TEST_P(ShimPaths, OverrideScopedToChosenLibraries) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  Traced other =
-      run_prog(GetParam(), {"cc"}, kRtx5090,
-               {{"SMCOMPAT_REPORT_CC", "9.0"},
-                {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so"}});
-  EXPECT_EQ(other.output.out,
-            "attribute 12.0\ncompute_capability 12.0\nsms 170\n");
+  Traced other = run_prog(
+      GetParam(), {"cc"}, kRtx5090,
+      {{"SMCOMPAT_REPORT_CC", "9.0"}, {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so"}});
+  EXPECT_EQ(other.output.out, "attribute 12.0\ncompute_capability 12.0\nsms 170\n");
   ASSERT_FALSE(other.log.cc_queries.empty());
   EXPECT_FALSE(other.log.cc_queries[0].overridden);
-  std::string self =
-      GetParam() == "plt" ? "trace_driver_prog" : "trace_driver_prog_dl";
-  Traced mine =
-      run_prog(GetParam(), {"cc"}, kRtx5090,
-               {{"SMCOMPAT_REPORT_CC", "9.0"},
-                {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so:" + self}});
-  EXPECT_EQ(mine.output.out,
-            "attribute 9.0\ncompute_capability 9.0\nsms 170\n");
+  std::string self = GetParam() == "plt" ? "trace_driver_prog" : "trace_driver_prog_dl";
+  Traced mine = run_prog(
+      GetParam(), {"cc"}, kRtx5090,
+      {{"SMCOMPAT_REPORT_CC", "9.0"}, {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so:" + self}});
+  EXPECT_EQ(mine.output.out, "attribute 9.0\ncompute_capability 9.0\nsms 170\n");
 }
 
 TEST_P(ShimPaths, FileLoadsAndLibraries) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  Traced file =
-      run_prog(GetParam(), {"loadfile", fixture("sm120.cubin")}, kRtx5090);
+  Traced file = run_prog(GetParam(), {"loadfile", fixture("sm120.cubin")}, kRtx5090);
   EXPECT_EQ(file.output.out, "load 0\nfunction scale binary=120 ptx=120\n");
   ASSERT_EQ(file.log.loads.size(), 1u);
   EXPECT_EQ(file.log.loads[0].source, "file");
   EXPECT_EQ(file.log.loads[0].path, fixture("sm120.cubin"));
   EXPECT_EQ(file.log.loads[0].format, "cubin");
   EXPECT_EQ(file.log.loads[0].outcome, Fit::kNative);
-  if (GetParam() == "gpa11")
-    return; // the 11.3 bootstrap program does not use cuLibrary*
-  for (const char *how : {"library", "libfile"}) {
+}
+
+// The 11.3 bootstrap program (gpa11) does not use cuLibrary*: libraries go through the others.
+class ShimLibraryPaths : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(AllButGpa11, ShimLibraryPaths, ::testing::Values("plt", "dlsym", "gpa"));
+
+TEST_P(ShimLibraryPaths, Libraries) {
+  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  for (const char* how : {"library", "libfile"}) {
     Traced lib = run_prog(GetParam(), {how, fixture("ptx90.fatbin")}, kRtx5090);
-    EXPECT_EQ(lib.output.out, "load 0\nfunction scale binary=120 ptx=90\n")
-        << how;
+    EXPECT_EQ(lib.output.out, "load 0\nfunction scale binary=120 ptx=90\n") << how;
     ASSERT_EQ(lib.log.loads.size(), 1u) << lib.raw;
-    const TracedLoad &l = lib.log.loads[0];
+    const TracedLoad& l = lib.log.loads[0];
     EXPECT_EQ(l.kind, "library");
-    EXPECT_EQ(l.api, std::string(how) == "library" ? "cuLibraryLoadData"
-                                                   : "cuLibraryLoadFromFile");
+    EXPECT_EQ(l.api, std::string(how) == "library" ? "cuLibraryLoadData" : "cuLibraryLoadFromFile");
     EXPECT_EQ(l.outcome, Fit::kPtxJit);
     EXPECT_EQ(l.functions.size(), 2u);
     EXPECT_TRUE(l.unloaded);
@@ -222,9 +211,7 @@ TEST_P(ShimPaths, FileLoadsAndLibraries) {
 TEST_P(ShimPaths, OutputUnchangedByTheShim) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
   for (auto args : std::vector<std::vector<std::string>>{
-           {"cc"},
-           {"load", fixture("sm80_ptx80.fatbin")},
-           {"load", fixture("sm90a.fatbin")}}) {
+           {"cc"}, {"load", fixture("sm80_ptx80.fatbin")}, {"load", fixture("sm90a.fatbin")}}) {
     Traced with = run_prog(GetParam(), args, kRtx5090);
     Traced without = run_prog(GetParam(), args, kRtx5090, {}, false);
     EXPECT_EQ(with.output.out, without.output.out);
@@ -235,17 +222,15 @@ TEST_P(ShimPaths, OutputUnchangedByTheShim) {
 
 TEST(ShimJit, ErrorLogAndUnsupportedPtx) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  // PTX ISA 9.0 (CUDA 13.0) on a driver that supports CUDA 12.8: 222, with the
-  // driver's log.
+  // PTX ISA 9.0 (CUDA 13.0) on a driver that supports CUDA 12.8: 222, with the driver's log.
   Traced t = run_prog("gpa", {"loadex", fixture("ptx120.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_FAKE_CUDA", "12080"}});
-  EXPECT_EQ(t.output.out, "log [fake driver] the PTX ISA version is newer than "
-                          "this driver supports\nload 222\n");
+  EXPECT_EQ(t.output.out,
+            "log [fake driver] the PTX ISA version is newer than this driver supports\nload 222\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
   EXPECT_EQ(t.log.loads[0].api, "cuModuleLoadDataEx");
-  EXPECT_EQ(
-      t.log.loads[0].jit_error_log,
-      "[fake driver] the PTX ISA version is newer than this driver supports");
+  EXPECT_EQ(t.log.loads[0].jit_error_log,
+            "[fake driver] the PTX ISA version is newer than this driver supports");
   EXPECT_EQ(t.log.loads[0].predicted->error, 222);
   EXPECT_FALSE(t.log.loads[0].disagrees);
 }
@@ -265,13 +250,13 @@ TEST(ShimJit, LazyLoadingMovesJitToFirstUse) {
 
 TEST(ShimJit, ForceAndDisablePtxJit) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  Traced forced = run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")},
-                           kRtx3090, {{"CUDA_FORCE_PTX_JIT", "1"}});
+  Traced forced = run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")}, kRtx3090,
+                           {{"CUDA_FORCE_PTX_JIT", "1"}});
   EXPECT_EQ(forced.output.out, "load 0\nfunction scale binary=86 ptx=80\n");
   EXPECT_EQ(forced.log.loads[0].outcome, Fit::kPtxJit);
   EXPECT_FALSE(forced.log.loads[0].disagrees);
-  Traced off = run_prog("plt", {"load", fixture("ptx90.fatbin")}, kRtx5090,
-                        {{"CUDA_DISABLE_PTX_JIT", "1"}});
+  Traced off =
+      run_prog("plt", {"load", fixture("ptx90.fatbin")}, kRtx5090, {{"CUDA_DISABLE_PTX_JIT", "1"}});
   EXPECT_EQ(off.output.out, "load 223\n");
   EXPECT_EQ(off.log.loads[0].predicted->error, 223);
   EXPECT_FALSE(off.log.loads[0].disagrees);
@@ -281,13 +266,9 @@ TEST(ShimLink, LinkerInputsAndOutputAreRecorded) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
   Traced t = run_prog("gpa", {"link", fixture("sm120.cubin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "link 0\nload 0\n");
-  EXPECT_NE(t.raw.find(R"("api":"cuLinkAddData_v2")"), std::string::npos)
-      << t.raw;
-  EXPECT_NE(t.raw.find(R"("api":"cuLinkAddFile_v2")"), std::string::npos)
-      << t.raw;
-  EXPECT_NE(t.raw.find(R"("images":[{"offset":0,"stored_size")"),
-            std::string::npos)
-      << t.raw;
+  EXPECT_NE(t.raw.find(R"("api":"cuLinkAddData_v2")"), std::string::npos) << t.raw;
+  EXPECT_NE(t.raw.find(R"("api":"cuLinkAddFile_v2")"), std::string::npos) << t.raw;
+  EXPECT_NE(t.raw.find(R"("images":[{"offset":0,"stored_size")"), std::string::npos) << t.raw;
   EXPECT_NE(t.raw.find(R"("ev":"link_complete")"), std::string::npos);
   ASSERT_EQ(t.log.loads.size(), 1u);
   EXPECT_EQ(t.log.loads[0].outcome, Fit::kNative);
@@ -295,14 +276,13 @@ TEST(ShimLink, LinkerInputsAndOutputAreRecorded) {
 
 TEST(ShimStress, SixteenThreadsLoadingAtOnce) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  Traced t = run_prog(
-      "gpa", {"stress", "16", "25", fixture("sm80_ptx80.fatbin")}, kRtx5090);
+  Traced t = run_prog("gpa", {"stress", "16", "25", fixture("sm80_ptx80.fatbin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "stress failures=0\n");
-  EXPECT_TRUE(t.log.warnings.empty()); // every line whole
+  EXPECT_TRUE(t.log.warnings.empty());  // every line whole
   ASSERT_EQ(t.log.loads.size(), 400u);
   std::set<uint64_t> ids;
   size_t get_functions = 0, unloads = 0;
-  for (const TracedLoad &l : t.log.loads) {
+  for (const TracedLoad& l : t.log.loads) {
     ids.insert(l.id);
     EXPECT_EQ(l.outcome, Fit::kPtxJit);
     EXPECT_TRUE(l.unloaded);
@@ -313,45 +293,38 @@ TEST(ShimStress, SixteenThreadsLoadingAtOnce) {
   while ((pos = t.raw.find(R"("ev":"get_function")", pos)) != std::string::npos)
     ++get_functions, ++pos;
   pos = 0;
-  while ((pos = t.raw.find(R"("ev":"unload")", pos)) != std::string::npos)
-    ++unloads, ++pos;
+  while ((pos = t.raw.find(R"("ev":"unload")", pos)) != std::string::npos) ++unloads, ++pos;
   EXPECT_EQ(get_functions, 400u);
   EXPECT_EQ(unloads, 400u);
 }
 
 TEST(ShimBootstrap, LaunchesAreNeverWrapped) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  Traced t =
-      run_prog("gpa", {"cc"}, kRtx5090, {{"SMCOMPAT_TRACE_LOOKUPS", "all"}});
+  Traced t = run_prog("gpa", {"cc"}, kRtx5090, {{"SMCOMPAT_TRACE_LOOKUPS", "all"}});
   bool saw_launch = false;
-  for (const TracedLookup &k : t.log.lookups) {
+  for (const TracedLookup& k : t.log.lookups) {
     if (k.name == "cuLaunchKernel") {
       saw_launch = true;
       EXPECT_FALSE(k.wrapped);
     }
-    if (k.name == "cuModuleLoadData")
-      EXPECT_TRUE(k.wrapped);
+    if (k.name == "cuModuleLoadData") EXPECT_TRUE(k.wrapped);
   }
   EXPECT_TRUE(saw_launch);
 }
 
 TEST(ShimBootstrap, NewerAbiVersionsAreNotWrapped) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  // The wrappers implement the CUDA 13.0 ABIs; a request for a later
-  // cudaVersion may mean a newer ABI of the same name, so it gets the driver's
-  // own pointer.
-  Env env = {{"SMCOMPAT_FAKE_CUDA", "14000"},
-             {"SMCOMPAT_TRACE_LOOKUPS", "all"}};
-  Traced newer =
-      run_prog("gpa", {"lookup", "cuModuleLoadData", "14000"}, kRtx5090, env);
+  // The wrappers implement the CUDA 13.0 ABIs; a request for a later cudaVersion may mean a newer
+  // ABI of the same name, so it gets the driver's own pointer.
+  Env env = {{"SMCOMPAT_FAKE_CUDA", "14000"}, {"SMCOMPAT_TRACE_LOOKUPS", "all"}};
+  Traced newer = run_prog("gpa", {"lookup", "cuModuleLoadData", "14000"}, kRtx5090, env);
   EXPECT_EQ(newer.output.out, "lookup 0 found\n");
   ASSERT_FALSE(newer.log.lookups.empty());
   EXPECT_EQ(newer.log.lookups.back().name, "cuModuleLoadData");
   EXPECT_EQ(newer.log.lookups.back().version, 14000);
   EXPECT_TRUE(newer.log.lookups.back().found);
   EXPECT_FALSE(newer.log.lookups.back().wrapped);
-  Traced known =
-      run_prog("gpa", {"lookup", "cuModuleLoadData", "13000"}, kRtx5090, env);
+  Traced known = run_prog("gpa", {"lookup", "cuModuleLoadData", "13000"}, kRtx5090, env);
   EXPECT_TRUE(known.log.lookups.back().wrapped);
 }
 
@@ -368,18 +341,15 @@ TEST(ShimBootstrap, RecordsTheRuntimeStyleBootstrap) {
   EXPECT_TRUE(t.log.lookups[1].wrapped);
 }
 
-// ---- Real CUDA runtime programs (static and shared cudart)
-// -----------------------------------
+// ---- Real CUDA runtime programs (static and shared cudart) -----------------------------------
 
 class CudartPrograms : public ::testing::TestWithParam<std::string> {};
-INSTANTIATE_TEST_SUITE_P(Runtime, CudartPrograms,
-                         ::testing::Values("static", "shared"));
+INSTANTIATE_TEST_SUITE_P(Runtime, CudartPrograms, ::testing::Values("static", "shared"));
 
 TEST_P(CudartPrograms, ShimSeesTheBootstrapAndChangesNothing) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
   std::string prog = testing::kTestDir + "/cudart_prog_" + GetParam();
-  if (!std::filesystem::exists(prog))
-    GTEST_SKIP() << "nvcc was not available at build time";
+  SMCOMPAT_REQUIRE_BUILT(prog);
   Env base = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
               {"SMCOMPAT_FAKE_GPUS", kRtx5090}};
   Output without = run({prog}, base);
@@ -391,36 +361,29 @@ TEST_P(CudartPrograms, ShimSeesTheBootstrapAndChangesNothing) {
   EXPECT_EQ(with.out, without.out);
   EXPECT_EQ(with.err, without.err);
   EXPECT_EQ(with.status, without.status);
-  EXPECT_NE(without.out.find("cudaGetDeviceCount: cuda"), std::string::npos)
-      << without.out;
+  EXPECT_NE(without.out.find("cudaGetDeviceCount: cuda"), std::string::npos) << without.out;
 
   TraceLog log = parse_trace(testing::slurp(tmp.file("r.jsonl")), "r.jsonl");
   bool dlsym_v2 = false, gpa_11030 = false, gpa_12000 = false;
-  for (const TracedLookup &k : log.lookups) {
-    if (k.via == "dlsym" && k.name == "cuGetProcAddress_v2" && k.wrapped)
-      dlsym_v2 = true;
-    if (k.name == "cuGetProcAddress" && k.version == 11030 && k.wrapped)
-      gpa_11030 = true;
-    if (k.name == "cuGetProcAddress" && k.version == 12000 && k.wrapped)
-      gpa_12000 = true;
+  for (const TracedLookup& k : log.lookups) {
+    if (k.via == "dlsym" && k.name == "cuGetProcAddress_v2" && k.wrapped) dlsym_v2 = true;
+    if (k.name == "cuGetProcAddress" && k.version == 11030 && k.wrapped) gpa_11030 = true;
+    if (k.name == "cuGetProcAddress" && k.version == 12000 && k.wrapped) gpa_12000 = true;
   }
   EXPECT_TRUE(dlsym_v2);
   EXPECT_TRUE(gpa_11030);
   EXPECT_TRUE(gpa_12000);
-  // Wrapped module entry points were handed to the runtime through the shim's
-  // resolver.
+  // Wrapped module entry points were handed to the runtime through the shim's resolver.
   bool library_load = false;
-  for (const TracedLookup &k : log.lookups)
-    if (k.name == "cuLibraryLoadData" && k.version == 12000 && k.wrapped)
-      library_load = true;
+  for (const TracedLookup& k : log.lookups)
+    if (k.name == "cuLibraryLoadData" && k.version == 12000 && k.wrapped) library_load = true;
   EXPECT_TRUE(library_load);
 }
 
 TEST_P(CudartPrograms, OverrideOnTheRuntimePath) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
   std::string prog = testing::kTestDir + "/cudart_prog_" + GetParam();
-  if (!std::filesystem::exists(prog))
-    GTEST_SKIP() << "nvcc was not available at build time";
+  SMCOMPAT_REQUIRE_BUILT(prog);
   TempDir tmp;
   Env env = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
              {"SMCOMPAT_FAKE_GPUS", kRtx5090},
@@ -429,25 +392,22 @@ TEST_P(CudartPrograms, OverrideOnTheRuntimePath) {
              {"SMCOMPAT_REPORT_CC", "9.0"}};
   Output o = run({prog}, env);
   TraceLog log = parse_trace(testing::slurp(tmp.file("r.jsonl")), "r.jsonl");
-  // The runtime fetched cuDeviceGetAttribute through the shim's resolver: it
-  // gets the wrapper.
+  // The runtime fetched cuDeviceGetAttribute through the shim's resolver: it gets the wrapper.
   bool attr_wrapped = false;
-  for (const TracedLookup &k : log.lookups)
-    if (k.name == "cuDeviceGetAttribute" && k.wrapped)
-      attr_wrapped = true;
+  for (const TracedLookup& k : log.lookups)
+    if (k.name == "cuDeviceGetAttribute" && k.wrapped) attr_wrapped = true;
   EXPECT_TRUE(attr_wrapped);
   ASSERT_EQ(log.processes.size(), 1u);
   EXPECT_EQ(log.processes[0].report_cc, "9.0");
 }
 
-// ---- A broken or missing driver
-// ---------------------------------------------------------------
+// ---- A broken or missing driver ---------------------------------------------------------------
 
 TEST(ShimFailOpen, MissingDriverLeavesErrorsUnchanged) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
   TempDir empty;
   Env base = {{"LD_LIBRARY_PATH", empty.path.string()}};
-  for (const char *path : {"dlsym", "gpa"}) {
+  for (const char* path : {"dlsym", "gpa"}) {
     Output without = run({kProgDl, path, "cc"}, base);
     Env env = base;
     env.push_back({"LD_PRELOAD", kShim});
@@ -463,13 +423,11 @@ TEST(ShimFailOpen, MissingDriverLeavesErrorsUnchanged) {
 
 TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  if (!std::filesystem::exists(SMCOMPAT_CUDA_STUB))
-    GTEST_SKIP() << "no CUDA toolkit stub";
+  if (!std::filesystem::exists(SMCOMPAT_CUDA_STUB)) GTEST_SKIP() << "no CUDA toolkit stub";
   TempDir dir;
-  std::filesystem::create_symlink(SMCOMPAT_CUDA_STUB,
-                                  dir.path / "libcuda.so.1");
+  std::filesystem::create_symlink(SMCOMPAT_CUDA_STUB, dir.path / "libcuda.so.1");
   Env base = {{"LD_LIBRARY_PATH", dir.path.string()}};
-  for (const char *path : {"dlsym", "gpa"}) {
+  for (const char* path : {"dlsym", "gpa"}) {
     Output without = run({kProgDl, path, "cc"}, base);
     Env env = base;
     env.push_back({"LD_PRELOAD", kShim});
@@ -478,8 +436,7 @@ TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
     EXPECT_EQ(with.out, without.out) << path;
     EXPECT_EQ(with.status, without.status) << path;
   }
-  // The stub refuses cuGetProcAddress (34): the bootstrap fails the same way
-  // with the shim.
+  // The stub refuses cuGetProcAddress (34): the bootstrap fails the same way with the shim.
   Output gpa = run({kProgDl, "gpa", "cc"}, base);
   EXPECT_EQ(gpa.out, "cuGetProcAddress bootstrap failed\n");
   Output dl = run({kProgDl, "dlsym", "cc"}, base);
@@ -488,22 +445,18 @@ TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
 
 TEST(ShimFailOpen, BrokenDriverLeavesErrorsUnchanged) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  // A driver whose cuInit fails (as with a kernel module / library version
-  // mismatch).
-  for (const char *path : {"plt", "dlsym", "gpa"}) {
+  // A driver whose cuInit fails (as with a kernel module / library version mismatch).
+  for (const char* path : {"plt", "dlsym", "gpa"}) {
     Env env = {{"SMCOMPAT_FAKE_INIT_ERROR", "803"}};
-    Traced with =
-        run_prog(path, {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090, env);
-    Traced without = run_prog(path, {"load", fixture("sm80_ptx80.fatbin")},
-                              kRtx5090, env, false);
+    Traced with = run_prog(path, {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090, env);
+    Traced without = run_prog(path, {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090, env, false);
     EXPECT_EQ(without.output.out, "cuInit failed: 803\n") << path;
     EXPECT_EQ(with.output.out, without.output.out) << path;
     EXPECT_EQ(with.output.err, without.output.err) << path;
     EXPECT_EQ(with.output.status, without.output.status) << path;
   }
   std::string prog = testing::kTestDir + "/cudart_prog_shared";
-  if (!std::filesystem::exists(prog))
-    return;
+  SMCOMPAT_REQUIRE_BUILT(prog);
   Env base = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
               {"SMCOMPAT_FAKE_GPUS", kRtx5090},
               {"SMCOMPAT_FAKE_INIT_ERROR", "803"}};
@@ -520,12 +473,10 @@ TEST(ShimFailOpen, BrokenDriverLeavesErrorsUnchanged) {
 
 TEST(ShimFailOpen, RtldNextInterposersStillWork) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  // LD_PRELOAD=shim:interposer: the interposer's dlsym(RTLD_NEXT, "getpid")
-  // goes through the shim's dlsym and must still start after the interposer
-  // (else: endless recursion).
+  // LD_PRELOAD=shim:interposer: the interposer's dlsym(RTLD_NEXT, "getpid") goes through the
+  // shim's dlsym and must still start after the interposer (else: endless recursion).
   Env env = {{"LD_LIBRARY_PATH", kFakeDir},
-             {"LD_PRELOAD",
-              kShim + ":" + testing::kTestDir + "/libtrace_interposer.so"}};
+             {"LD_PRELOAD", kShim + ":" + testing::kTestDir + "/libtrace_interposer.so"}};
   Output o = run({kProgDl, "dlsym", "getpid"}, env);
   EXPECT_EQ(o.status, 0) << o.err;
   EXPECT_EQ(o.out, "getpid ok\n");
@@ -533,9 +484,8 @@ TEST(ShimFailOpen, RtldNextInterposersStillWork) {
 
 TEST(ShimFailOpen, UnwritableTraceFileIsAPassThrough) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  Traced t =
-      run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090,
-               {{"SMCOMPAT_TRACE_FILE", "/nonexistent-dir/records.jsonl"}});
+  Traced t = run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090,
+                      {{"SMCOMPAT_TRACE_FILE", "/nonexistent-dir/records.jsonl"}});
   EXPECT_EQ(t.output.status, 0);
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=120 ptx=80\n");
 }
@@ -547,10 +497,9 @@ TEST(ShimFailOpen, GarbageImageDoesNotCrash) {
   {
     std::ofstream out(junk, std::ios::binary);
     // A fatbin header claiming a huge size, then nothing.
-    const unsigned char bytes[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00,
-                                   0x10, 0x00, 0xff, 0xff, 0xff, 0x00,
-                                   0x00, 0x00, 0x00, 0x00};
-    out.write(reinterpret_cast<const char *>(bytes), sizeof bytes);
+    const unsigned char bytes[] = {0x50, 0xed, 0x55, 0xba, 0x01, 0x00, 0x10, 0x00,
+                                   0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00};
+    out.write(reinterpret_cast<const char*>(bytes), sizeof bytes);
   }
   Traced t = run_prog("plt", {"load", junk}, kRtx5090);
   EXPECT_EQ(t.output.out, "load 200\n");
@@ -560,23 +509,20 @@ TEST(ShimFailOpen, GarbageImageDoesNotCrash) {
 
 TEST(ShimFailOpen, TruncatedImagesNeverCrash) {
   SMCOMPAT_SKIP_UNDER_SANITIZERS();
-  // Prefixes of a real fatbin: headers claim more than is there. The image
-  // pointer carries no size, so both the fake driver and the shim bound their
-  // reads by the readable mapping; what they read past the prefix is heap
-  // garbage, so only "no crash, one record" is asserted.
+  // Prefixes of a real fatbin: headers claim more than is there. The image pointer carries no
+  // size, so both the fake driver and the shim bound their reads by the readable mapping; what
+  // they read past the prefix is heap garbage, so only "no crash, one record" is asserted.
   std::string whole = testing::slurp(fixture("sm80_ptx80.fatbin"));
   TempDir tmp;
-  for (size_t n :
-       {size_t{0}, size_t{4}, size_t{15}, size_t{16}, size_t{17}, size_t{64},
-        size_t{100}, whole.size() / 2, whole.size() - 1}) {
+  for (size_t n : {size_t{0}, size_t{4}, size_t{15}, size_t{16}, size_t{17}, size_t{64},
+                   size_t{100}, whole.size() / 2, whole.size() - 1}) {
     std::string path = tmp.file("cut" + std::to_string(n));
-    std::ofstream(path, std::ios::binary)
-        .write(whole.data(), static_cast<std::streamsize>(n));
+    std::ofstream(path, std::ios::binary).write(whole.data(), static_cast<std::streamsize>(n));
     Traced t = run_prog("plt", {"load", path}, kRtx5090);
-    EXPECT_LT(t.output.status, 128) << n; // not killed by a signal
+    EXPECT_LT(t.output.status, 128) << n;  // not killed by a signal
     EXPECT_EQ(t.log.loads.size(), 1u) << n << " " << t.raw;
   }
 }
 
-} // namespace
-} // namespace smcompat::trace
+}  // namespace
+}  // namespace smcompat::trace
