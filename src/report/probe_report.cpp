@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <span>
 #include <utility>
 
 namespace smcompat {
@@ -29,21 +30,21 @@ nlohmann::json matrix(const std::vector<std::vector<std::optional<T>>>& m) {
   return out;
 }
 
-// The plain integer facts of a device, by JSON key.
-constexpr std::pair<const char*, int ProbeDevice::*> kIntFacts[] = {
-    {"sms", &ProbeDevice::sms},
+// The plain integer facts of a device, by JSON key: per SM, memory, clocks.
+using IntFact = std::pair<const char*, int ProbeDevice::*>;
+constexpr IntFact kSmFacts[] = {{"sms", &ProbeDevice::sms},
+                                {"threads_per_sm", &ProbeDevice::threads_per_sm},
+                                {"regs_per_sm", &ProbeDevice::regs_per_sm},
+                                {"blocks_per_sm", &ProbeDevice::blocks_per_sm}};
+constexpr IntFact kMemoryFacts[] = {
     {"smem_per_block", &ProbeDevice::smem_per_block},
     {"smem_per_block_optin", &ProbeDevice::smem_per_block_optin},
     {"smem_per_sm", &ProbeDevice::smem_per_sm},
     {"reserved_smem_per_block", &ProbeDevice::reserved_smem_per_block},
-    {"l2_bytes", &ProbeDevice::l2_bytes},
-    {"clock_khz", &ProbeDevice::clock_khz},
-    {"memory_clock_khz", &ProbeDevice::memory_clock_khz},
-    {"bus_width_bits", &ProbeDevice::bus_width_bits},
-    {"threads_per_sm", &ProbeDevice::threads_per_sm},
-    {"regs_per_sm", &ProbeDevice::regs_per_sm},
-    {"blocks_per_sm", &ProbeDevice::blocks_per_sm},
-};
+    {"l2_bytes", &ProbeDevice::l2_bytes}};
+constexpr IntFact kClockFacts[] = {{"clock_khz", &ProbeDevice::clock_khz},
+                                   {"memory_clock_khz", &ProbeDevice::memory_clock_khz},
+                                   {"bus_width_bits", &ProbeDevice::bus_width_bits}};
 
 // A string that is empty when unknown: null in JSON.
 nlohmann::json nonempty(const std::string& s) {
@@ -65,7 +66,10 @@ nlohmann::json device_json(const ProbeDevice& d) {
       {"catalog_gpu", opt(d.catalog_gpu)},
       {"warnings", d.warnings},
   };
-  for (const auto& [key, member] : kIntFacts) j[key] = d.*member;
+  for (std::span<const IntFact> facts :
+       {std::span<const IntFact>(kSmFacts), std::span<const IntFact>(kMemoryFacts),
+        std::span<const IntFact>(kClockFacts)})
+    for (const auto& [key, member] : facts) j[key] = d.*member;
   j["bandwidth_gbs"] = nullptr;
   if (d.bandwidth_gbs)
     j["bandwidth_gbs"] = {{"value", *d.bandwidth_gbs},

@@ -356,6 +356,23 @@ CUresult link_add(void* state, const uint8_t* data, size_t size) {
   return kCudaSuccess;
 }
 
+// A module or library from a file (cuModuleLoad, cuLibraryLoadFromFile).
+CUresult build_module_from_file(const char* path, bool library, const JitOutputs& jit, void** out) {
+  std::vector<uint8_t> bytes;
+  if (CUresult r = read_file(path, bytes); r != kCudaSuccess) return r;
+  return build_module(bytes.data(), bytes.size(), library, jit,
+                      reinterpret_cast<FakeModule**>(out));
+}
+
+// cuModuleGetFunctionCount / cuLibraryGetKernelCount.
+CUresult function_count(unsigned* count, void* handle, bool library) {
+  if (!count) return kCudaErrorInvalidValue;
+  FakeModule* m = live_module(handle, library);
+  if (!m) return kCudaErrorInvalidHandle;
+  *count = static_cast<unsigned>(m->functions.size());
+  return kCudaSuccess;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -383,10 +400,7 @@ FAKE_EXPORT CUresult cuModuleLoadFatBinary(void** module, const void* fatbin) {
 }
 
 FAKE_EXPORT CUresult cuModuleLoad(void** module, const char* path) {
-  std::vector<uint8_t> bytes;
-  if (CUresult r = read_file(path, bytes); r != kCudaSuccess) return r;
-  return build_module(bytes.data(), bytes.size(), false, JitOutputs{},
-                      reinterpret_cast<FakeModule**>(module));
+  return build_module_from_file(path, false, JitOutputs{}, module);
 }
 
 FAKE_EXPORT CUresult cuModuleUnload(void* module) { return unload(module, false); }
@@ -396,11 +410,7 @@ FAKE_EXPORT CUresult cuModuleGetFunction(void** fn, void* module, const char* na
 }
 
 FAKE_EXPORT CUresult cuModuleGetFunctionCount(unsigned* count, void* module) {
-  if (!count) return kCudaErrorInvalidValue;
-  FakeModule* m = live_module(module, false);
-  if (!m) return kCudaErrorInvalidHandle;
-  *count = static_cast<unsigned>(m->functions.size());
-  return kCudaSuccess;
+  return function_count(count, module, false);
 }
 
 FAKE_EXPORT CUresult cuModuleEnumerateFunctions(void** fns, unsigned n, void* module) {
@@ -428,10 +438,7 @@ FAKE_EXPORT CUresult cuLibraryLoadData(void** lib, const void* code, int* jo, vo
 
 FAKE_EXPORT CUresult cuLibraryLoadFromFile(void** lib, const char* path, int* jo, void** jv,
                                            unsigned nj, int*, void**, unsigned) {
-  std::vector<uint8_t> bytes;
-  if (CUresult r = read_file(path, bytes); r != kCudaSuccess) return r;
-  return build_module(bytes.data(), bytes.size(), true, JitOutputs{nj, jo, jv},
-                      reinterpret_cast<FakeModule**>(lib));
+  return build_module_from_file(path, true, JitOutputs{nj, jo, jv}, lib);
 }
 
 FAKE_EXPORT CUresult cuLibraryUnload(void* lib) { return unload(lib, true); }
@@ -441,11 +448,7 @@ FAKE_EXPORT CUresult cuLibraryGetKernel(void** kernel, void* lib, const char* na
 }
 
 FAKE_EXPORT CUresult cuLibraryGetKernelCount(unsigned* count, void* lib) {
-  if (!count) return kCudaErrorInvalidValue;
-  FakeModule* m = live_module(lib, true);
-  if (!m) return kCudaErrorInvalidHandle;
-  *count = static_cast<unsigned>(m->functions.size());
-  return kCudaSuccess;
+  return function_count(count, lib, true);
 }
 
 FAKE_EXPORT CUresult cuLibraryEnumerateKernels(void** kernels, unsigned n, void* lib) {

@@ -151,14 +151,28 @@ using DevOutFn = CUresult (*)(CUdevice*);
 using RetainFn = CUresult (*)(CUcontext*, CUdevice);
 using ReleaseFn = CUresult (*)(CUdevice);
 
+// The fake's context API, resolved by exported name.
+struct ContextApi {
+  CtxCreateFn create;
+  CtxFn destroy;
+  CtxFn set_current;
+  CtxOutFn get_current;
+  DevOutFn get_device;
+  RetainFn retain;
+  ReleaseFn release;
+};
+ContextApi context_api() {
+  return {fake().cu<CtxCreateFn>("cuCtxCreate_v2"),
+          fake().cu<CtxFn>("cuCtxDestroy_v2"),
+          fake().cu<CtxFn>("cuCtxSetCurrent"),
+          fake().cu<CtxOutFn>("cuCtxGetCurrent"),
+          fake().cu<DevOutFn>("cuCtxGetDevice"),
+          fake().cu<RetainFn>("cuDevicePrimaryCtxRetain"),
+          fake().cu<ReleaseFn>("cuDevicePrimaryCtxRelease_v2")};
+}
+
 TEST(FakeDriver, Contexts) {
-  auto create = fake().cu<CtxCreateFn>("cuCtxCreate_v2");
-  auto destroy = fake().cu<CtxFn>("cuCtxDestroy_v2");
-  auto set_current = fake().cu<CtxFn>("cuCtxSetCurrent");
-  auto get_current = fake().cu<CtxOutFn>("cuCtxGetCurrent");
-  auto get_device = fake().cu<DevOutFn>("cuCtxGetDevice");
-  auto retain = fake().cu<RetainFn>("cuDevicePrimaryCtxRetain");
-  auto release = fake().cu<ReleaseFn>("cuDevicePrimaryCtxRelease_v2");
+  auto [create, destroy, set_current, get_current, get_device, retain, release] = context_api();
   CUdevice dev = -1;
   CUcontext cur = nullptr;
   ASSERT_EQ(set_current(nullptr), kCudaSuccess);
@@ -192,12 +206,7 @@ TEST(FakeDriver, Contexts) {
 }
 
 TEST(FakeDriver, SixteenThreadsUseContextsConcurrently) {
-  auto create = fake().cu<CtxCreateFn>("cuCtxCreate_v2");
-  auto destroy = fake().cu<CtxFn>("cuCtxDestroy_v2");
-  auto set_current = fake().cu<CtxFn>("cuCtxSetCurrent");
-  auto get_device = fake().cu<DevOutFn>("cuCtxGetDevice");
-  auto retain = fake().cu<RetainFn>("cuDevicePrimaryCtxRetain");
-  auto release = fake().cu<ReleaseFn>("cuDevicePrimaryCtxRelease_v2");
+  const ContextApi api = context_api();
   auto gpa = fake().cu<PFN_cuGetProcAddress_v12000>("cuGetProcAddress_v2");
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
@@ -207,14 +216,15 @@ TEST(FakeDriver, SixteenThreadsUseContextsConcurrently) {
         int want = (t + i) % 3;
         CUcontext c = nullptr;
         CUdevice d = -1;
-        if (create(&c, 0, want) || get_device(&d) || d != want || destroy(c)) ++failures;
+        if (api.create(&c, 0, want) || api.get_device(&d) || d != want || api.destroy(c))
+          ++failures;
         CUcontext p = nullptr;
-        if (retain(&p, want) || set_current(p) || get_device(&d) || d != want ||
-            set_current(nullptr) || release(want))
+        if (api.retain(&p, want) || api.set_current(p) || api.get_device(&d) || d != want ||
+            api.set_current(nullptr) || api.release(want))
           ++failures;
         void* fn = nullptr;
         ProcAddressQueryResult st;
-        if (gpa("cuCtxCreate", &fn, 3020, 0, &st) || fn != reinterpret_cast<void*>(create))
+        if (gpa("cuCtxCreate", &fn, 3020, 0, &st) || fn != reinterpret_cast<void*>(api.create))
           ++failures;
       }
     });

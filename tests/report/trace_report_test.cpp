@@ -13,6 +13,22 @@ namespace {
 using nlohmann::json;
 using trace::TraceLog;
 
+// A module load by process 42 on device 0 (12.0), recorded on line id + 1, offering `targets`.
+trace::TracedLoad module_load(uint64_t id, const char* api, const char* format,
+                              const std::vector<const char*>& targets) {
+  trace::TracedLoad l;
+  l.id = id;
+  l.pid = 42;
+  l.line = id + 1;
+  l.api = api;
+  l.kind = "module";
+  l.format = format;
+  l.device = 0;
+  l.device_cc = ComputeCapability{12, 0};
+  for (const char* t : targets) l.images.push_back({*SmTarget::parse(t), std::nullopt});
+  return l;
+}
+
 // One process with an override, a JIT load that agrees with the prediction, a failed load the
 // prediction disagrees with, a lookup, an overridden capability query and a damaged line.
 TraceLog constructed_log() {
@@ -24,21 +40,13 @@ TraceLog constructed_log() {
   p.only_for = {"libtorch_cuda.so"};
   log.processes.push_back(p);
 
-  trace::TracedLoad jit;
-  jit.id = 1;
-  jit.pid = 42;
-  jit.line = 2;
-  jit.api = "cuModuleLoadData";
-  jit.kind = "module";
+  log.loads.push_back(module_load(1, "cuModuleLoadData", "fatbin", {"sm_80", "compute_80"}));
+  trace::TracedLoad& jit = log.loads.back();
   jit.source = "memory";
-  jit.format = "fatbin";
-  jit.device = 0;
-  jit.device_cc = ComputeCapability{12, 0};
   jit.driver_cuda = 13000;
   jit.load_ms = 31.5;
   jit.jit_wall_ms = 30.25;
-  jit.images = {{*SmTarget::parse("sm_80"), std::nullopt},
-                {*SmTarget::parse("compute_80"), Version{9, 0}}};
+  jit.images[1].ptx_isa = Version{9, 0};
   jit.functions = {{"scale", 120, 80, 16, 0.5}};
   jit.first_use_ms = 2.5;
   jit.unloaded = true;
@@ -46,29 +54,19 @@ TraceLog constructed_log() {
   jit.chosen = SmTarget::parse("compute_80");
   jit.how = "JIT of compute_80 to sm_120";
   jit.predicted = trace::Prediction{Fit::kPtxJit, SmTarget::parse("compute_80"), 0, "only PTX"};
-  log.loads.push_back(jit);
 
-  trace::TracedLoad failed;
-  failed.id = 2;
-  failed.pid = 42;
-  failed.line = 3;
-  failed.api = "cuModuleLoad";
-  failed.kind = "module";
+  log.loads.push_back(module_load(2, "cuModuleLoad", "cubin", {"sm_90a"}));
+  trace::TracedLoad& failed = log.loads.back();
   failed.source = "file";
   failed.path = "/k.cubin";
-  failed.format = "cubin";
   failed.result = 209;
   failed.error = "CUDA_ERROR_NO_BINARY_FOR_GPU";
-  failed.device = 0;
-  failed.device_cc = ComputeCapability{12, 0};
   failed.load_ms = 12.0;
-  failed.images = {{*SmTarget::parse("sm_90a"), std::nullopt}};
   failed.jit_error_log = "ptxas fatal";
   failed.outcome = Fit::kFailed;
   failed.how = "CUDA_ERROR_NO_BINARY_FOR_GPU";
   failed.predicted = trace::Prediction{Fit::kNative, SmTarget::parse("sm_90a"), 0, "exact"};
   failed.disagrees = true;
-  log.loads.push_back(failed);
 
   log.lookups.push_back({"cuGetProcAddress_v2", "cuGetProcAddress", 12000, 0, true, true, 42});
   log.cc_queries.push_back(

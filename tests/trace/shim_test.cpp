@@ -55,6 +55,30 @@ Traced run_prog(const std::string& path, std::vector<std::string> args, const ch
   return t;
 }
 
+// A program run without and then with the shim preloaded (records in `records`).
+struct Both {
+  Output without, with;
+  std::string records;
+};
+Both run_both(const std::vector<std::string>& argv, const Env& base) {
+  TempDir tmp;
+  Both b;
+  b.without = run(argv, base);
+  Env env = base;
+  env.push_back({"LD_PRELOAD", kShim});
+  env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});
+  b.with = run(argv, env);
+  b.records = testing::slurp(tmp.file("r.jsonl"));
+  return b;
+}
+
+// The shim changed nothing the program printed or returned.
+void expect_unchanged(const Both& b, const std::string& what) {
+  EXPECT_EQ(b.with.out, b.without.out) << what;
+  EXPECT_EQ(b.with.err, b.without.err) << what;
+  EXPECT_EQ(b.with.status, b.without.status) << what;
+}
+
 class ShimPaths : public ::testing::TestWithParam<std::string> {};
 
 INSTANTIATE_TEST_SUITE_P(AllPaths, ShimPaths, ::testing::Values("plt", "dlsym", "gpa", "gpa11"));
@@ -352,18 +376,11 @@ TEST_P(CudartPrograms, ShimSeesTheBootstrapAndChangesNothing) {
   SMCOMPAT_REQUIRE_BUILT(prog);
   Env base = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
               {"SMCOMPAT_FAKE_GPUS", kRtx5090}};
-  Output without = run({prog}, base);
-  TempDir tmp;
-  Env with_env = base;
-  with_env.push_back({"LD_PRELOAD", kShim});
-  with_env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});
-  Output with = run({prog}, with_env);
-  EXPECT_EQ(with.out, without.out);
-  EXPECT_EQ(with.err, without.err);
-  EXPECT_EQ(with.status, without.status);
-  EXPECT_NE(without.out.find("cudaGetDeviceCount: cuda"), std::string::npos) << without.out;
+  Both b = run_both({prog}, base);
+  expect_unchanged(b, prog);
+  EXPECT_NE(b.without.out.find("cudaGetDeviceCount: cuda"), std::string::npos) << b.without.out;
 
-  TraceLog log = parse_trace(testing::slurp(tmp.file("r.jsonl")), "r.jsonl");
+  TraceLog log = parse_trace(b.records, "r.jsonl");
   bool dlsym_v2 = false, gpa_11030 = false, gpa_12000 = false;
   for (const TracedLookup& k : log.lookups) {
     if (k.via == "dlsym" && k.name == "cuGetProcAddress_v2" && k.wrapped) dlsym_v2 = true;
@@ -408,16 +425,10 @@ TEST(ShimFailOpen, MissingDriverLeavesErrorsUnchanged) {
   TempDir empty;
   Env base = {{"LD_LIBRARY_PATH", empty.path.string()}};
   for (const char* path : {"dlsym", "gpa"}) {
-    Output without = run({kProgDl, path, "cc"}, base);
-    Env env = base;
-    env.push_back({"LD_PRELOAD", kShim});
-    env.push_back({"SMCOMPAT_TRACE_FILE", empty.file("r.jsonl")});
-    Output with = run({kProgDl, path, "cc"}, env);
-    EXPECT_EQ(without.out, "cannot load libcuda.so.1\n");
-    EXPECT_EQ(without.status, 3);
-    EXPECT_EQ(with.out, without.out);
-    EXPECT_EQ(with.err, without.err);
-    EXPECT_EQ(with.status, without.status);
+    Both b = run_both({kProgDl, path, "cc"}, base);
+    EXPECT_EQ(b.without.out, "cannot load libcuda.so.1\n");
+    EXPECT_EQ(b.without.status, 3);
+    expect_unchanged(b, path);
   }
 }
 
@@ -428,13 +439,9 @@ TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
   std::filesystem::create_symlink(SMCOMPAT_CUDA_STUB, dir.path / "libcuda.so.1");
   Env base = {{"LD_LIBRARY_PATH", dir.path.string()}};
   for (const char* path : {"dlsym", "gpa"}) {
-    Output without = run({kProgDl, path, "cc"}, base);
-    Env env = base;
-    env.push_back({"LD_PRELOAD", kShim});
-    env.push_back({"SMCOMPAT_TRACE_FILE", dir.file("r.jsonl")});
-    Output with = run({kProgDl, path, "cc"}, env);
-    EXPECT_EQ(with.out, without.out) << path;
-    EXPECT_EQ(with.status, without.status) << path;
+    Both b = run_both({kProgDl, path, "cc"}, base);
+    EXPECT_EQ(b.with.out, b.without.out) << path;
+    EXPECT_EQ(b.with.status, b.without.status) << path;
   }
   // The stub refuses cuGetProcAddress (34): the bootstrap fails the same way with the shim.
   Output gpa = run({kProgDl, "gpa", "cc"}, base);
@@ -460,15 +467,7 @@ TEST(ShimFailOpen, BrokenDriverLeavesErrorsUnchanged) {
   Env base = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
               {"SMCOMPAT_FAKE_GPUS", kRtx5090},
               {"SMCOMPAT_FAKE_INIT_ERROR", "803"}};
-  Output without = run({prog}, base);
-  TempDir tmp;
-  Env env = base;
-  env.push_back({"LD_PRELOAD", kShim});
-  env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});
-  Output with = run({prog}, env);
-  EXPECT_EQ(with.out, without.out);
-  EXPECT_EQ(with.err, without.err);
-  EXPECT_EQ(with.status, without.status);
+  expect_unchanged(run_both({prog}, base), prog);
 }
 
 TEST(ShimFailOpen, RtldNextInterposersStillWork) {

@@ -243,22 +243,24 @@ enum NvmlP2PCapsIndex : int {
 };
 enum NvmlP2PStatus : int { kNvmlP2PStatusOk = 0, kNvmlP2PStatusNotSupported = 5 };
 
-using PFN_nvmlInit_v2 = nvmlReturn_t (*)();
-using PFN_nvmlShutdown = nvmlReturn_t (*)();
+/// An NVML entry point returning nvmlReturn_t.
+template <class... Args>
+using NvmlFn = nvmlReturn_t (*)(Args...);
+using PFN_nvmlInit_v2 = NvmlFn<>;
+using PFN_nvmlShutdown = NvmlFn<>;
 using PFN_nvmlErrorString = const char* (*)(nvmlReturn_t);
-using PFN_nvmlSystemGetDriverVersion = nvmlReturn_t (*)(char*, unsigned);
-using PFN_nvmlSystemGetCudaDriverVersion_v2 = nvmlReturn_t (*)(int*);
-using PFN_nvmlDeviceGetCount_v2 = nvmlReturn_t (*)(unsigned*);
-using PFN_nvmlDeviceGetHandleByIndex_v2 = nvmlReturn_t (*)(unsigned, nvmlDevice_t*);
-using PFN_nvmlDeviceGetHandleByPciBusId_v2 = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
-using PFN_nvmlDeviceGetName = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned);
-using PFN_nvmlDeviceGetUUID = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned);
-using PFN_nvmlDeviceGetPciInfo_v3 = nvmlReturn_t (*)(nvmlDevice_t, NvmlPciInfo*);
-using PFN_nvmlDeviceGetCudaComputeCapability = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
-using PFN_nvmlDeviceGetNvLinkState = nvmlReturn_t (*)(nvmlDevice_t, unsigned, int*);
-using PFN_nvmlDeviceGetNvLinkRemotePciInfo_v2 = nvmlReturn_t (*)(nvmlDevice_t, unsigned,
-                                                                 NvmlPciInfo*);
-using PFN_nvmlDeviceGetTopologyCommonAncestor = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int*);
-using PFN_nvmlDeviceGetP2PStatus = nvmlReturn_t (*)(nvmlDevice_t, nvmlDevice_t, int, int*);
+using PFN_nvmlSystemGetDriverVersion = NvmlFn<char*, unsigned>;
+using PFN_nvmlSystemGetCudaDriverVersion_v2 = NvmlFn<int*>;
+using PFN_nvmlDeviceGetCount_v2 = NvmlFn<unsigned*>;
+using PFN_nvmlDeviceGetHandleByIndex_v2 = NvmlFn<unsigned, nvmlDevice_t*>;
+using PFN_nvmlDeviceGetHandleByPciBusId_v2 = NvmlFn<const char*, nvmlDevice_t*>;
+using PFN_nvmlDeviceGetName = NvmlFn<nvmlDevice_t, char*, unsigned>;
+using PFN_nvmlDeviceGetUUID = NvmlFn<nvmlDevice_t, char*, unsigned>;
+using PFN_nvmlDeviceGetPciInfo_v3 = NvmlFn<nvmlDevice_t, NvmlPciInfo*>;
+using PFN_nvmlDeviceGetCudaComputeCapability = NvmlFn<nvmlDevice_t, int*, int*>;
+using PFN_nvmlDeviceGetNvLinkState = NvmlFn<nvmlDevice_t, unsigned, int*>;
+using PFN_nvmlDeviceGetNvLinkRemotePciInfo_v2 = NvmlFn<nvmlDevice_t, unsigned, NvmlPciInfo*>;
+using PFN_nvmlDeviceGetTopologyCommonAncestor = NvmlFn<nvmlDevice_t, nvmlDevice_t, int*>;
+using PFN_nvmlDeviceGetP2PStatus = NvmlFn<nvmlDevice_t, nvmlDevice_t, int, int*>;
 
 }  // namespace smcompat::driver

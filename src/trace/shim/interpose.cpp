@@ -106,32 +106,30 @@ const Aux& aux() {
       void* p = resolve_export(export_name);
       return is_wrapper(p) ? nullptr : p;
     };
-    g_aux.ctx_get_device =
-        reinterpret_cast<PFN_cuCtxGetDevice_v2000>(get("cuCtxGetDevice", 2000, "cuCtxGetDevice"));
-    g_aux.device_get_attribute = reinterpret_cast<PFN_cuDeviceGetAttribute_v2000>(
-        get("cuDeviceGetAttribute", 2000, "cuDeviceGetAttribute"));
-    g_aux.driver_get_version = reinterpret_cast<PFN_cuDriverGetVersion_v2020>(
-        get("cuDriverGetVersion", 2020, "cuDriverGetVersion"));
-    g_aux.module_load_data_ex = reinterpret_cast<PFN_cuModuleLoadDataEx_v2010>(
-        get("cuModuleLoadDataEx", 2010, "cuModuleLoadDataEx"));
-    g_aux.module_get_function_count = reinterpret_cast<PFN_cuModuleGetFunctionCount_v12040>(
-        get("cuModuleGetFunctionCount", 12040, "cuModuleGetFunctionCount"));
-    g_aux.module_enumerate_functions = reinterpret_cast<PFN_cuModuleEnumerateFunctions_v12040>(
-        get("cuModuleEnumerateFunctions", 12040, "cuModuleEnumerateFunctions"));
-    g_aux.func_get_attribute = reinterpret_cast<PFN_cuFuncGetAttribute_v2020>(
-        get("cuFuncGetAttribute", 2020, "cuFuncGetAttribute"));
-    g_aux.func_get_name =
-        reinterpret_cast<PFN_cuFuncGetName_v12030>(get("cuFuncGetName", 12030, "cuFuncGetName"));
-    g_aux.library_get_kernel_count = reinterpret_cast<PFN_cuLibraryGetKernelCount_v12040>(
-        get("cuLibraryGetKernelCount", 12040, "cuLibraryGetKernelCount"));
-    g_aux.library_enumerate_kernels = reinterpret_cast<PFN_cuLibraryEnumerateKernels_v12040>(
-        get("cuLibraryEnumerateKernels", 12040, "cuLibraryEnumerateKernels"));
-    g_aux.kernel_get_attribute = reinterpret_cast<PFN_cuKernelGetAttribute_v12000>(
-        get("cuKernelGetAttribute", 12000, "cuKernelGetAttribute"));
-    g_aux.kernel_get_name = reinterpret_cast<PFN_cuKernelGetName_v12030>(
-        get("cuKernelGetName", 12030, "cuKernelGetName"));
-    g_aux.get_error_name =
-        reinterpret_cast<PFN_cuGetErrorName_v6000>(get("cuGetErrorName", 6000, "cuGetErrorName"));
+    // (entry, base name, ABI version); the exported name of each of these ABIs is the base name.
+    const struct {
+      void* entry;
+      const char* name;
+      int version;
+    } entries[] = {{&g_aux.ctx_get_device, "cuCtxGetDevice", 2000},
+                   {&g_aux.device_get_attribute, "cuDeviceGetAttribute", 2000},
+                   {&g_aux.driver_get_version, "cuDriverGetVersion", 2020},
+                   {&g_aux.module_load_data_ex, "cuModuleLoadDataEx", 2010},
+                   {&g_aux.module_get_function_count, "cuModuleGetFunctionCount", 12040},
+                   {&g_aux.module_enumerate_functions, "cuModuleEnumerateFunctions", 12040},
+                   {&g_aux.func_get_attribute, "cuFuncGetAttribute", 2020},
+                   {&g_aux.func_get_name, "cuFuncGetName", 12030},
+                   {&g_aux.library_get_kernel_count, "cuLibraryGetKernelCount", 12040},
+                   {&g_aux.library_enumerate_kernels, "cuLibraryEnumerateKernels", 12040},
+                   {&g_aux.kernel_get_attribute, "cuKernelGetAttribute", 12000},
+                   {&g_aux.kernel_get_name, "cuKernelGetName", 12030},
+                   {&g_aux.get_error_name, "cuGetErrorName", 6000}};
+    // A function pointer is stored through its object representation (POSIX: a pointer from the
+    // driver's resolver converts to a function pointer).
+    for (const auto& e : entries) {
+      void* p = get(e.name, e.version, e.name);
+      std::memcpy(e.entry, &p, sizeof p);
+    }
   });
   return g_aux;
 }

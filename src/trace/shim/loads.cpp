@@ -39,12 +39,30 @@ CUresult traced_call(SlotId slot, Before&& before, After&& after, Args... args) 
   return r;
 }
 
-// A load: the handle the driver returned (on success) and what was loaded.
-LoadRecord load(const char* api, LoadKind kind, CUresult r, void** handle, const void* image,
-                const char* path, double ms, unsigned n_opts = 0,
-                const CUjit_option* opts = nullptr, void* const* vals = nullptr) {
-  return {api,    kind, r,   r == kCudaSuccess && handle ? *handle : nullptr, image, path, ms,
-          n_opts, opts, vals};
+// Where a load record comes from: the API, what is loaded, the caller's JIT options.
+struct LoadSite {
+  const char* api;
+  LoadKind kind;
+  void** handle;  // where the driver returns the module or library
+  const void* image = nullptr;
+  const char* path = nullptr;
+  unsigned n_opts = 0;
+  const CUjit_option* opts = nullptr;
+  void* const* vals = nullptr;
+};
+
+LoadRecord load_record(const LoadSite& s, CUresult r, double ms) {
+  return {s.api,   s.kind, r,  r == kCudaSuccess && s.handle ? *s.handle : nullptr,
+          s.image, s.path, ms, s.n_opts,
+          s.opts,  s.vals};
+}
+
+// A wrapper whose record is the load record of `site`.
+template <class Fn, class... Args>
+CUresult traced_load(SlotId slot, const LoadSite& site, Args... args) {
+  return traced_call<Fn>(
+      slot, kNothingBefore, [&](CUresult r, double ms) { record_load(load_record(site, r, ms)); },
+      args...);
 }
 
 // The id of a load the application releases, forgotten before the driver's call (a handle may be
@@ -93,25 +111,18 @@ struct JitCapture {
 extern "C" {
 
 SMCOMPAT_EXPORT CUresult cuModuleLoad(CUmodule* module, const char* fname) {
-  return traced_call<PFN_cuModuleLoad_v2000>(
-      kModuleLoad, kNothingBefore,
-      [&](CUresult r, double ms) {
-        record_load(load("cuModuleLoad", LoadKind::kModule, r, module, nullptr, fname, ms));
-      },
-      module, fname);
+  return traced_load<PFN_cuModuleLoad_v2000>(
+      kModuleLoad, {"cuModuleLoad", LoadKind::kModule, module, nullptr, fname}, module, fname);
 }
 
 // With the caller's own options the call goes through unchanged; what the caller asked for (wall
 // time, logs) is read back afterwards.
 SMCOMPAT_EXPORT CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned n,
                                             CUjit_option* opts, void** vals) {
-  return traced_call<PFN_cuModuleLoadDataEx_v2010>(
-      kModuleLoadDataEx, kNothingBefore,
-      [&](CUresult r, double ms) {
-        record_load(load("cuModuleLoadDataEx", LoadKind::kModule, r, module, image, nullptr, ms, n,
-                         opts, vals));
-      },
-      module, image, n, opts, vals);
+  return traced_load<PFN_cuModuleLoadDataEx_v2010>(
+      kModuleLoadDataEx,
+      {"cuModuleLoadDataEx", LoadKind::kModule, module, image, nullptr, n, opts, vals}, module,
+      image, n, opts, vals);
 }
 
 SMCOMPAT_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
@@ -137,10 +148,13 @@ SMCOMPAT_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
                            : real(module, image);
   double ms = ms_between(t0, std::chrono::steady_clock::now());
   try {
-    record_load(cap ? load("cuModuleLoadData", LoadKind::kModule, r, module, image, nullptr, ms,
-                           static_cast<unsigned>(cap->opts.size()), cap->opts.data(),
-                           cap->vals.data())
-                    : load("cuModuleLoadData", LoadKind::kModule, r, module, image, nullptr, ms));
+    LoadSite site{"cuModuleLoadData", LoadKind::kModule, module, image};
+    if (cap) {
+      site.n_opts = static_cast<unsigned>(cap->opts.size());
+      site.opts = cap->opts.data();
+      site.vals = cap->vals.data();
+    }
+    record_load(load_record(site, r, ms));
   } catch (...) {
   }
   delete cap;
@@ -148,12 +162,8 @@ SMCOMPAT_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
 }
 
 SMCOMPAT_EXPORT CUresult cuModuleLoadFatBinary(CUmodule* module, const void* fat) {
-  return traced_call<PFN_cuModuleLoadFatBinary_v2000>(
-      kModuleLoadFatBinary, kNothingBefore,
-      [&](CUresult r, double ms) {
-        record_load(load("cuModuleLoadFatBinary", LoadKind::kModule, r, module, fat, nullptr, ms));
-      },
-      module, fat);
+  return traced_load<PFN_cuModuleLoadFatBinary_v2000>(
+      kModuleLoadFatBinary, {"cuModuleLoadFatBinary", LoadKind::kModule, module, fat}, module, fat);
 }
 
 SMCOMPAT_EXPORT CUresult cuModuleUnload(CUmodule module) {
@@ -181,25 +191,18 @@ SMCOMPAT_EXPORT CUresult cuModuleGetFunction(CUfunction* fn, CUmodule module, co
 SMCOMPAT_EXPORT CUresult cuLibraryLoadData(CUlibrary* lib, const void* code, CUjit_option* jo,
                                            void** jv, unsigned nj, CUlibraryOption* lo, void** lv,
                                            unsigned nl) {
-  return traced_call<PFN_cuLibraryLoadData_v12000>(
-      kLibraryLoadData, kNothingBefore,
-      [&](CUresult r, double ms) {
-        record_load(
-            load("cuLibraryLoadData", LoadKind::kLibrary, r, lib, code, nullptr, ms, nj, jo, jv));
-      },
+  return traced_load<PFN_cuLibraryLoadData_v12000>(
+      kLibraryLoadData, {"cuLibraryLoadData", LoadKind::kLibrary, lib, code, nullptr, nj, jo, jv},
       lib, code, jo, jv, nj, lo, lv, nl);
 }
 
 SMCOMPAT_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary* lib, const char* path, CUjit_option* jo,
                                                void** jv, unsigned nj, CUlibraryOption* lo,
                                                void** lv, unsigned nl) {
-  return traced_call<PFN_cuLibraryLoadFromFile_v12000>(
-      kLibraryLoadFromFile, kNothingBefore,
-      [&](CUresult r, double ms) {
-        record_load(load("cuLibraryLoadFromFile", LoadKind::kLibrary, r, lib, nullptr, path, ms, nj,
-                         jo, jv));
-      },
-      lib, path, jo, jv, nj, lo, lv, nl);
+  return traced_load<PFN_cuLibraryLoadFromFile_v12000>(
+      kLibraryLoadFromFile,
+      {"cuLibraryLoadFromFile", LoadKind::kLibrary, lib, nullptr, path, nj, jo, jv}, lib, path, jo,
+      jv, nj, lo, lv, nl);
 }
 
 SMCOMPAT_EXPORT CUresult cuLibraryUnload(CUlibrary lib) {

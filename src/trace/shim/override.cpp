@@ -4,6 +4,7 @@
 // recorded once ("cc_query"). The driver itself still selects code by the real capability
 // (driver-api.md 4.2); NVML is left truthful.
 #include <mutex>
+#include <utility>
 
 #include "shim_internal.hpp"
 
@@ -39,35 +40,42 @@ static void record_override(const Config& cfg, const char* api, const void* call
         {"overridden", applied}});
 }
 
+// Applies the override to one answer of the driver, for `caller`: `real_cc()` returns the real
+// (major, minor) before anything is changed, `report(cfg)` writes the reported capability into the
+// caller's outputs. Records the query; never lets an exception out (the answer stays the driver's).
+template <class RealCc, class Report>
+void override_answer(const char* api, const void* caller, RealCc real_cc, Report report) {
+  try {
+    Guard g;
+    const Config& cfg = config();
+    if (!cfg.override_cc) return;
+    bool applied = caller_allowed(cfg, caller);
+    auto [major, minor] = real_cc();
+    if (applied) report(cfg);
+    record_override(cfg, api, caller, major, minor, applied);
+  } catch (...) {
+  }
+}
+
 extern "C" {
 
 SMCOMPAT_EXPORT CUresult cuDeviceGetAttribute(int* value, int attr, CUdevice dev) {
   auto real = real_of<PFN_cuDeviceGetAttribute_v2000>(kDeviceGetAttribute);
   if (!real) return kCudaErrorNotInitialized;
   CUresult r = real(value, attr, dev);
-  if (r != kCudaSuccess ||
-      (attr != kAttrComputeCapabilityMajor && attr != kAttrComputeCapabilityMinor) || t_depth > 0 ||
+  const bool major_asked = attr == kAttrComputeCapabilityMajor;
+  if (r != kCudaSuccess || (!major_asked && attr != kAttrComputeCapabilityMinor) || t_depth > 0 ||
       !value)
     return r;
-  try {
-    Guard g;
-    const Config& cfg = config();
-    if (!cfg.override_cc) return r;
-    const void* caller = __builtin_return_address(0);
-    bool applied = caller_allowed(cfg, caller);
-    int real_value = *value;
-    if (applied) *value = attr == kAttrComputeCapabilityMajor ? cfg.cc_major : cfg.cc_minor;
-    int major = 0, minor = 0;
-    if (attr == kAttrComputeCapabilityMajor) {
-      major = real_value;
-      real(&minor, kAttrComputeCapabilityMinor, dev);
-    } else {
-      minor = real_value;
-      real(&major, kAttrComputeCapabilityMajor, dev);
-    }
-    record_override(cfg, "cuDeviceGetAttribute", caller, major, minor, applied);
-  } catch (...) {
-  }
+  override_answer(
+      "cuDeviceGetAttribute", __builtin_return_address(0),
+      [&] {
+        // The other half of the capability, from the driver.
+        int other = 0;
+        real(&other, major_asked ? kAttrComputeCapabilityMinor : kAttrComputeCapabilityMajor, dev);
+        return major_asked ? std::pair(*value, other) : std::pair(other, *value);
+      },
+      [&](const Config& cfg) { *value = major_asked ? cfg.cc_major : cfg.cc_minor; });
   return r;
 }
 
@@ -76,20 +84,13 @@ SMCOMPAT_EXPORT CUresult cuDeviceComputeCapability(int* major, int* minor, CUdev
   if (!real) return kCudaErrorNotInitialized;
   CUresult r = real(major, minor, dev);
   if (r != kCudaSuccess || t_depth > 0 || !major || !minor) return r;
-  try {
-    Guard g;
-    const Config& cfg = config();
-    if (!cfg.override_cc) return r;
-    const void* caller = __builtin_return_address(0);
-    bool applied = caller_allowed(cfg, caller);
-    int real_major = *major, real_minor = *minor;
-    if (applied) {
-      *major = cfg.cc_major;
-      *minor = cfg.cc_minor;
-    }
-    record_override(cfg, "cuDeviceComputeCapability", caller, real_major, real_minor, applied);
-  } catch (...) {
-  }
+  override_answer(
+      "cuDeviceComputeCapability", __builtin_return_address(0),
+      [&] { return std::pair(*major, *minor); },
+      [&](const Config& cfg) {
+        *major = cfg.cc_major;
+        *minor = cfg.cc_minor;
+      });
   return r;
 }
 

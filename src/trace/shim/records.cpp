@@ -253,29 +253,37 @@ bool claim_first_use(uint64_t id) {
   return inserted;
 }
 
+// The handles a loaded module or library holds, as the driver enumerates them (count, then
+// list); nullopt when enumeration is off, unavailable or fails.
+template <class Handle, class Owner>
+std::optional<std::vector<Handle>> enumerate(CUresult (*count_fn)(unsigned*, Owner),
+                                             CUresult (*list_fn)(Handle*, unsigned, Owner),
+                                             Owner owner) {
+  if (!config().enumerate || !count_fn || !list_fn) return std::nullopt;
+  unsigned count = 0;
+  if (count_fn(&count, owner) != kCudaSuccess || count > 1000000) return std::nullopt;
+  std::vector<Handle> handles(count);
+  if (count && list_fn(handles.data(), count, owner) != kCudaSuccess) return std::nullopt;
+  return handles;
+}
+
 static void enumerate_module(json& ev, CUmodule mod) {
   const Aux& a = aux();
-  if (!config().enumerate || !a.module_get_function_count || !a.module_enumerate_functions) return;
-  unsigned count = 0;
-  if (a.module_get_function_count(&count, mod) != kCudaSuccess || count > 1000000) return;
-  std::vector<CUfunction> fns(count);
-  if (count && a.module_enumerate_functions(fns.data(), count, mod) != kCudaSuccess) return;
+  auto fns = enumerate(a.module_get_function_count, a.module_enumerate_functions, mod);
+  if (!fns) return;
   json list = json::array();
-  for (CUfunction f : fns) list.push_back(function_json(f, nullptr));
+  for (CUfunction f : *fns) list.push_back(function_json(f, nullptr));
   ev["functions"] = std::move(list);
 }
 
 static void enumerate_library(json& ev, CUlibrary lib) {
   const Aux& a = aux();
-  if (!config().enumerate || !a.library_get_kernel_count || !a.library_enumerate_kernels) return;
-  unsigned count = 0;
-  if (a.library_get_kernel_count(&count, lib) != kCudaSuccess || count > 1000000) return;
-  std::vector<CUkernel> ks(count);
-  if (count && a.library_enumerate_kernels(ks.data(), count, lib) != kCudaSuccess) return;
+  auto ks = enumerate(a.library_get_kernel_count, a.library_enumerate_kernels, lib);
+  if (!ks) return;
   CUdevice dev = 0;
   if (!a.ctx_get_device || a.ctx_get_device(&dev) != kCudaSuccess) dev = 0;
   json list = json::array();
-  for (CUkernel k : ks) {
+  for (CUkernel k : *ks) {
     json j;
     const char* name = nullptr;
     if (a.kernel_get_name && a.kernel_get_name(&name, k) == kCudaSuccess && name) j["name"] = name;
