@@ -90,12 +90,15 @@ const Setup& setup() {
 
 GpaFn pick(const Setup& s, bool shim) { return shim ? s.shim_gpa : s.fake_gpa; }
 
-// The setup, or nullptr once the benchmark is marked skipped.
-const Setup* ready(benchmark::State& state) {
+// Runs `body(setup, resolver)` with the resolver of this run (argument 0: the driver's
+// cuGetProcAddress, 1: the shim's), labelled; marks the benchmark skipped without a setup.
+template <class Body>
+void with_setup(benchmark::State& state, const char* shim_label, Body body) {
   const Setup& s = setup();
-  if (s.error.empty()) return &s;
-  state.SkipWithError(s.error.c_str());
-  return nullptr;
+  if (!s.error.empty()) return state.SkipWithError(s.error.c_str());
+  bool shim = state.range(0);
+  state.SetLabel(shim ? shim_label : "driver only");
+  body(s, pick(s, shim));
 }
 
 // The module API through one resolver (the driver's, or the shim's).
@@ -111,53 +114,48 @@ ModuleApi module_api(const Setup& s, GpaFn gpa) {
 }
 
 void BM_Launch(benchmark::State& state) {
-  const Setup* s = ready(state);
-  if (!s) return;
-  bool shim = state.range(0);
-  auto launch = s->via<LaunchFn>(pick(*s, shim), "cuLaunchKernel", 4000);
-  auto direct = s->via<LaunchFn>(s->fake_gpa, "cuLaunchKernel", 4000);
-  if (launch != direct) return state.SkipWithError("the shim wrapped cuLaunchKernel");
-  ModuleApi driver = module_api(*s, s->fake_gpa);
-  CUmodule mod = nullptr;
-  CUfunction fn = nullptr;
-  if (driver.load(&mod, s->image.data()) != 0 || driver.get(&fn, mod, "scale") != 0)
-    return state.SkipWithError("fixture did not load");
-  for (auto _ : state) {
-    CUresult r = launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
-    benchmark::DoNotOptimize(r);
-  }
-  state.SetLabel(shim ? "through the shim" : "driver only");
-}
-BENCHMARK(BM_Launch)->Arg(0)->Arg(1);
-
-void BM_ModuleLoadUnload(benchmark::State& state) {
-  const Setup* s = ready(state);
-  if (!s) return;
-  bool shim = state.range(0);
-  ModuleApi api = module_api(*s, pick(*s, shim));
-  for (auto _ : state) {
+  with_setup(state, "through the shim", [&](const Setup& s, GpaFn gpa) {
+    auto launch = s.via<LaunchFn>(gpa, "cuLaunchKernel", 4000);
+    if (launch != s.via<LaunchFn>(s.fake_gpa, "cuLaunchKernel", 4000))
+      return state.SkipWithError("the shim wrapped cuLaunchKernel");
+    ModuleApi driver = module_api(s, s.fake_gpa);
     CUmodule mod = nullptr;
     CUfunction fn = nullptr;
-    if (api.load(&mod, s->image.data()) != 0 || api.get(&fn, mod, "scale") != 0 ||
-        api.unload(mod) != 0)
-      return state.SkipWithError("load failed");
-  }
-  state.SetLabel(shim ? "through the shim (records to /dev/null)" : "driver only");
+    if (driver.load(&mod, s.image.data()) != 0 || driver.get(&fn, mod, "scale") != 0)
+      return state.SkipWithError("fixture did not load");
+    for (auto _ : state) {
+      CUresult r = launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+      benchmark::DoNotOptimize(r);
+    }
+  });
 }
-BENCHMARK(BM_ModuleLoadUnload)->Arg(0)->Arg(1);
+
+void BM_ModuleLoadUnload(benchmark::State& state) {
+  with_setup(state, "through the shim (records to /dev/null)", [&](const Setup& s, GpaFn gpa) {
+    ModuleApi api = module_api(s, gpa);
+    for (auto _ : state) {
+      CUmodule mod = nullptr;
+      CUfunction fn = nullptr;
+      if (api.load(&mod, s.image.data()) != 0 || api.get(&fn, mod, "scale") != 0 ||
+          api.unload(mod) != 0)
+        return state.SkipWithError("load failed");
+    }
+  });
+}
 
 void BM_DeviceGetAttributeCc(benchmark::State& state) {
-  const Setup* s = ready(state);
-  if (!s) return;
-  bool shim = state.range(0);
-  auto attr = s->via<PFN_cuDeviceGetAttribute_v2000>(pick(*s, shim), "cuDeviceGetAttribute", 2000);
-  for (auto _ : state) {
-    int v = 0;
-    benchmark::DoNotOptimize(attr(&v, kAttrComputeCapabilityMajor, 0));
-    benchmark::DoNotOptimize(v);
-  }
-  state.SetLabel(shim ? "through the shim (no override)" : "driver only");
+  with_setup(state, "through the shim (no override)", [&](const Setup& s, GpaFn gpa) {
+    auto attr = s.via<PFN_cuDeviceGetAttribute_v2000>(gpa, "cuDeviceGetAttribute", 2000);
+    for (auto _ : state) {
+      int v = 0;
+      benchmark::DoNotOptimize(attr(&v, kAttrComputeCapabilityMajor, 0));
+      benchmark::DoNotOptimize(v);
+    }
+  });
 }
+
+BENCHMARK(BM_Launch)->Arg(0)->Arg(1);
+BENCHMARK(BM_ModuleLoadUnload)->Arg(0)->Arg(1);
 BENCHMARK(BM_DeviceGetAttributeCc)->Arg(0)->Arg(1);
 
 }  // namespace

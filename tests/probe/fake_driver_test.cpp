@@ -87,25 +87,25 @@ TEST(FakeDriver, LoadsAndInitialises) {
 TEST(FakeDriver, ProcAddressFollowsAbiVersions) {
   auto gpa = fake().cu<PFN_cuGetProcAddress_v12000>("cuGetProcAddress_v2");
   ASSERT_NE(gpa, nullptr);
-  auto expect = [&](const char* base, int version, const char* symbol) {
-    void* p = nullptr;
-    ProcAddressQueryResult st = kProcAddressSymbolNotFound;
-    ASSERT_EQ(gpa(base, &p, version, 0, &st), kCudaSuccess) << base << "@" << version;
-    EXPECT_EQ(st, kProcAddressSuccess) << base << "@" << version;
-    EXPECT_EQ(p, dlsym(fake().cuda, symbol)) << base << "@" << version << " -> " << symbol;
+  // For `base`, each (cudaVersion, exported symbol) of its ABI history.
+  auto expect = [&](const char* base, std::initializer_list<std::pair<int, const char*>> versions) {
+    for (const auto& [version, symbol] : versions) {
+      void* p = nullptr;
+      ProcAddressQueryResult st = kProcAddressSymbolNotFound;
+      ASSERT_EQ(gpa(base, &p, version, 0, &st), kCudaSuccess) << base << "@" << version;
+      EXPECT_EQ(st, kProcAddressSuccess) << base << "@" << version;
+      EXPECT_EQ(p, dlsym(fake().cuda, symbol)) << base << "@" << version << " -> " << symbol;
+    }
   };
-  expect("cuInit", 2000, "cuInit");
-  expect("cuDeviceTotalMem", 2000, "cuDeviceTotalMem");
-  expect("cuDeviceTotalMem", 3020, "cuDeviceTotalMem_v2");
-  expect("cuDeviceTotalMem", 13000, "cuDeviceTotalMem_v2");
-  expect("cuCtxCreate", 3020, "cuCtxCreate_v2");
-  expect("cuCtxCreate", 11040, "cuCtxCreate_v3");
-  expect("cuCtxCreate", 12050, "cuCtxCreate_v4");
-  expect("cuCtxGetDevice", 12080, "cuCtxGetDevice");
-  expect("cuCtxGetDevice", 13000, "cuCtxGetDevice_v2");
-  expect("cuGetProcAddress", 11030, "cuGetProcAddress");
-  expect("cuGetProcAddress", 12000, "cuGetProcAddress_v2");
-  expect("cuDeviceGetUuid", 11040, "cuDeviceGetUuid_v2");
+  expect("cuInit", {{2000, "cuInit"}});
+  expect(
+      "cuDeviceTotalMem",
+      {{2000, "cuDeviceTotalMem"}, {3020, "cuDeviceTotalMem_v2"}, {13000, "cuDeviceTotalMem_v2"}});
+  expect("cuCtxCreate",
+         {{3020, "cuCtxCreate_v2"}, {11040, "cuCtxCreate_v3"}, {12050, "cuCtxCreate_v4"}});
+  expect("cuCtxGetDevice", {{12080, "cuCtxGetDevice"}, {13000, "cuCtxGetDevice_v2"}});
+  expect("cuGetProcAddress", {{11030, "cuGetProcAddress"}, {12000, "cuGetProcAddress_v2"}});
+  expect("cuDeviceGetUuid", {{11040, "cuDeviceGetUuid_v2"}});
 
   void* p = reinterpret_cast<void*>(1);
   ProcAddressQueryResult st = kProcAddressSuccess;

@@ -44,11 +44,17 @@ ProbeDevice device(int ordinal, ComputeCapability cc) {
   return d;
 }
 
-ProbeReport two_gpus() {
+// A report of `status` as probe_system() starts it for the default options.
+ProbeReport report(ProbeStatus status, const char* explanation) {
   ProbeReport r;
-  r.status = ProbeStatus::kOk;
-  r.explanation = "2 GPU(s) visible to CUDA.";
+  r.status = status;
+  r.explanation = explanation;
   r.libcuda_requested = "libcuda.so.1";
+  return r;
+}
+
+ProbeReport two_gpus() {
+  ProbeReport r = report(ProbeStatus::kOk, "2 GPU(s) visible to CUDA.");
   r.libcuda_path = "/usr/lib/libcuda.so.1";
   r.resolved_via = "cuGetProcAddress_v2";
   r.nvml_loaded = true;
@@ -72,10 +78,7 @@ ProbeReport two_gpus() {
 }
 
 ProbeReport no_driver() {
-  ProbeReport r;
-  r.status = ProbeStatus::kNoDriver;
-  r.explanation = "no NVIDIA driver found.";
-  r.libcuda_requested = "libcuda.so.1";
+  ProbeReport r = report(ProbeStatus::kNoDriver, "no NVIDIA driver found.");
   r.nvml_error = "not requested";
   return r;
 }

@@ -164,49 +164,23 @@ static void record_lookup(const char* via, const char* name, int version, uint64
   emit(cfg, std::move(ev));
 }
 
-static CUresult gpa_common(bool v2, const char* symbol, void** pfn, int version, uint64_t flags,
-                           ProcAddressQueryResult* status) {
-  if (v2) {
-    auto real = real_of<PFN_cuGetProcAddress_v12000>(kGetProcAddressV2);
-    if (!real) return kCudaErrorNotInitialized;
-    const bool outer = t_depth == 0;
-    CUresult r;
-    {
-      Guard g;  // a driver that resolves through dlsym internally is passed through
-      r = real(symbol, pfn, version, flags, status);
-    }
-    if (!outer) return r;
-    try {
-      Guard g;
-      if (r == kCudaSuccess && pfn && *pfn) {
-        void* before = *pfn;
-        *pfn = substitute(symbol, before, version, flags);
-        record_lookup("cuGetProcAddress_v2", symbol, version, flags, r, before, *pfn);
-      } else {
-        record_lookup("cuGetProcAddress_v2", symbol, version, flags, r, nullptr, nullptr);
-      }
-    } catch (...) {
-    }
-    return r;
-  }
-  auto real = real_of<PFN_cuGetProcAddress_v11030>(kGetProcAddressV1);
-  if (!real) return kCudaErrorNotInitialized;
+// The driver's answer to a cuGetProcAddress request (made by `call`), with the wrapper
+// substituted for the pointer and the lookup recorded as coming through `via`.
+template <class Call>
+CUresult answer_lookup(const char* via, const char* symbol, void** pfn, int version, uint64_t flags,
+                       Call call) {
   const bool outer = t_depth == 0;
   CUresult r;
   {
-    Guard g;
-    r = real(symbol, pfn, version, flags);
+    Guard g;  // a driver that resolves through dlsym internally is passed through
+    r = call();
   }
   if (!outer) return r;
   try {
     Guard g;
-    if (r == kCudaSuccess && pfn && *pfn) {
-      void* before = *pfn;
-      *pfn = substitute(symbol, before, version, flags);
-      record_lookup("cuGetProcAddress", symbol, version, flags, r, before, *pfn);
-    } else {
-      record_lookup("cuGetProcAddress", symbol, version, flags, r, nullptr, nullptr);
-    }
+    void* before = r == kCudaSuccess && pfn ? *pfn : nullptr;
+    if (before) *pfn = substitute(symbol, before, version, flags);
+    record_lookup(via, symbol, version, flags, r, before, before ? *pfn : nullptr);
   } catch (...) {
   }
   return r;
@@ -216,12 +190,18 @@ extern "C" {
 
 SMCOMPAT_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version,
                                              uint64_t flags, ProcAddressQueryResult* status) {
-  return gpa_common(true, symbol, pfn, version, flags, status);
+  auto real = real_of<PFN_cuGetProcAddress_v12000>(kGetProcAddressV2);
+  if (!real) return kCudaErrorNotInitialized;
+  return answer_lookup("cuGetProcAddress_v2", symbol, pfn, version, flags,
+                       [&] { return real(symbol, pfn, version, flags, status); });
 }
 
 SMCOMPAT_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int version,
                                           uint64_t flags) {
-  return gpa_common(false, symbol, pfn, version, flags, nullptr);
+  auto real = real_of<PFN_cuGetProcAddress_v11030>(kGetProcAddressV1);
+  if (!real) return kCudaErrorNotInitialized;
+  return answer_lookup("cuGetProcAddress", symbol, pfn, version, flags,
+                       [&] { return real(symbol, pfn, version, flags); });
 }
 
 }  // extern "C"

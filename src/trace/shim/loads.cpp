@@ -96,6 +96,13 @@ void add_memory_images(json& ev, const void* data, size_t size) {
   ev["images"] = images_json(inv);
 }
 
+// The record of an input added to a link (its images are added by the caller).
+json link_input(const char* api, CUlinkState state, int type, CUresult r) {
+  json ev = {{"ev", "link_input"}, {"api", api}, {"input_type", type}, {"link", hex(state)}};
+  add_result(ev, r);
+  return ev;
+}
+
 // The options cuModuleLoadData is rewritten with (as a cuModuleLoadDataEx call): the JIT wall
 // time and an error log, so JIT time and JIT errors show up in the record (driver-api.md 5.3).
 struct JitCapture {
@@ -258,13 +265,9 @@ SMCOMPAT_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, int type, void* dat
       kLinkAddDataV2, kNothingBefore,
       [&](CUresult r, double) {
         if (!recording()) return;
-        json ev = {{"ev", "link_input"},
-                   {"api", "cuLinkAddData_v2"},
-                   {"input_type", type},
-                   {"bytes", size},
-                   {"link", hex(state)}};
+        json ev = link_input("cuLinkAddData_v2", state, type, r);
+        ev["bytes"] = size;
         if (name) ev["name"] = name;
-        add_result(ev, r);
         if (data && size > 0) add_memory_images(ev, data, size);
         emit(std::move(ev));
       },
@@ -277,12 +280,8 @@ SMCOMPAT_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, int type, const cha
       kLinkAddFileV2, kNothingBefore,
       [&](CUresult r, double) {
         if (!recording()) return;
-        json ev = {{"ev", "link_input"},
-                   {"api", "cuLinkAddFile_v2"},
-                   {"input_type", type},
-                   {"link", hex(state)}};
+        json ev = link_input("cuLinkAddFile_v2", state, type, r);
         if (path) ev["path"] = path;
-        add_result(ev, r);
         add_file_inventory(ev, path);
         emit(std::move(ev));
       },
