@@ -65,7 +65,7 @@ Both run_both(const std::vector<std::string>& argv, const Env& base) {
   Both b;
   b.without = run(argv, base);
   Env env = base;
-  env.push_back({"LD_PRELOAD", kShim});
+  env.push_back({"LD_PRELOAD", testing::preload_for(argv[0])});
   env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});
   b.with = run(argv, env);
   b.records = testing::slurp(tmp.file("r.jsonl"));
@@ -84,7 +84,7 @@ class ShimPaths : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(AllPaths, ShimPaths, ::testing::Values("plt", "dlsym", "gpa", "gpa11"));
 
 TEST_P(ShimPaths, JitOfPtxOnBlackwell) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_FAKE_JIT_MS", "20"}});
   EXPECT_EQ(t.output.status, 0) << t.output.out << t.output.err;
@@ -120,7 +120,7 @@ TEST_P(ShimPaths, JitOfPtxOnBlackwell) {
 }
 
 TEST_P(ShimPaths, NativeSassOnHopper) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kH100);
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=90 ptx=90\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
@@ -130,7 +130,7 @@ TEST_P(ShimPaths, NativeSassOnHopper) {
 }
 
 TEST_P(ShimPaths, CompatibleSassOnAmpereMinor) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"fatbin", fixture("sm80.fatbin")}, kRtx3090);
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=80 ptx=80\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
@@ -140,7 +140,7 @@ TEST_P(ShimPaths, CompatibleSassOnAmpereMinor) {
 }
 
 TEST_P(ShimPaths, FatbinWrapperIsFollowed) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"wrapper", fixture("sm90_ptx90.fatbin")}, kH100);
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=90 ptx=90\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
@@ -151,7 +151,7 @@ TEST_P(ShimPaths, FatbinWrapperIsFollowed) {
 }
 
 TEST_P(ShimPaths, NoBinaryForGpu) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "load 209\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
@@ -165,7 +165,7 @@ TEST_P(ShimPaths, NoBinaryForGpu) {
 }
 
 TEST_P(ShimPaths, OverrideReportsCapabilityButDriverChoosesByRealOne) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Env env = {{"SMCOMPAT_REPORT_CC", "9.0"}};
   Traced cc = run_prog(GetParam(), {"cc"}, kRtx5090, env);
   EXPECT_EQ(cc.output.out, "attribute 9.0\ncompute_capability 9.0\nsms 170\n");
@@ -188,7 +188,7 @@ TEST_P(ShimPaths, OverrideReportsCapabilityButDriverChoosesByRealOne) {
 }
 
 TEST_P(ShimPaths, OverrideScopedToChosenLibraries) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced other = run_prog(
       GetParam(), {"cc"}, kRtx5090,
       {{"SMCOMPAT_REPORT_CC", "9.0"}, {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so"}});
@@ -203,7 +203,7 @@ TEST_P(ShimPaths, OverrideScopedToChosenLibraries) {
 }
 
 TEST_P(ShimPaths, FileLoadsAndLibraries) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced file = run_prog(GetParam(), {"loadfile", fixture("sm120.cubin")}, kRtx5090);
   EXPECT_EQ(file.output.out, "load 0\nfunction scale binary=120 ptx=120\n");
   ASSERT_EQ(file.log.loads.size(), 1u);
@@ -218,7 +218,7 @@ class ShimLibraryPaths : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(AllButGpa11, ShimLibraryPaths, ::testing::Values("plt", "dlsym", "gpa"));
 
 TEST_P(ShimLibraryPaths, Libraries) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   for (const char* how : {"library", "libfile"}) {
     Traced lib = run_prog(GetParam(), {how, fixture("ptx90.fatbin")}, kRtx5090);
     EXPECT_EQ(lib.output.out, "load 0\nfunction scale binary=120 ptx=90\n") << how;
@@ -233,7 +233,7 @@ TEST_P(ShimLibraryPaths, Libraries) {
 }
 
 TEST_P(ShimPaths, OutputUnchangedByTheShim) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   for (auto args : std::vector<std::vector<std::string>>{
            {"cc"}, {"load", fixture("sm80_ptx80.fatbin")}, {"load", fixture("sm90a.fatbin")}}) {
     Traced with = run_prog(GetParam(), args, kRtx5090);
@@ -245,7 +245,7 @@ TEST_P(ShimPaths, OutputUnchangedByTheShim) {
 }
 
 TEST(ShimJit, ErrorLogAndUnsupportedPtx) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // PTX ISA 9.0 (CUDA 13.0) on a driver that supports CUDA 12.8: 222, with the driver's log.
   Traced t = run_prog("gpa", {"loadex", fixture("ptx120.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_FAKE_CUDA", "12080"}});
@@ -260,7 +260,7 @@ TEST(ShimJit, ErrorLogAndUnsupportedPtx) {
 }
 
 TEST(ShimJit, LazyLoadingMovesJitToFirstUse) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("plt", {"load", fixture("ptx90.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_FAKE_JIT_MS", "40"},
                        {"CUDA_MODULE_LOADING", "LAZY"},
@@ -273,7 +273,7 @@ TEST(ShimJit, LazyLoadingMovesJitToFirstUse) {
 }
 
 TEST(ShimJit, ForceAndDisablePtxJit) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced forced = run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")}, kRtx3090,
                            {{"CUDA_FORCE_PTX_JIT", "1"}});
   EXPECT_EQ(forced.output.out, "load 0\nfunction scale binary=86 ptx=80\n");
@@ -287,7 +287,7 @@ TEST(ShimJit, ForceAndDisablePtxJit) {
 }
 
 TEST(ShimLink, LinkerInputsAndOutputAreRecorded) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("gpa", {"link", fixture("sm120.cubin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "link 0\nload 0\n");
   EXPECT_NE(t.raw.find(R"("api":"cuLinkAddData_v2")"), std::string::npos) << t.raw;
@@ -299,7 +299,7 @@ TEST(ShimLink, LinkerInputsAndOutputAreRecorded) {
 }
 
 TEST(ShimStress, SixteenThreadsLoadingAtOnce) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("gpa", {"stress", "16", "25", fixture("sm80_ptx80.fatbin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "stress failures=0\n");
   EXPECT_TRUE(t.log.warnings.empty());  // every line whole
@@ -323,7 +323,7 @@ TEST(ShimStress, SixteenThreadsLoadingAtOnce) {
 }
 
 TEST(ShimBootstrap, LaunchesAreNeverWrapped) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("gpa", {"cc"}, kRtx5090, {{"SMCOMPAT_TRACE_LOOKUPS", "all"}});
   bool saw_launch = false;
   for (const TracedLookup& k : t.log.lookups) {
@@ -337,7 +337,7 @@ TEST(ShimBootstrap, LaunchesAreNeverWrapped) {
 }
 
 TEST(ShimBootstrap, NewerAbiVersionsAreNotWrapped) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // The wrappers implement the CUDA 13.0 ABIs; a request for a later cudaVersion may mean a newer
   // ABI of the same name, so it gets the driver's own pointer.
   Env env = {{"SMCOMPAT_FAKE_CUDA", "14000"}, {"SMCOMPAT_TRACE_LOOKUPS", "all"}};
@@ -353,7 +353,7 @@ TEST(ShimBootstrap, NewerAbiVersionsAreNotWrapped) {
 }
 
 TEST(ShimBootstrap, RecordsTheRuntimeStyleBootstrap) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("gpa", {"cc"}, kRtx5090);
   ASSERT_GE(t.log.lookups.size(), 2u) << t.raw;
   EXPECT_EQ(t.log.lookups[0].via, "dlsym");
@@ -371,7 +371,7 @@ class CudartPrograms : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(Runtime, CudartPrograms, ::testing::Values("static", "shared"));
 
 TEST_P(CudartPrograms, ShimSeesTheBootstrapAndChangesNothing) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   std::string prog = testing::kTestDir + "/cudart_prog_" + GetParam();
   SMCOMPAT_REQUIRE_BUILT(prog);
   Env base = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
@@ -398,13 +398,13 @@ TEST_P(CudartPrograms, ShimSeesTheBootstrapAndChangesNothing) {
 }
 
 TEST_P(CudartPrograms, OverrideOnTheRuntimePath) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   std::string prog = testing::kTestDir + "/cudart_prog_" + GetParam();
   SMCOMPAT_REQUIRE_BUILT(prog);
   TempDir tmp;
   Env env = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
              {"SMCOMPAT_FAKE_GPUS", kRtx5090},
-             {"LD_PRELOAD", kShim},
+             {"LD_PRELOAD", testing::preload_for(prog)},
              {"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")},
              {"SMCOMPAT_REPORT_CC", "9.0"}};
   Output o = run({prog}, env);
@@ -421,7 +421,7 @@ TEST_P(CudartPrograms, OverrideOnTheRuntimePath) {
 // ---- A broken or missing driver ---------------------------------------------------------------
 
 TEST(ShimFailOpen, MissingDriverLeavesErrorsUnchanged) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   TempDir empty;
   Env base = {{"LD_LIBRARY_PATH", empty.path.string()}};
   for (const char* path : {"dlsym", "gpa"}) {
@@ -433,7 +433,7 @@ TEST(ShimFailOpen, MissingDriverLeavesErrorsUnchanged) {
 }
 
 TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   if (!std::filesystem::exists(SMCOMPAT_CUDA_STUB)) GTEST_SKIP() << "no CUDA toolkit stub";
   TempDir dir;
   std::filesystem::create_symlink(SMCOMPAT_CUDA_STUB, dir.path / "libcuda.so.1");
@@ -451,7 +451,7 @@ TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
 }
 
 TEST(ShimFailOpen, BrokenDriverLeavesErrorsUnchanged) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // A driver whose cuInit fails (as with a kernel module / library version mismatch).
   for (const char* path : {"plt", "dlsym", "gpa"}) {
     Env env = {{"SMCOMPAT_FAKE_INIT_ERROR", "803"}};
@@ -471,7 +471,7 @@ TEST(ShimFailOpen, BrokenDriverLeavesErrorsUnchanged) {
 }
 
 TEST(ShimFailOpen, RtldNextInterposersStillWork) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // LD_PRELOAD=shim:interposer: the interposer's dlsym(RTLD_NEXT, "getpid") goes through the
   // shim's dlsym and must still start after the interposer (else: endless recursion).
   Env env = {{"LD_LIBRARY_PATH", kFakeDir},
@@ -482,7 +482,7 @@ TEST(ShimFailOpen, RtldNextInterposersStillWork) {
 }
 
 TEST(ShimFailOpen, UnwritableTraceFileIsAPassThrough) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_TRACE_FILE", "/nonexistent-dir/records.jsonl"}});
   EXPECT_EQ(t.output.status, 0);
@@ -490,7 +490,7 @@ TEST(ShimFailOpen, UnwritableTraceFileIsAPassThrough) {
 }
 
 TEST(ShimFailOpen, GarbageImageDoesNotCrash) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   TempDir tmp;
   std::string junk = tmp.file("junk.bin");
   {
@@ -507,7 +507,7 @@ TEST(ShimFailOpen, GarbageImageDoesNotCrash) {
 }
 
 TEST(ShimFailOpen, TruncatedImagesNeverCrash) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // Prefixes of a real fatbin: headers claim more than is there. The image pointer carries no
   // size, so both the fake driver and the shim bound their reads by the readable mapping; what
   // they read past the prefix is heap garbage, so only "no crash, one record" is asserted.

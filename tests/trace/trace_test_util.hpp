@@ -27,18 +27,12 @@
   GTEST_SKIP() << (path) << " cannot exist: no CUDA toolkit at build time"
 #endif
 
-/// Under sanitizer builds the shim links the instrumented libsmcompat and cannot be preloaded into
-/// arbitrary programs (e.g. nvcc-built ones): docs/trace.md says how these tests run there.
-#ifdef SMCOMPAT_TRACE_SANITIZED
-#define SMCOMPAT_SKIP_UNDER_SANITIZERS() \
-  GTEST_SKIP() << "needs the uninstrumented shim: runs in the default build"
-#else
-#define SMCOMPAT_SKIP_UNDER_SANITIZERS()                                        \
+/// Every test that runs programs under the shim starts with this.
+#define SMCOMPAT_REQUIRE_SHIM_PROGRAMS()                                        \
   do {                                                                          \
     SMCOMPAT_REQUIRE_BUILT(::smcompat::trace::testing::fixture("sm80.fatbin")); \
     SMCOMPAT_REQUIRE_BUILT(::smcompat::trace::testing::kProg);                  \
   } while (0)
-#endif
 
 namespace smcompat::trace::testing {
 
@@ -48,6 +42,18 @@ inline const std::string kShim = std::string(SMCOMPAT_BINARY_DIR) + "/lib/libsmc
 inline const std::string kProg = kTestDir + "/trace_driver_prog";
 inline const std::string kProgDl = kTestDir + "/trace_driver_prog_dl";
 inline std::string fixture(const std::string& name) { return kTestDir + "/fixtures/" + name; }
+
+/// LD_PRELOAD that loads the shim into `program`. In the sanitizer build the shim is instrumented:
+/// the programs of that build carry the ASan runtime themselves, the nvcc-built CUDA runtime
+/// programs (cudart_prog_*) do not and get the shared runtime preloaded first.
+inline std::string preload_for(const std::string& program) {
+#ifdef SMCOMPAT_ASAN_RUNTIME
+  if (program.find("/cudart_prog_") != std::string::npos)
+    return std::string(SMCOMPAT_ASAN_RUNTIME) + ":" + kShim;
+#endif
+  (void)program;
+  return kShim;
+}
 
 struct Output {
   int status = -1;

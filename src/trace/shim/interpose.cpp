@@ -30,7 +30,11 @@ __attribute__((visibility("hidden"))) smcompat::trace_shim::DlsymFn smcompat_rea
 
 namespace smcompat::trace_shim {
 
-DlsymFn real_dlsym() {
+// Runs before any sanitizer runtime has mapped its shadow memory (its interceptors are set up
+// through dlsym first): the entry path of dlsym is not instrumented.
+#define SMCOMPAT_EARLY __attribute__((no_sanitize("address", "undefined")))
+
+SMCOMPAT_EARLY DlsymFn real_dlsym() {
   DlsymFn fn = __atomic_load_n(&smcompat_real_dlsym_ptr, __ATOMIC_ACQUIRE);
   if (fn) return fn;
   // glibc 2.34 moved dlsym into libc with a new version; older ones only have the 2.2.5 (x86-64)
@@ -211,8 +215,8 @@ SMCOMPAT_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int ve
 // The C++ part of the interposed dlsym (the exported entry is the assembly stub below, which
 // forwards RTLD_NEXT requests to the real dlsym by a tail jump so that glibc sees the caller's
 // return address).
-extern "C" __attribute__((visibility("hidden"))) void* smcompat_dlsym_impl(void* handle,
-                                                                           const char* name) {
+extern "C" SMCOMPAT_EARLY __attribute__((visibility("hidden"))) void* smcompat_dlsym_impl(
+    void* handle, const char* name) {
   using namespace smcompat::trace_shim;
   DlsymFn dl = real_dlsym();
   if (!dl) return nullptr;
@@ -242,7 +246,8 @@ extern "C" __attribute__((visibility("hidden"))) void* smcompat_dlsym_impl(void*
 // real dlsym is not known yet (a preloaded library's constructor, or a sanitizer runtime, asking
 // before ours ran) it is resolved first, preserving the arguments. Everything else goes through
 // smcompat_dlsym_impl.
-extern "C" __attribute__((visibility("hidden"))) void* smcompat_resolve_real_dlsym() {
+extern "C" SMCOMPAT_EARLY __attribute__((visibility("hidden"))) void*
+smcompat_resolve_real_dlsym() {
   return reinterpret_cast<void*>(smcompat::trace_shim::real_dlsym());
 }
 asm(R"(
