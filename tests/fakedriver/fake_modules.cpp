@@ -443,12 +443,12 @@ FAKE_EXPORT CUresult cuLibraryLoadFromFile(void** lib, const char* path, int* jo
 
 FAKE_EXPORT CUresult cuLibraryUnload(void* lib) { return unload(lib, true); }
 
-FAKE_EXPORT CUresult cuLibraryGetKernel(void** kernel, void* lib, const char* name) {
-  return get_function(kernel, lib, name, true);
-}
-
 FAKE_EXPORT CUresult cuLibraryGetKernelCount(unsigned* count, void* lib) {
   return function_count(count, lib, true);
+}
+
+FAKE_EXPORT CUresult cuLibraryGetKernel(void** kernel, void* lib, const char* name) {
+  return get_function(kernel, lib, name, true);
 }
 
 FAKE_EXPORT CUresult cuLibraryEnumerateKernels(void** kernels, unsigned n, void* lib) {

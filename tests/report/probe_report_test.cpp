@@ -68,7 +68,15 @@ ProbeReport two_gpus() {
   r.cuda_visible_devices = "0,1";
   r.nvml_device_count = 2;
   r.devices = {device(0, {12, 0}), device(1, {9, 0})};
-  r.devices[1].warnings = {"cuDeviceGetUuid failed"};
+  // The second is a smaller part of the same architecture.
+  ProbeDevice& second = r.devices[1];
+  second.name = "NVIDIA GeForce RTX 5090";
+  second.catalog_gpu = "GeForce RTX 5090";
+  second.sms = 170;
+  second.total_memory = 32ull << 30;
+  second.l2_bytes = 96 << 20;
+  second.clock_khz = 2407000;
+  second.warnings = {"cuDeviceGetUuid failed"};
   r.topology.p2p_access = {{std::nullopt, true}, {false, std::nullopt}};
   r.topology.native_atomics = {{std::nullopt, true}, {std::nullopt, std::nullopt}};
   r.topology.nvlink_links = {{std::nullopt, 1}, {0, std::nullopt}};
@@ -107,11 +115,11 @@ TEST(ProbeReportText, TwoGpusOneMasquerading) {
       "  with sm_120a   tcgen05\n"
       "  NVLink         2 active links (1 to a switch or hidden GPU)\n"
       "\n"
-      "GPU 1  NVIDIA RTX PRO 6000  CC 9.0 per CUDA, 12.0 per NVML (sm_120)\n"
+      "GPU 1  NVIDIA GeForce RTX 5090  CC 9.0 per CUDA, 12.0 per NVML (sm_120)\n"
       "  id             GPU-00000000-0000-0000-0000-000000000001  PCI 0000:02:00.0  NVML index 1\n"
       "  MASQUERADE  CUDA says 9.0, NVML says 12.0: something is masquerading; the driver loads "
       "code for sm_120\n"
-      "  SMs            188   memory 102.0 GiB   L2 128.0 MiB   clock 2617 MHz\n"
+      "  SMs            170   memory 32.0 GiB   L2 96.0 MiB   clock 2407 MHz\n"
       "  shared memory  49152 B/block, 101376 B/block opt-in, 102400 B/SM, 1024 B reserved/block\n"
       "  memory bus     512-bit at 14001 MHz -> 1792.1 GB/s theoretical (derived: 2 x clock x "
       "width / 8)\n"
@@ -142,10 +150,13 @@ TEST(ProbeReportJson, TwoGpusOneMasquerading) {
   json j = probe_to_json(two_gpus(), {"smcompat", "probe", "--json"});
   EXPECT_EQ(j["tool_version"], SMCOMPAT_VERSION);
   j.erase("tool_version");
-  // The second GPU is the first one as CUDA reports 9.0 for it (a masquerade), with a warning.
+  // The second GPU: a smaller part of the same architecture, for which CUDA reports 9.0 (a
+  // masquerade), with a warning.
   json second = j["devices"][0];
   second.update(json::parse(R"json({"cc": "9.0", "masquerade": true, "nvml_index": 1,
       "ordinal": 1, "pci_bus_id": "0000:02:00.0", "uuid": "GPU-00000000-0000-0000-0000-000000000001",
+      "name": "NVIDIA GeForce RTX 5090", "catalog_gpu": "GeForce RTX 5090", "sms": 170,
+      "memory_bytes": 34359738368, "l2_bytes": 100663296, "clock_khz": 2407000,
       "warnings": ["cuDeviceGetUuid failed"]})json"));
   EXPECT_EQ(j["devices"][1], second) << j["devices"][1].dump(2);
   j["devices"].erase(1);

@@ -225,21 +225,21 @@ struct NvmlPciInfo {
 };
 
 /// nvmlGpuTopologyLevel_t.
-enum NvmlTopologyLevel : int {
-  kNvmlTopologyInternal = 0,
-  kNvmlTopologySingle = 10,
-  kNvmlTopologyMultiple = 20,
-  kNvmlTopologyHostbridge = 30,
-  kNvmlTopologyNode = 40,
-  kNvmlTopologySystem = 50,
+enum NvmlTopologyLevel : int {   // nvidia-smi topo -m names
+  kNvmlTopologyInternal = 0,     // X (the same GPU)
+  kNvmlTopologySingle = 10,      // PIX: one PCIe switch
+  kNvmlTopologyMultiple = 20,    // PXB: several PCIe switches
+  kNvmlTopologyHostbridge = 30,  // PHB: a PCIe host bridge
+  kNvmlTopologyNode = 40,        // NODE: host bridges within one NUMA node
+  kNvmlTopologySystem = 50,      // SYS: across NUMA nodes (SMP interconnect)
 };
 
 /// nvmlGpuP2PCapsIndex_t and nvmlGpuP2PStatus_t (the values used here).
 enum NvmlP2PCapsIndex : int {
-  kNvmlP2PCapsRead = 0,
-  kNvmlP2PCapsWrite = 1,
-  kNvmlP2PCapsNvlink = 2,
-  kNvmlP2PCapsAtomics = 3,
+  kNvmlP2PCapsRead,
+  kNvmlP2PCapsWrite,
+  kNvmlP2PCapsNvlink,
+  kNvmlP2PCapsAtomics
 };
 enum NvmlP2PStatus : int { kNvmlP2PStatusOk = 0, kNvmlP2PStatusNotSupported = 5 };
 

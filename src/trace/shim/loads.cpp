@@ -76,15 +76,20 @@ std::optional<uint64_t> forget(std::unordered_map<void*, uint64_t>& map, void* h
   return id;
 }
 
-// A get_function / get_kernel record; `load_id` is the load the handle came from, if known.
-json get_record(const char* ev, const char* api, double ms, std::optional<uint64_t> load_id,
-                bool first_use_counts) {
-  json j = {{"ev", ev}, {"api", api}, {"ms", ms}};
+// Writes a get_function / get_kernel record: the load the handle came from (if known; its first
+// use when `first_use_counts`), the name asked for, and for a function the driver returned, what
+// the driver reports about it.
+void emit_get(const char* ev_name, const char* api, double ms, std::optional<uint64_t> load_id,
+              bool first_use_counts, const char* name, CUresult r, const CUfunction* fn) {
+  json ev = {{"ev", ev_name}, {"api", api}, {"ms", ms}};
   if (load_id) {
-    j["id"] = *load_id;
-    if (first_use_counts && claim_first_use(*load_id)) j["first_use"] = true;
+    ev["id"] = *load_id;
+    if (first_use_counts && claim_first_use(*load_id)) ev["first_use"] = true;
   }
-  return j;
+  if (name) ev["name"] = name;
+  add_result(ev, r);
+  if (r == kCudaSuccess && fn && *fn) ev.update(function_json(*fn, name));
+  emit(std::move(ev));
 }
 
 // The inventory of a linker input or output held in memory.
@@ -184,13 +189,9 @@ SMCOMPAT_EXPORT CUresult cuModuleGetFunction(CUfunction* fn, CUmodule module, co
   return traced_call<PFN_cuModuleGetFunction_v2000>(
       kModuleGetFunction, kNothingBefore,
       [&](CUresult r, double ms) {
-        if (!recording()) return;
-        json ev = get_record("get_function", "cuModuleGetFunction", ms,
-                             lookup(g_registry.modules, module), true);
-        if (name) ev["name"] = name;
-        add_result(ev, r);
-        if (r == kCudaSuccess && fn && *fn) ev.update(function_json(*fn, name));
-        emit(std::move(ev));
+        if (recording())
+          emit_get("get_function", "cuModuleGetFunction", ms, lookup(g_registry.modules, module),
+                   true, name, r, fn);
       },
       fn, module, name);
 }
@@ -235,11 +236,8 @@ SMCOMPAT_EXPORT CUresult cuLibraryGetKernel(CUkernel* kernel, CUlibrary lib, con
           std::lock_guard<std::mutex> lock(g_registry.mu);
           g_registry.kernels[*kernel] = *id;
         }
-        if (!recording()) return;
-        json ev = get_record("get_kernel", "cuLibraryGetKernel", ms, id, true);
-        if (name) ev["name"] = name;
-        add_result(ev, r);
-        emit(std::move(ev));
+        if (recording())
+          emit_get("get_kernel", "cuLibraryGetKernel", ms, id, true, name, r, nullptr);
       },
       kernel, lib, name);
 }
@@ -248,12 +246,9 @@ SMCOMPAT_EXPORT CUresult cuKernelGetFunction(CUfunction* fn, CUkernel kernel) {
   return traced_call<PFN_cuKernelGetFunction_v12000>(
       kKernelGetFunction, kNothingBefore,
       [&](CUresult r, double ms) {
-        if (!recording()) return;
-        json ev = get_record("get_function", "cuKernelGetFunction", ms,
-                             lookup(g_registry.kernels, kernel), false);
-        add_result(ev, r);
-        if (r == kCudaSuccess && fn && *fn) ev.update(function_json(*fn, nullptr));
-        emit(std::move(ev));
+        if (recording())
+          emit_get("get_function", "cuKernelGetFunction", ms, lookup(g_registry.kernels, kernel),
+                   false, nullptr, r, fn);
       },
       fn, kernel);
 }
