@@ -76,6 +76,11 @@ ProbeReport two_gpus() {
   second.total_memory = 32ull << 30;
   second.l2_bytes = 96 << 20;
   second.clock_khz = 2407000;
+  second.smem_per_sm = 100352;
+  second.blocks_per_sm = 32;
+  second.features = {"fp4", "fp6"};
+  second.nvlink_links = 0;
+  second.nvlink_links_to_other = 0;
   second.warnings = {"cuDeviceGetUuid failed"};
   r.topology.p2p_access = {{std::nullopt, true}, {false, std::nullopt}};
   r.topology.native_atomics = {{std::nullopt, true}, {std::nullopt, std::nullopt}};
@@ -120,14 +125,13 @@ TEST(ProbeReportText, TwoGpusOneMasquerading) {
       "  MASQUERADE  CUDA says 9.0, NVML says 12.0: something is masquerading; the driver loads "
       "code for sm_120\n"
       "  SMs            170   memory 32.0 GiB   L2 96.0 MiB   clock 2407 MHz\n"
-      "  shared memory  49152 B/block, 101376 B/block opt-in, 102400 B/SM, 1024 B reserved/block\n"
+      "  shared memory  49152 B/block, 101376 B/block opt-in, 100352 B/SM, 1024 B reserved/block\n"
       "  memory bus     512-bit at 14001 MHz -> 1792.1 GB/s theoretical (derived: 2 x clock x "
       "width / 8)\n"
-      "  per SM         1536 threads, 24 blocks, 65536 registers; clusters yes\n"
+      "  per SM         1536 threads, 32 blocks, 65536 registers; clusters yes\n"
       "  architecture   Blackwell (RTX 50 / RTX PRO 6000) (catalog)\n"
-      "  features       fp4\n"
+      "  features       fp4, fp6\n"
       "  with sm_120a   tcgen05\n"
-      "  NVLink         2 active links (1 to a switch or hidden GPU)\n"
       "  warning cuDeviceGetUuid failed\n"
       "\n"
       "Topology\n"
@@ -157,7 +161,10 @@ TEST(ProbeReportJson, TwoGpusOneMasquerading) {
       "ordinal": 1, "pci_bus_id": "0000:02:00.0", "uuid": "GPU-00000000-0000-0000-0000-000000000001",
       "name": "NVIDIA GeForce RTX 5090", "catalog_gpu": "GeForce RTX 5090", "sms": 170,
       "memory_bytes": 34359738368, "l2_bytes": 100663296, "clock_khz": 2407000,
-      "warnings": ["cuDeviceGetUuid failed"]})json"));
+      "smem_per_sm": 100352, "blocks_per_sm": 32, "arch": {"features": ["fp4", "fp6"]},
+      "nvlink": {"active_links": 0, "links_to_other": 0},
+      "warnings": ["cuDeviceGetUuid failed"]})json"),
+                true);
   EXPECT_EQ(j["devices"][1], second) << j["devices"][1].dump(2);
   j["devices"].erase(1);
   EXPECT_EQ(j, json::parse(R"json({

@@ -101,6 +101,22 @@ void add_memory_images(json& ev, const void* data, size_t size) {
   ev["images"] = images_json(inv);
 }
 
+// A wrapper that returns a function of a module (by name) or of a kernel: `owners` maps the
+// module or kernel asked about to its load; the first lookup in a module is its first use.
+template <class Fn, class... Args>
+CUresult traced_get_function(SlotId slot, const char* api,
+                             std::unordered_map<void*, uint64_t>& owners, void* owner,
+                             const char* name, CUfunction* fn, Args... args) {
+  return traced_call<Fn>(
+      slot, kNothingBefore,
+      [&](CUresult r, double ms) {
+        if (recording())
+          emit_get("get_function", api, ms, lookup(owners, owner), &owners == &g_registry.modules,
+                   name, r, fn);
+      },
+      args...);
+}
+
 // The record of an input added to a link (its images are added by the caller).
 json link_input(const char* api, CUlinkState state, int type, CUresult r) {
   json ev = {{"ev", "link_input"}, {"api", api}, {"input_type", type}, {"link", hex(state)}};
@@ -186,14 +202,9 @@ SMCOMPAT_EXPORT CUresult cuModuleUnload(CUmodule module) {
 }
 
 SMCOMPAT_EXPORT CUresult cuModuleGetFunction(CUfunction* fn, CUmodule module, const char* name) {
-  return traced_call<PFN_cuModuleGetFunction_v2000>(
-      kModuleGetFunction, kNothingBefore,
-      [&](CUresult r, double ms) {
-        if (recording())
-          emit_get("get_function", "cuModuleGetFunction", ms, lookup(g_registry.modules, module),
-                   true, name, r, fn);
-      },
-      fn, module, name);
+  return traced_get_function<PFN_cuModuleGetFunction_v2000>(
+      kModuleGetFunction, "cuModuleGetFunction", g_registry.modules, module, name, fn, fn, module,
+      name);
 }
 
 SMCOMPAT_EXPORT CUresult cuLibraryLoadData(CUlibrary* lib, const void* code, CUjit_option* jo,
@@ -243,14 +254,9 @@ SMCOMPAT_EXPORT CUresult cuLibraryGetKernel(CUkernel* kernel, CUlibrary lib, con
 }
 
 SMCOMPAT_EXPORT CUresult cuKernelGetFunction(CUfunction* fn, CUkernel kernel) {
-  return traced_call<PFN_cuKernelGetFunction_v12000>(
-      kKernelGetFunction, kNothingBefore,
-      [&](CUresult r, double ms) {
-        if (recording())
-          emit_get("get_function", "cuKernelGetFunction", ms, lookup(g_registry.kernels, kernel),
-                   false, nullptr, r, fn);
-      },
-      fn, kernel);
+  return traced_get_function<PFN_cuKernelGetFunction_v12000>(
+      kKernelGetFunction, "cuKernelGetFunction", g_registry.kernels, kernel, nullptr, fn, fn,
+      kernel);
 }
 
 SMCOMPAT_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, int type, void* data, size_t size,
