@@ -63,7 +63,10 @@ struct Both {
 Both run_both(const std::vector<std::string>& argv, const Env& base) {
   TempDir tmp;
   Both b;
-  b.without = run(argv, base);
+  Env without = base;
+  if (std::string runtime = testing::runtime_preload(argv[0]); !runtime.empty())
+    without.push_back({"LD_PRELOAD", runtime});
+  b.without = run(argv, without);
   Env env = base;
   env.push_back({"LD_PRELOAD", testing::preload_for(argv[0])});
   env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});

@@ -43,16 +43,21 @@ inline const std::string kProg = kTestDir + "/trace_driver_prog";
 inline const std::string kProgDl = kTestDir + "/trace_driver_prog_dl";
 inline std::string fixture(const std::string& name) { return kTestDir + "/fixtures/" + name; }
 
-/// LD_PRELOAD that loads the shim into `program`. In the sanitizer build the shim is instrumented:
-/// the programs of that build carry the ASan runtime themselves, the nvcc-built CUDA runtime
-/// programs (cudart_prog_*) do not and get the shared runtime preloaded first.
-inline std::string preload_for(const std::string& program) {
+/// What a program that the sanitizer build did not make (the nvcc-built CUDA runtime programs,
+/// cudart_prog_*) needs preloaded there, with or without the shim, to load the instrumented fake
+/// driver and shim: the shared ASan runtime, first. Empty elsewhere.
+inline std::string runtime_preload(const std::string& program) {
 #ifdef SMCOMPAT_ASAN_RUNTIME
-  if (program.find("/cudart_prog_") != std::string::npos)
-    return std::string(SMCOMPAT_ASAN_RUNTIME) + ":" + kShim;
+  if (program.find("/cudart_prog_") != std::string::npos) return SMCOMPAT_ASAN_RUNTIME;
 #endif
   (void)program;
-  return kShim;
+  return "";
+}
+
+/// LD_PRELOAD that loads the shim into `program` (after the runtime it needs, if any).
+inline std::string preload_for(const std::string& program) {
+  std::string runtime = runtime_preload(program);
+  return runtime.empty() ? kShim : runtime + ":" + kShim;
 }
 
 struct Output {

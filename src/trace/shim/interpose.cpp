@@ -38,11 +38,11 @@ SMCOMPAT_EARLY DlsymFn real_dlsym() {
   DlsymFn fn = __atomic_load_n(&smcompat_real_dlsym_ptr, __ATOMIC_ACQUIRE);
   if (fn) return fn;
   // glibc 2.34 moved dlsym into libc with a new version; older ones only have the 2.2.5 (x86-64)
-  // or 2.17 (aarch64) version (driver-api.md 3.2).
-  for (const char* version : {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"}) {
-    fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", version));
-    if (fn) break;
-  }
+  // or 2.17 (aarch64) version (driver-api.md 3.2). A plain array: no library code (in a debug
+  // build, even std::initializer_list::begin is an instrumented call) before the shadow exists.
+  static const char* const kVersions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17"};
+  for (size_t i = 0; !fn && i < sizeof kVersions / sizeof kVersions[0]; ++i)
+    fn = reinterpret_cast<DlsymFn>(dlvsym(RTLD_NEXT, "dlsym", kVersions[i]));
   if (fn) __atomic_store_n(&smcompat_real_dlsym_ptr, fn, __ATOMIC_RELEASE);
   return fn;
 }
