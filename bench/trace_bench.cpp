@@ -18,15 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "smcompat/probe/driver_abi.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
-using CUresult = int;
-using GpaFn = CUresult (*)(const char*, void**, int, unsigned long long, int*);
-using LoadDataFn = CUresult (*)(void**, const void*);
-using UnloadFn = CUresult (*)(void*);
-using GetFunctionFn = CUresult (*)(void**, void*, const char*);
-using AttrFn = CUresult (*)(int*, int, int);
+using namespace smcompat::driver;
+using GpaFn = PFN_cuGetProcAddress_v12000;
 using LaunchFn = CUresult (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, void*, void**, void**);
 
@@ -39,8 +37,8 @@ struct Setup {
   template <class F>
   F via(GpaFn gpa, const char* name, int version) const {
     void* p = nullptr;
-    int status = 0;
-    if (gpa(name, &p, version, 0, &status) != 0) return nullptr;
+    ProcAddressQueryResult status = kProcAddressSuccess;
+    if (gpa(name, &p, version, 0, &status) != kCudaSuccess) return nullptr;
     return reinterpret_cast<F>(p);
   }
 };
@@ -77,13 +75,12 @@ const Setup& setup() {
     st->image.push_back(0);
     st->fake_gpa = reinterpret_cast<GpaFn>(dlsym(st->fake, "cuGetProcAddress_v2"));
     st->shim_gpa = reinterpret_cast<GpaFn>(dlsym(st->shim, "cuGetProcAddress_v2"));
-    using InitFn = CUresult (*)(unsigned);
-    using RetainFn = CUresult (*)(void**, int);
-    using SetFn = CUresult (*)(void*);
-    auto init = st->via<InitFn>(st->fake_gpa, "cuInit", 2000);
+    using RetainFn = CUresult (*)(CUcontext*, CUdevice);
+    using SetFn = CUresult (*)(CUcontext);
+    auto init = st->via<PFN_cuInit_v2000>(st->fake_gpa, "cuInit", 2000);
     auto retain = st->via<RetainFn>(st->fake_gpa, "cuDevicePrimaryCtxRetain", 7000);
     auto set = st->via<SetFn>(st->fake_gpa, "cuCtxSetCurrent", 4000);
-    void* ctx = nullptr;
+    CUcontext ctx = nullptr;
     if (!init || !retain || !set || init(0) != 0 || retain(&ctx, 0) != 0 || set(ctx) != 0)
       st->error = "fake driver did not initialise";
     return st;
@@ -93,56 +90,72 @@ const Setup& setup() {
 
 GpaFn pick(const Setup& s, bool shim) { return shim ? s.shim_gpa : s.fake_gpa; }
 
-void BM_Launch(benchmark::State& state) {
+// Runs `body(setup, resolver)` with the resolver of this run (argument 0: the driver's
+// cuGetProcAddress, 1: the shim's), labelled; marks the benchmark skipped without a setup.
+template <class Body>
+void with_setup(benchmark::State& state, const char* shim_label, Body body) {
   const Setup& s = setup();
   if (!s.error.empty()) return state.SkipWithError(s.error.c_str());
   bool shim = state.range(0);
-  auto launch = s.via<LaunchFn>(pick(s, shim), "cuLaunchKernel", 4000);
-  auto direct = s.via<LaunchFn>(s.fake_gpa, "cuLaunchKernel", 4000);
-  if (launch != direct) return state.SkipWithError("the shim wrapped cuLaunchKernel");
-  auto load = s.via<LoadDataFn>(pick(s, false), "cuModuleLoadData", 2000);
-  auto get = s.via<GetFunctionFn>(pick(s, false), "cuModuleGetFunction", 2000);
-  void* mod = nullptr;
-  void* fn = nullptr;
-  if (load(&mod, s.image.data()) != 0 || get(&fn, mod, "scale") != 0)
-    return state.SkipWithError("fixture did not load");
-  for (auto _ : state) {
-    CUresult r = launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
-    benchmark::DoNotOptimize(r);
-  }
-  state.SetLabel(shim ? "through the shim" : "driver only");
+  state.SetLabel(shim ? shim_label : "driver only");
+  body(s, pick(s, shim));
 }
-BENCHMARK(BM_Launch)->Arg(0)->Arg(1);
+
+// The module API through one resolver (the driver's, or the shim's).
+struct ModuleApi {
+  PFN_cuModuleLoadData_v2000 load;
+  PFN_cuModuleGetFunction_v2000 get;
+  PFN_cuModuleUnload_v2000 unload;
+};
+ModuleApi module_api(const Setup& s, GpaFn gpa) {
+  return {s.via<PFN_cuModuleLoadData_v2000>(gpa, "cuModuleLoadData", 2000),
+          s.via<PFN_cuModuleGetFunction_v2000>(gpa, "cuModuleGetFunction", 2000),
+          s.via<PFN_cuModuleUnload_v2000>(gpa, "cuModuleUnload", 2000)};
+}
+
+void BM_Launch(benchmark::State& state) {
+  with_setup(state, "through the shim", [&](const Setup& s, GpaFn gpa) {
+    auto launch = s.via<LaunchFn>(gpa, "cuLaunchKernel", 4000);
+    if (launch != s.via<LaunchFn>(s.fake_gpa, "cuLaunchKernel", 4000))
+      return state.SkipWithError("the shim wrapped cuLaunchKernel");
+    ModuleApi driver = module_api(s, s.fake_gpa);
+    CUmodule mod = nullptr;
+    CUfunction fn = nullptr;
+    if (driver.load(&mod, s.image.data()) != 0 || driver.get(&fn, mod, "scale") != 0)
+      return state.SkipWithError("fixture did not load");
+    for (auto _ : state) {
+      CUresult r = launch(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr);
+      benchmark::DoNotOptimize(r);
+    }
+  });
+}
 
 void BM_ModuleLoadUnload(benchmark::State& state) {
-  const Setup& s = setup();
-  if (!s.error.empty()) return state.SkipWithError(s.error.c_str());
-  bool shim = state.range(0);
-  auto load = s.via<LoadDataFn>(pick(s, shim), "cuModuleLoadData", 2000);
-  auto get = s.via<GetFunctionFn>(pick(s, shim), "cuModuleGetFunction", 2000);
-  auto unload = s.via<UnloadFn>(pick(s, shim), "cuModuleUnload", 2000);
-  for (auto _ : state) {
-    void* mod = nullptr;
-    void* fn = nullptr;
-    if (load(&mod, s.image.data()) != 0 || get(&fn, mod, "scale") != 0 || unload(mod) != 0)
-      return state.SkipWithError("load failed");
-  }
-  state.SetLabel(shim ? "through the shim (records to /dev/null)" : "driver only");
+  with_setup(state, "through the shim (records to /dev/null)", [&](const Setup& s, GpaFn gpa) {
+    ModuleApi api = module_api(s, gpa);
+    for (auto _ : state) {
+      CUmodule mod = nullptr;
+      CUfunction fn = nullptr;
+      if (api.load(&mod, s.image.data()) != 0 || api.get(&fn, mod, "scale") != 0 ||
+          api.unload(mod) != 0)
+        return state.SkipWithError("load failed");
+    }
+  });
 }
-BENCHMARK(BM_ModuleLoadUnload)->Arg(0)->Arg(1);
 
 void BM_DeviceGetAttributeCc(benchmark::State& state) {
-  const Setup& s = setup();
-  if (!s.error.empty()) return state.SkipWithError(s.error.c_str());
-  bool shim = state.range(0);
-  auto attr = s.via<AttrFn>(pick(s, shim), "cuDeviceGetAttribute", 2000);
-  for (auto _ : state) {
-    int v = 0;
-    benchmark::DoNotOptimize(attr(&v, 75, 0));
-    benchmark::DoNotOptimize(v);
-  }
-  state.SetLabel(shim ? "through the shim (no override)" : "driver only");
+  with_setup(state, "through the shim (no override)", [&](const Setup& s, GpaFn gpa) {
+    auto attr = s.via<PFN_cuDeviceGetAttribute_v2000>(gpa, "cuDeviceGetAttribute", 2000);
+    for (auto _ : state) {
+      int v = 0;
+      benchmark::DoNotOptimize(attr(&v, kAttrComputeCapabilityMajor, 0));
+      benchmark::DoNotOptimize(v);
+    }
+  });
 }
+
+BENCHMARK(BM_Launch)->Arg(0)->Arg(1);
+BENCHMARK(BM_ModuleLoadUnload)->Arg(0)->Arg(1);
 BENCHMARK(BM_DeviceGetAttributeCc)->Arg(0)->Arg(1);
 
 }  // namespace

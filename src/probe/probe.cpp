@@ -2,7 +2,6 @@
 // (cuGetProcAddress_v2 first, dlsym of the versioned name as fallback: driver-api.md §7), check
 // every call, classify failures (no driver / stub / no GPU / permission / CUDA_VISIBLE_DEVICES),
 // gather per-device facts and topology, and join CUDA and NVML devices by PCI bus id.
-#include "smcompat/util/files.hpp"
 #include "smcompat/probe/probe.hpp"
 
 #include <dirent.h>
@@ -21,68 +20,13 @@
 #include <regex>
 #include <sstream>
 
-#include "driver_types.hpp"
 #include "smcompat/catalog/catalog.hpp"
+#include "smcompat/probe/driver_abi.hpp"
+#include "smcompat/util/files.hpp"
 
 namespace smcompat {
 
 using namespace driver;
-
-const char* to_string(ProbeStatus status) {
-  switch (status) {
-    case ProbeStatus::kOk:
-      return "ok";
-    case ProbeStatus::kNoDriver:
-      return "no_driver";
-    case ProbeStatus::kStubLibrary:
-      return "stub_library";
-    case ProbeStatus::kNoDevice:
-      return "no_device";
-    case ProbeStatus::kPermissionDenied:
-      return "permission_denied";
-    case ProbeStatus::kDevicesHidden:
-      return "devices_hidden";
-    case ProbeStatus::kError:
-      return "error";
-  }
-  return "error";
-}
-
-const char* to_string(KernelModule module) {
-  switch (module) {
-    case KernelModule::kOpen:
-      return "open";
-    case KernelModule::kProprietary:
-      return "proprietary";
-    case KernelModule::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
-ProcDriverInfo parse_proc_driver_version(std::string_view text) {
-  ProcDriverInfo info;
-  std::string_view line = text.substr(0, text.find('\n'));
-  info.first_line = std::string(line);
-  // Open modules: "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release
-  // Build ..."; proprietary: "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ...".
-  if (line.find("NVRM version:") == std::string_view::npos) return info;
-  if (line.find("Open Kernel Module") != std::string_view::npos) {
-    info.module = KernelModule::kOpen;
-  } else if (line.find("Kernel Module") != std::string_view::npos) {
-    info.module = KernelModule::kProprietary;
-  }
-  static const std::regex kVersion(R"((^|\s)(\d{2,4}\.\d{1,3}(\.\d{1,3})?)(\s|$))");
-  std::string s(line);
-  std::smatch m;
-  if (std::regex_search(s, m, kVersion)) info.version = m[2].str();
-  return info;
-}
-
-std::optional<double> theoretical_bandwidth_gbs(int memory_clock_khz, int bus_width_bits) {
-  if (memory_clock_khz <= 0 || bus_width_bits <= 0) return std::nullopt;
-  return 2.0 * memory_clock_khz * 1000.0 * bus_width_bits / 8.0 / 1e9;
-}
 
 namespace {
 
@@ -90,7 +34,6 @@ namespace {
 constexpr int kMaxDevices = 256;
 
 // ---- small helpers ------------------------------------------------------------------------------
-
 
 std::string loaded_path(void* handle) {
   link_map* lm = nullptr;
@@ -278,29 +221,33 @@ struct NvmlApi {
   PFN_nvmlDeviceGetTopologyCommonAncestor common_ancestor = nullptr;
   bool initialised = false;
 
-  template <class F>
-  F sym(const char* name) {
-    return reinterpret_cast<F>(dlsym(handle, name));
-  }
+  // Every entry point by its exported name (NVML exports versioned names, no resolver); the CUDA
+  // driver version query falls back to the unversioned name of older drivers.
   void load_all() {
-    init = sym<PFN_nvmlInit_v2>("nvmlInit_v2");
-    shutdown = sym<PFN_nvmlShutdown>("nvmlShutdown");
-    error_string = sym<PFN_nvmlErrorString>("nvmlErrorString");
-    driver_version = sym<PFN_nvmlSystemGetDriverVersion>("nvmlSystemGetDriverVersion");
-    cuda_driver_version =
-        sym<PFN_nvmlSystemGetCudaDriverVersion_v2>("nvmlSystemGetCudaDriverVersion_v2");
-    if (!cuda_driver_version)
-      cuda_driver_version =
-          sym<PFN_nvmlSystemGetCudaDriverVersion_v2>("nvmlSystemGetCudaDriverVersion");
-    get_count = sym<PFN_nvmlDeviceGetCount_v2>("nvmlDeviceGetCount_v2");
-    by_index = sym<PFN_nvmlDeviceGetHandleByIndex_v2>("nvmlDeviceGetHandleByIndex_v2");
-    by_pci = sym<PFN_nvmlDeviceGetHandleByPciBusId_v2>("nvmlDeviceGetHandleByPciBusId_v2");
-    cc = sym<PFN_nvmlDeviceGetCudaComputeCapability>("nvmlDeviceGetCudaComputeCapability");
-    nvlink_state = sym<PFN_nvmlDeviceGetNvLinkState>("nvmlDeviceGetNvLinkState");
-    nvlink_remote =
-        sym<PFN_nvmlDeviceGetNvLinkRemotePciInfo_v2>("nvmlDeviceGetNvLinkRemotePciInfo_v2");
-    common_ancestor =
-        sym<PFN_nvmlDeviceGetTopologyCommonAncestor>("nvmlDeviceGetTopologyCommonAncestor");
+    const std::pair<void*, const char*> entries[] = {
+        {&init, "nvmlInit_v2"},
+        {&shutdown, "nvmlShutdown"},
+        {&error_string, "nvmlErrorString"},
+        {&driver_version, "nvmlSystemGetDriverVersion"},
+        {&cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2"},
+        {&get_count, "nvmlDeviceGetCount_v2"},
+        {&by_index, "nvmlDeviceGetHandleByIndex_v2"},
+        {&by_pci, "nvmlDeviceGetHandleByPciBusId_v2"},
+        {&cc, "nvmlDeviceGetCudaComputeCapability"},
+        {&nvlink_state, "nvmlDeviceGetNvLinkState"},
+        {&nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2"},
+        {&common_ancestor, "nvmlDeviceGetTopologyCommonAncestor"},
+    };
+    // Function pointers are stored through their object representation (POSIX: dlsym's result
+    // converts to a function pointer).
+    for (const auto& [slot, name] : entries) {
+      void* p = dlsym(handle, name);
+      std::memcpy(slot, &p, sizeof p);
+    }
+    if (!cuda_driver_version) {
+      void* p = dlsym(handle, "nvmlSystemGetCudaDriverVersion");
+      std::memcpy(&cuda_driver_version, &p, sizeof p);
+    }
   }
   std::string error(nvmlReturn_t r) const {
     const char* s = error_string ? error_string(r) : nullptr;
@@ -491,7 +438,7 @@ void query_device(CudaApi& cu, int ordinal, ProbeDevice& d) {
 
 void add_catalog_facts(ProbeDevice& d) {
   const Catalog& cat = Catalog::builtin();
-  ComputeCapability truth = d.nvml_cc.value_or(d.cc);
+  ComputeCapability truth = d.true_cc();
   if (const ArchInfo* a = cat.arch(truth.arch())) {
     d.arch_name = a->name;
     d.features = a->features;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "smcompat/probe/driver_abi.hpp"
 #include "smcompat/trace/trace.hpp"
 
 namespace smcompat::trace {
@@ -105,16 +106,16 @@ std::optional<ComputeCapability> query_device_cc(int ordinal) {
   // dlopen only (no link-time CUDA dependency); driver-api.md section 7.
   void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!h) return std::nullopt;
-  using InitFn = int (*)(unsigned);
-  using GetFn = int (*)(int*, int);
-  using AttrFn = int (*)(int*, int, int);
-  auto init = reinterpret_cast<InitFn>(dlsym(h, "cuInit"));
-  auto get = reinterpret_cast<GetFn>(dlsym(h, "cuDeviceGet"));
-  auto attr = reinterpret_cast<AttrFn>(dlsym(h, "cuDeviceGetAttribute"));
+  using namespace driver;
+  auto init = reinterpret_cast<PFN_cuInit_v2000>(dlsym(h, "cuInit"));
+  auto get = reinterpret_cast<PFN_cuDeviceGet_v2000>(dlsym(h, "cuDeviceGet"));
+  auto attr = reinterpret_cast<PFN_cuDeviceGetAttribute_v2000>(dlsym(h, "cuDeviceGetAttribute"));
   std::optional<ComputeCapability> cc;
-  int dev = 0, major = 0, minor = 0;
-  if (init && get && attr && init(0) == 0 && get(&dev, ordinal) == 0 &&
-      attr(&major, 75, dev) == 0 && attr(&minor, 76, dev) == 0)
+  CUdevice dev = 0;
+  int major = 0, minor = 0;
+  if (init && get && attr && init(0) == kCudaSuccess && get(&dev, ordinal) == kCudaSuccess &&
+      attr(&major, kAttrComputeCapabilityMajor, dev) == kCudaSuccess &&
+      attr(&minor, kAttrComputeCapabilityMinor, dev) == kCudaSuccess)
     cc = ComputeCapability{major, minor};
   // The handle stays open: unloading a driver is not something to do casually.
   return cc;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "fake_state.hpp"
-#include "probe/driver_types.hpp"
+#include "smcompat/probe/driver_abi.hpp"
 
 using namespace smcompat::driver;
 using smcompat::fake::FakeGpu;
@@ -58,6 +58,15 @@ CUresult check_device(const void* out, CUdevice d) {
   if (CUresult r = check_init()) return r;
   if (!out) return kCudaErrorInvalidValue;
   return gpu(d) ? kCudaSuccess : kCudaErrorInvalidDevice;
+}
+
+// Writes `text(gpu)` of device `dev` into the caller's buffer of `len` bytes (cut to fit).
+template <class Text>
+CUresult device_string(char* out, int len, CUdevice dev, Text text) {
+  if (CUresult r = check_device(out, dev)) return r;
+  if (len <= 0) return kCudaErrorInvalidValue;
+  std::snprintf(out, static_cast<size_t>(len), "%s", text(*gpu(dev)).c_str());
+  return kCudaSuccess;
 }
 
 bool is_live(CUcontext c) {
@@ -284,10 +293,7 @@ CUresult cuDeviceGet(CUdevice* dev, int ordinal) {
 }
 
 CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
-  if (CUresult r = check_device(name, dev)) return r;
-  if (len <= 0) return kCudaErrorInvalidValue;
-  std::snprintf(name, static_cast<size_t>(len), "%s", gpu(dev)->name.c_str());
-  return kCudaSuccess;
+  return device_string(name, len, dev, [](const FakeGpu& g) { return g.name; });
 }
 
 CUresult cuDeviceGetAttribute(int* value, int attrib, CUdevice dev) {
@@ -393,12 +399,8 @@ CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
 }
 
 CUresult cuDeviceGetPCIBusId(char* out, int len, CUdevice dev) {
-  if (CUresult r = check_device(out, dev)) return r;
-  if (len <= 0) return kCudaErrorInvalidValue;
   // The driver's form has a 4-digit domain ("0000:01:00.0"); NVML's busId has 8.
-  const std::string& id = gpu(dev)->pci_bus_id;
-  std::snprintf(out, static_cast<size_t>(len), "%s", id.substr(4).c_str());
-  return kCudaSuccess;
+  return device_string(out, len, dev, [](const FakeGpu& g) { return g.pci_bus_id.substr(4); });
 }
 
 CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) { return get_uuid(uuid, dev); }

@@ -27,25 +27,12 @@
 #include "fake_state.hpp"
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/catalog.hpp"
+#include "smcompat/probe/driver_abi.hpp"
 #include "smcompat/verdict/fit.hpp"
 
 namespace {
 
-using CUresult = int;
-constexpr CUresult kSuccess = 0;
-constexpr CUresult kInvalidValue = 1;
-constexpr CUresult kInvalidImage = 200;
-constexpr CUresult kInvalidContext = 201;
-constexpr CUresult kNoBinaryForGpu = 209;
-constexpr CUresult kUnsupportedPtxVersion = 222;
-constexpr CUresult kJitCompilationDisabled = 223;
-constexpr CUresult kInvalidHandle = 400;
-constexpr CUresult kNotFound = 500;
-constexpr CUresult kFileNotFound = 301;
-
-constexpr int kJitWallTime = 2;
-constexpr int kJitErrorLogBuffer = 5;
-constexpr int kJitErrorLogBufferSize = 6;
+using namespace smcompat::driver;
 
 struct FakeModule;
 
@@ -138,10 +125,10 @@ int load_device(bool library) {
 // failure.
 CUresult build_module(const void* image, uint64_t max_size, bool library, const JitOutputs& jo,
                       FakeModule** out) {
-  if (!out || !image) return kInvalidValue;
+  if (!out || !image) return kCudaErrorInvalidValue;
   const smcompat::fake::FakeState& st = smcompat::fake::state();
   int dev = load_device(library);
-  if (dev < 0 || dev >= static_cast<int>(st.gpus.size())) return kInvalidContext;
+  if (dev < 0 || dev >= static_cast<int>(st.gpus.size())) return kCudaErrorInvalidContext;
   const smcompat::fake::FakeGpu& gpu = st.gpus[static_cast<size_t>(dev)];
   smcompat::ComputeCapability cc{gpu.cc_major, gpu.cc_minor};
   smcompat::Version driver = smcompat::Version::from_cuda_int(st.driver_cuda_version);
@@ -158,7 +145,7 @@ CUresult build_module(const void* image, uint64_t max_size, bool library, const 
   if (inv.images.empty()) {
     jo.set_error_log("[fake driver] not a loadable image" +
                      (inv.errors.empty() ? std::string() : ": " + inv.errors.front().to_string()));
-    return kInvalidImage;
+    return kCudaErrorInvalidImage;
   }
 
   const smcompat::Catalog& cat = smcompat::Catalog::builtin();
@@ -196,7 +183,7 @@ CUresult build_module(const void* image, uint64_t max_size, bool library, const 
   if (!chosen && ptx) {
     if (no_jit) {
       jo.set_error_log("[fake driver] PTX JIT compilation disabled (CUDA_DISABLE_PTX_JIT=1)");
-      return kJitCompilationDisabled;
+      return kCudaErrorJitCompilationDisabled;
     }
     chosen = ptx;
     jit = true;
@@ -204,10 +191,10 @@ CUresult build_module(const void* image, uint64_t max_size, bool library, const 
   if (!chosen) {
     if (unsupported_ptx) {
       jo.set_error_log("[fake driver] the PTX ISA version is newer than this driver supports");
-      return kUnsupportedPtxVersion;
+      return kCudaErrorUnsupportedPtxVersion;
     }
     jo.set_error_log("[fake driver] no image for sm_" + std::to_string(cc.arch()));
-    return kNoBinaryForGpu;
+    return kCudaErrorNoBinaryForGpu;
   }
 
   auto mod = std::make_unique<FakeModule>();
@@ -254,16 +241,16 @@ CUresult build_module(const void* image, uint64_t max_size, bool library, const 
   handles().modules.insert(mod.get());
   for (auto& f : mod->functions) handles().functions.insert(f.get());
   *out = mod.release();
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 CUresult read_file(const char* path, std::vector<uint8_t>& bytes) {
-  if (!path) return kInvalidValue;
+  if (!path) return kCudaErrorInvalidValue;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return kFileNotFound;
+  if (!in) return kCudaErrorFileNotFound;
   bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   bytes.push_back(0);  // PTX text files are loaded as NUL-terminated strings
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 FakeModule* live_module(const void* h, bool library) {
@@ -281,14 +268,14 @@ FakeFunction* live_function(const void* h) {
 
 CUresult unload(const void* h, bool library) {
   FakeModule* m = live_module(h, library);
-  if (!m) return kInvalidHandle;
+  if (!m) return kCudaErrorInvalidHandle;
   {
     std::lock_guard<std::mutex> lock(handles().mu);
     handles().modules.erase(m);
     for (auto& f : m->functions) handles().functions.erase(f.get());
   }
   delete m;
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 // First use of a function of a lazily loaded JIT module pays the (simulated) compile.
@@ -303,70 +290,87 @@ void first_use(FakeModule* m) {
 }
 
 CUresult get_function(void** out, const void* h, const char* name, bool library) {
-  if (!out || !name) return kInvalidValue;
+  if (!out || !name) return kCudaErrorInvalidValue;
   FakeModule* m = live_module(h, library);
-  if (!m) return kInvalidHandle;
+  if (!m) return kCudaErrorInvalidHandle;
   for (auto& f : m->functions) {
     if (f->name == name) {
       if (!library) first_use(m);
       *out = f.get();
-      return kSuccess;
+      return kCudaSuccess;
     }
   }
-  return kNotFound;
+  return kCudaErrorNotFound;
 }
 
 CUresult enumerate(void** out, unsigned n, const void* h, bool library) {
-  if (!out) return kInvalidValue;
+  if (!out) return kCudaErrorInvalidValue;
   FakeModule* m = live_module(h, library);
-  if (!m) return kInvalidHandle;
-  if (n != m->functions.size()) return kInvalidValue;
+  if (!m) return kCudaErrorInvalidHandle;
+  if (n != m->functions.size()) return kCudaErrorInvalidValue;
   for (unsigned i = 0; i < n; ++i) out[i] = m->functions[i].get();
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 CUresult function_attribute(int* v, int attr, const void* h) {
-  if (!v) return kInvalidValue;
+  if (!v) return kCudaErrorInvalidValue;
   FakeFunction* f = live_function(h);
-  if (!f) return kInvalidHandle;
+  if (!f) return kCudaErrorInvalidHandle;
   switch (attr) {
     case 0:
       *v = 1024;
-      return kSuccess;  // MAX_THREADS_PER_BLOCK
+      return kCudaSuccess;  // MAX_THREADS_PER_BLOCK
     case 1:
     case 2:
     case 3:
     case 8:
       *v = 0;
-      return kSuccess;
-    case 4:
+      return kCudaSuccess;
+    case kFuncNumRegs:
       *v = f->num_regs;
-      return kSuccess;
-    case 5:
+      return kCudaSuccess;
+    case kFuncPtxVersion:
       *v = f->ptx_version;
-      return kSuccess;
-    case 6:
+      return kCudaSuccess;
+    case kFuncBinaryVersion:
       *v = f->binary_version;
-      return kSuccess;
+      return kCudaSuccess;
     default:
-      return kInvalidValue;
+      return kCudaErrorInvalidValue;
   }
 }
 
 CUresult function_name(const char** name, const void* h) {
-  if (!name) return kInvalidValue;
+  if (!name) return kCudaErrorInvalidValue;
   FakeFunction* f = live_function(h);
-  if (!f) return kInvalidHandle;
+  if (!f) return kCudaErrorInvalidHandle;
   *name = f->name.c_str();
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 CUresult link_add(void* state, const uint8_t* data, size_t size) {
-  if (!data || size == 0 || size > (1ull << 31)) return kInvalidValue;
+  if (!data || size == 0 || size > (1ull << 31)) return kCudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(handles().mu);
-  if (!handles().links.count(state)) return kInvalidHandle;
+  if (!handles().links.count(state)) return kCudaErrorInvalidHandle;
   static_cast<LinkState*>(state)->inputs.emplace_back(data, data + size);
-  return kSuccess;
+  return kCudaSuccess;
+}
+
+// A module or library from a file (cuModuleLoad, cuLibraryLoadFromFile).
+CUresult build_module_from_file(const char* path, bool library, const JitOutputs& jit, void** out) {
+  std::vector<uint8_t> bytes;
+  if (CUresult r = read_file(path, bytes); r != kCudaSuccess) return r;
+  return build_module(bytes.data(), bytes.size(), library, jit,
+                      reinterpret_cast<FakeModule**>(out));
+}
+
+// cuModuleGetFunctionCount / cuLibraryGetKernelCount.
+CUresult function_count(unsigned* count, void* handle, bool library) {
+  if (!count) return kCudaErrorInvalidValue;
+  FakeModule* m = live_module(handle, library);
+  if (!m) return kCudaErrorInvalidHandle;
+  *count = static_cast<unsigned>(m->functions.size());
+  return kCudaSuccess;
 }
 
 }  // namespace
@@ -396,10 +400,7 @@ FAKE_EXPORT CUresult cuModuleLoadFatBinary(void** module, const void* fatbin) {
 }
 
 FAKE_EXPORT CUresult cuModuleLoad(void** module, const char* path) {
-  std::vector<uint8_t> bytes;
-  if (CUresult r = read_file(path, bytes); r != kSuccess) return r;
-  return build_module(bytes.data(), bytes.size(), false, JitOutputs{},
-                      reinterpret_cast<FakeModule**>(module));
+  return build_module_from_file(path, false, JitOutputs{}, module);
 }
 
 FAKE_EXPORT CUresult cuModuleUnload(void* module) { return unload(module, false); }
@@ -409,11 +410,7 @@ FAKE_EXPORT CUresult cuModuleGetFunction(void** fn, void* module, const char* na
 }
 
 FAKE_EXPORT CUresult cuModuleGetFunctionCount(unsigned* count, void* module) {
-  if (!count) return kInvalidValue;
-  FakeModule* m = live_module(module, false);
-  if (!m) return kInvalidHandle;
-  *count = static_cast<unsigned>(m->functions.size());
-  return kSuccess;
+  return function_count(count, module, false);
 }
 
 FAKE_EXPORT CUresult cuModuleEnumerateFunctions(void** fns, unsigned n, void* module) {
@@ -421,9 +418,9 @@ FAKE_EXPORT CUresult cuModuleEnumerateFunctions(void** fns, unsigned n, void* mo
 }
 
 FAKE_EXPORT CUresult cuModuleGetLoadingMode(int* mode) {
-  if (!mode) return kInvalidValue;
+  if (!mode) return kCudaErrorInvalidValue;
   *mode = lazy_loading() ? 2 : 1;  // CU_MODULE_LAZY_LOADING / CU_MODULE_EAGER_LOADING
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 FAKE_EXPORT CUresult cuFuncGetAttribute(int* v, int attr, void* fn) {
@@ -441,24 +438,17 @@ FAKE_EXPORT CUresult cuLibraryLoadData(void** lib, const void* code, int* jo, vo
 
 FAKE_EXPORT CUresult cuLibraryLoadFromFile(void** lib, const char* path, int* jo, void** jv,
                                            unsigned nj, int*, void**, unsigned) {
-  std::vector<uint8_t> bytes;
-  if (CUresult r = read_file(path, bytes); r != kSuccess) return r;
-  return build_module(bytes.data(), bytes.size(), true, JitOutputs{nj, jo, jv},
-                      reinterpret_cast<FakeModule**>(lib));
+  return build_module_from_file(path, true, JitOutputs{nj, jo, jv}, lib);
 }
 
 FAKE_EXPORT CUresult cuLibraryUnload(void* lib) { return unload(lib, true); }
 
-FAKE_EXPORT CUresult cuLibraryGetKernel(void** kernel, void* lib, const char* name) {
-  return get_function(kernel, lib, name, true);
+FAKE_EXPORT CUresult cuLibraryGetKernelCount(unsigned* count, void* lib) {
+  return function_count(count, lib, true);
 }
 
-FAKE_EXPORT CUresult cuLibraryGetKernelCount(unsigned* count, void* lib) {
-  if (!count) return kInvalidValue;
-  FakeModule* m = live_module(lib, true);
-  if (!m) return kInvalidHandle;
-  *count = static_cast<unsigned>(m->functions.size());
-  return kSuccess;
+FAKE_EXPORT CUresult cuLibraryGetKernel(void** kernel, void* lib, const char* name) {
+  return get_function(kernel, lib, name, true);
 }
 
 FAKE_EXPORT CUresult cuLibraryEnumerateKernels(void** kernels, unsigned n, void* lib) {
@@ -466,13 +456,13 @@ FAKE_EXPORT CUresult cuLibraryEnumerateKernels(void** kernels, unsigned n, void*
 }
 
 FAKE_EXPORT CUresult cuKernelGetFunction(void** fn, void* kernel) {
-  if (!fn) return kInvalidValue;
+  if (!fn) return kCudaErrorInvalidValue;
   FakeFunction* f = live_function(kernel);
-  if (!f) return kInvalidHandle;
-  if (smcompat::fake::current_device() < 0) return kInvalidContext;
+  if (!f) return kCudaErrorInvalidHandle;
+  if (smcompat::fake::current_device() < 0) return kCudaErrorInvalidContext;
   first_use(f->owner);
   *fn = f;
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 FAKE_EXPORT CUresult cuKernelGetAttribute(int* v, int attr, void* kernel, int /*dev*/) {
@@ -486,17 +476,17 @@ FAKE_EXPORT CUresult cuKernelGetName(const char** name, void* kernel) {
 // Launches do nothing (and cost nothing) in the fake.
 FAKE_EXPORT CUresult cuLaunchKernel(void* fn, unsigned, unsigned, unsigned, unsigned, unsigned,
                                     unsigned, unsigned, void*, void**, void**) {
-  return fn ? kSuccess : kInvalidHandle;
+  return fn ? kCudaSuccess : kCudaErrorInvalidHandle;
 }
 
 // Linking: the "linked" image is the first non-empty input (enough to trace the flow).
 FAKE_EXPORT CUresult cuLinkCreate_v2(unsigned, int*, void**, void** state) {
-  if (!state) return kInvalidValue;
+  if (!state) return kCudaErrorInvalidValue;
   auto* ls = new LinkState();
   std::lock_guard<std::mutex> lock(handles().mu);
   handles().links.insert(ls);
   *state = ls;
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 FAKE_EXPORT CUresult cuLinkAddData_v2(void* state, int /*type*/, void* data, size_t size,
@@ -507,27 +497,27 @@ FAKE_EXPORT CUresult cuLinkAddData_v2(void* state, int /*type*/, void* data, siz
 FAKE_EXPORT CUresult cuLinkAddFile_v2(void* state, int type, const char* path, unsigned n,
                                       int* opts, void** vals) {
   std::vector<uint8_t> bytes;
-  if (CUresult r = read_file(path, bytes); r != kSuccess) return r;
+  if (CUresult r = read_file(path, bytes); r != kCudaSuccess) return r;
   return link_add(state, bytes.data(), bytes.size());
 }
 
 FAKE_EXPORT CUresult cuLinkComplete(void* state, void** cubin, size_t* size) {
-  if (!cubin || !size) return kInvalidValue;
+  if (!cubin || !size) return kCudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(handles().mu);
-  if (!handles().links.count(state)) return kInvalidHandle;
+  if (!handles().links.count(state)) return kCudaErrorInvalidHandle;
   auto* ls = static_cast<LinkState*>(state);
-  if (ls->inputs.empty()) return kInvalidValue;
+  if (ls->inputs.empty()) return kCudaErrorInvalidValue;
   ls->output = ls->inputs.front();
   *cubin = ls->output.data();
   *size = ls->output.size();
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 FAKE_EXPORT CUresult cuLinkDestroy(void* state) {
   std::lock_guard<std::mutex> lock(handles().mu);
-  if (!handles().links.erase(state)) return kInvalidHandle;
+  if (!handles().links.erase(state)) return kCudaErrorInvalidHandle;
   delete static_cast<LinkState*>(state);
-  return kSuccess;
+  return kCudaSuccess;
 }
 
 }  // extern "C"

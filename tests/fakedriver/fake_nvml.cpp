@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fake_state.hpp"
-#include "probe/driver_types.hpp"
+#include "smcompat/probe/driver_abi.hpp"
 
 using namespace smcompat::driver;
 using smcompat::fake::FakeGpu;
@@ -70,6 +70,15 @@ nvmlReturn_t cuda_driver_version(int* v) {
   if (!v) return kNvmlErrorInvalidArgument;
   *v = state().driver_cuda_version;
   return kNvmlSuccess;
+}
+
+// Common prologue of the NVLink queries: initialised, a known device and an output pointer, NVLink
+// configured (SMCOMPAT_FAKE_NVLINK); sets `g`.
+nvmlReturn_t nvlink_prologue(nvmlDevice_t h, const void* out, const FakeGpu*& g) {
+  if (nvmlReturn_t r = check_init()) return r;
+  g = from_handle(h);
+  if (!g || !out) return kNvmlErrorInvalidArgument;
+  return state().nvlink_per_pair > 0 ? kNvmlSuccess : kNvmlErrorNotSupported;
 }
 
 }  // namespace
@@ -176,11 +185,9 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t h, int* major, int*
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t h, unsigned link, int* active) {
-  if (nvmlReturn_t r = check_init()) return r;
-  const FakeGpu* g = from_handle(h);
-  if (!g || !active) return kNvmlErrorInvalidArgument;
+  const FakeGpu* g = nullptr;
+  if (nvmlReturn_t r = nvlink_prologue(h, active, g)) return r;
   const auto& st = state();
-  if (st.nvlink_per_pair <= 0) return kNvmlErrorNotSupported;
   if (static_cast<int>(link) >= smcompat::fake::nvlink_count(st, g->physical_index))
     return kNvmlErrorInvalidArgument;
   *active = 1;  // NVML_FEATURE_ENABLED
@@ -188,11 +195,9 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t h, unsigned link, int* active
 }
 
 nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t h, unsigned link, NvmlPciInfo* info) {
-  if (nvmlReturn_t r = check_init()) return r;
-  const FakeGpu* g = from_handle(h);
-  if (!g || !info) return kNvmlErrorInvalidArgument;
+  const FakeGpu* g = nullptr;
+  if (nvmlReturn_t r = nvlink_prologue(h, info, g)) return r;
   const auto& st = state();
-  if (st.nvlink_per_pair <= 0) return kNvmlErrorNotSupported;
   int peer = smcompat::fake::nvlink_peer(st, g->physical_index, static_cast<int>(link));
   if (peer < 0) return kNvmlErrorInvalidArgument;
   fill_pci(st.all_gpus[peer], info);

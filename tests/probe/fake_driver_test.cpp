@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "probe/driver_types.hpp"
+#include "smcompat/probe/driver_abi.hpp"
 
 namespace smcompat {
 namespace {
@@ -87,25 +87,25 @@ TEST(FakeDriver, LoadsAndInitialises) {
 TEST(FakeDriver, ProcAddressFollowsAbiVersions) {
   auto gpa = fake().cu<PFN_cuGetProcAddress_v12000>("cuGetProcAddress_v2");
   ASSERT_NE(gpa, nullptr);
-  auto expect = [&](const char* base, int version, const char* symbol) {
-    void* p = nullptr;
-    ProcAddressQueryResult st = kProcAddressSymbolNotFound;
-    ASSERT_EQ(gpa(base, &p, version, 0, &st), kCudaSuccess) << base << "@" << version;
-    EXPECT_EQ(st, kProcAddressSuccess) << base << "@" << version;
-    EXPECT_EQ(p, dlsym(fake().cuda, symbol)) << base << "@" << version << " -> " << symbol;
+  // For `base`, each (cudaVersion, exported symbol) of its ABI history.
+  auto expect = [&](const char* base, std::initializer_list<std::pair<int, const char*>> versions) {
+    for (const auto& [version, symbol] : versions) {
+      void* p = nullptr;
+      ProcAddressQueryResult st = kProcAddressSymbolNotFound;
+      ASSERT_EQ(gpa(base, &p, version, 0, &st), kCudaSuccess) << base << "@" << version;
+      EXPECT_EQ(st, kProcAddressSuccess) << base << "@" << version;
+      EXPECT_EQ(p, dlsym(fake().cuda, symbol)) << base << "@" << version << " -> " << symbol;
+    }
   };
-  expect("cuInit", 2000, "cuInit");
-  expect("cuDeviceTotalMem", 2000, "cuDeviceTotalMem");
-  expect("cuDeviceTotalMem", 3020, "cuDeviceTotalMem_v2");
-  expect("cuDeviceTotalMem", 13000, "cuDeviceTotalMem_v2");
-  expect("cuCtxCreate", 3020, "cuCtxCreate_v2");
-  expect("cuCtxCreate", 11040, "cuCtxCreate_v3");
-  expect("cuCtxCreate", 12050, "cuCtxCreate_v4");
-  expect("cuCtxGetDevice", 12080, "cuCtxGetDevice");
-  expect("cuCtxGetDevice", 13000, "cuCtxGetDevice_v2");
-  expect("cuGetProcAddress", 11030, "cuGetProcAddress");
-  expect("cuGetProcAddress", 12000, "cuGetProcAddress_v2");
-  expect("cuDeviceGetUuid", 11040, "cuDeviceGetUuid_v2");
+  expect("cuInit", {{2000, "cuInit"}});
+  expect(
+      "cuDeviceTotalMem",
+      {{2000, "cuDeviceTotalMem"}, {3020, "cuDeviceTotalMem_v2"}, {13000, "cuDeviceTotalMem_v2"}});
+  expect("cuCtxCreate",
+         {{3020, "cuCtxCreate_v2"}, {11040, "cuCtxCreate_v3"}, {12050, "cuCtxCreate_v4"}});
+  expect("cuCtxGetDevice", {{12080, "cuCtxGetDevice"}, {13000, "cuCtxGetDevice_v2"}});
+  expect("cuGetProcAddress", {{11030, "cuGetProcAddress"}, {12000, "cuGetProcAddress_v2"}});
+  expect("cuDeviceGetUuid", {{11040, "cuDeviceGetUuid_v2"}});
 
   void* p = reinterpret_cast<void*>(1);
   ProcAddressQueryResult st = kProcAddressSuccess;
@@ -151,14 +151,28 @@ using DevOutFn = CUresult (*)(CUdevice*);
 using RetainFn = CUresult (*)(CUcontext*, CUdevice);
 using ReleaseFn = CUresult (*)(CUdevice);
 
+// The fake's context API, resolved by exported name.
+struct ContextApi {
+  CtxCreateFn create;
+  CtxFn destroy;
+  CtxFn set_current;
+  CtxOutFn get_current;
+  DevOutFn get_device;
+  RetainFn retain;
+  ReleaseFn release;
+};
+ContextApi context_api() {
+  return {fake().cu<CtxCreateFn>("cuCtxCreate_v2"),
+          fake().cu<CtxFn>("cuCtxDestroy_v2"),
+          fake().cu<CtxFn>("cuCtxSetCurrent"),
+          fake().cu<CtxOutFn>("cuCtxGetCurrent"),
+          fake().cu<DevOutFn>("cuCtxGetDevice"),
+          fake().cu<RetainFn>("cuDevicePrimaryCtxRetain"),
+          fake().cu<ReleaseFn>("cuDevicePrimaryCtxRelease_v2")};
+}
+
 TEST(FakeDriver, Contexts) {
-  auto create = fake().cu<CtxCreateFn>("cuCtxCreate_v2");
-  auto destroy = fake().cu<CtxFn>("cuCtxDestroy_v2");
-  auto set_current = fake().cu<CtxFn>("cuCtxSetCurrent");
-  auto get_current = fake().cu<CtxOutFn>("cuCtxGetCurrent");
-  auto get_device = fake().cu<DevOutFn>("cuCtxGetDevice");
-  auto retain = fake().cu<RetainFn>("cuDevicePrimaryCtxRetain");
-  auto release = fake().cu<ReleaseFn>("cuDevicePrimaryCtxRelease_v2");
+  auto [create, destroy, set_current, get_current, get_device, retain, release] = context_api();
   CUdevice dev = -1;
   CUcontext cur = nullptr;
   ASSERT_EQ(set_current(nullptr), kCudaSuccess);
@@ -192,12 +206,7 @@ TEST(FakeDriver, Contexts) {
 }
 
 TEST(FakeDriver, SixteenThreadsUseContextsConcurrently) {
-  auto create = fake().cu<CtxCreateFn>("cuCtxCreate_v2");
-  auto destroy = fake().cu<CtxFn>("cuCtxDestroy_v2");
-  auto set_current = fake().cu<CtxFn>("cuCtxSetCurrent");
-  auto get_device = fake().cu<DevOutFn>("cuCtxGetDevice");
-  auto retain = fake().cu<RetainFn>("cuDevicePrimaryCtxRetain");
-  auto release = fake().cu<ReleaseFn>("cuDevicePrimaryCtxRelease_v2");
+  const ContextApi api = context_api();
   auto gpa = fake().cu<PFN_cuGetProcAddress_v12000>("cuGetProcAddress_v2");
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
@@ -207,14 +216,15 @@ TEST(FakeDriver, SixteenThreadsUseContextsConcurrently) {
         int want = (t + i) % 3;
         CUcontext c = nullptr;
         CUdevice d = -1;
-        if (create(&c, 0, want) || get_device(&d) || d != want || destroy(c)) ++failures;
+        if (api.create(&c, 0, want) || api.get_device(&d) || d != want || api.destroy(c))
+          ++failures;
         CUcontext p = nullptr;
-        if (retain(&p, want) || set_current(p) || get_device(&d) || d != want ||
-            set_current(nullptr) || release(want))
+        if (api.retain(&p, want) || api.set_current(p) || api.get_device(&d) || d != want ||
+            api.set_current(nullptr) || api.release(want))
           ++failures;
         void* fn = nullptr;
         ProcAddressQueryResult st;
-        if (gpa("cuCtxCreate", &fn, 3020, 0, &st) || fn != reinterpret_cast<void*>(create))
+        if (gpa("cuCtxCreate", &fn, 3020, 0, &st) || fn != reinterpret_cast<void*>(api.create))
           ++failures;
       }
     });

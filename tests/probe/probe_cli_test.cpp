@@ -126,18 +126,32 @@ TEST(ProbeCli, Rtx5090) {
   EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump();
 }
 
+// The facts the fake derives from the catalog for one GPU, as `probe --json` reports them.
+struct CatalogFacts {
+  const char* name;
+  const char* cc;
+  int sms;
+  uint64_t memory_bytes;
+  int smem_per_block_optin;
+  int l2_bytes;
+  int bus_width_bits;
+};
+void expect_facts(const json& d, const CatalogFacts& f) {
+  EXPECT_EQ(d["name"], f.name);
+  EXPECT_EQ(d["cc"], f.cc);
+  EXPECT_EQ(d["sms"], f.sms);
+  EXPECT_EQ(d["memory_bytes"], f.memory_bytes);
+  EXPECT_EQ(d["smem_per_block_optin"], f.smem_per_block_optin);
+  EXPECT_EQ(d["l2_bytes"], f.l2_bytes);
+  EXPECT_EQ(d["bus_width_bits"], f.bus_width_bits);
+}
+
 TEST(ProbeCli, H100) {
   auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100"}});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   const json& d = p.j["devices"][0];
-  EXPECT_EQ(d["name"], "NVIDIA H100 SXM");
-  EXPECT_EQ(d["cc"], "9.0");
-  EXPECT_EQ(d["sms"], 132);
-  EXPECT_EQ(d["memory_bytes"], 80ull << 30);
-  EXPECT_EQ(d["smem_per_block_optin"], 227 * 1024);
+  expect_facts(d, {"NVIDIA H100 SXM", "9.0", 132, 80ull << 30, 227 * 1024, 50 << 20, 5120});
   EXPECT_EQ(d["smem_per_sm"], 228 * 1024);
-  EXPECT_EQ(d["l2_bytes"], 50 << 20);
-  EXPECT_EQ(d["bus_width_bits"], 5120);
   EXPECT_EQ(d["memory_clock_khz"], 2617188);  // 3350 GB/s / (2 * 640 bytes), rounded
   EXPECT_NEAR(d["bandwidth_gbs"]["value"].get<double>(), 3350.0, 0.001);
   EXPECT_EQ(d["cluster_launch"], true);
@@ -150,14 +164,8 @@ TEST(ProbeCli, B200) {
   auto p = probe({{"SMCOMPAT_FAKE_GPUS", "B200"}});
   ASSERT_EQ(p.exit_code, 0) << p.err;
   const json& d = p.j["devices"][0];
-  EXPECT_EQ(d["name"], "NVIDIA B200");
-  EXPECT_EQ(d["cc"], "10.0");
+  expect_facts(d, {"NVIDIA B200", "10.0", 148, 180ull << 30, 232448, 126 << 20, 8192});
   EXPECT_EQ(d["arch"]["sm"], "sm_100");
-  EXPECT_EQ(d["sms"], 148);
-  EXPECT_EQ(d["memory_bytes"], 180ull << 30);
-  EXPECT_EQ(d["smem_per_block_optin"], 232448);
-  EXPECT_EQ(d["l2_bytes"], 126 << 20);
-  EXPECT_EQ(d["bus_width_bits"], 8192);
   EXPECT_NEAR(d["bandwidth_gbs"]["value"].get<double>(), 7700.0, 0.01);
   EXPECT_TRUE(contains(d["arch"]["f_features"], "tmem"));
   EXPECT_TRUE(contains(d["arch"]["f_features"], "tcgen05"));

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 
+#include "smcompat/report/probe_report.hpp"
+
 namespace smcompat {
 namespace {
 
@@ -68,7 +70,7 @@ TEST(ProbeSystem, MissingLibraryIsNoDriver) {
   EXPECT_FALSE(r->nvml_loaded);
   EXPECT_FALSE(r->driver_version);
   EXPECT_TRUE(r->devices.empty());
-  auto j = to_json(*r);
+  auto j = probe_to_json(*r, {});
   EXPECT_EQ(j["schema"], "smcompat.probe/1");
   EXPECT_EQ(j["status"], "no_driver");
   EXPECT_TRUE(j["driver_version"].is_null());

@@ -1,9 +1,11 @@
 // Unit tests of the trace report: record parsing (including cut-short and hostile lines), the
 // classification rule of driver-api.md 5.2, the working-model prediction of
-// compatibility-rules.md 7 and the override implications.
+// compatibility-rules.md 7 and the override implications (the printers: tests/report/).
 #include <gtest/gtest.h>
 
+#include "smcompat/report/trace_report.hpp"
 #include "smcompat/trace/trace.hpp"
+#include "trace/sample_records.hpp"
 
 namespace smcompat::trace {
 namespace {
@@ -17,32 +19,32 @@ OfferedImage img(const char* target, const char* isa = nullptr) {
 TEST(TracePredict, ExactSassWinsOverPtx) {
   Prediction p =
       predict({img("sm_80"), img("compute_80", "9.0"), img("sm_90")}, {9, 0}, Version{13, 0}, {});
-  EXPECT_EQ(p.outcome, Outcome::kNative);
+  EXPECT_EQ(p.outcome, Fit::kNative);
   EXPECT_EQ(p.image->to_string(), "sm_90");
 }
 
 TEST(TracePredict, CompatibleSassOnHigherMinor) {
   Prediction p = predict({img("sm_80")}, {8, 6}, Version{13, 0}, {});
-  EXPECT_EQ(p.outcome, Outcome::kCompatibleSass);
+  EXPECT_EQ(p.outcome, Fit::kCompatibleSass);
   EXPECT_EQ(p.image->to_string(), "sm_80");
 }
 
 TEST(TracePredict, HighestPtxIsJitted) {
   Prediction p = predict({img("sm_80"), img("compute_80", "9.0"), img("compute_90", "9.0")},
                          {12, 0}, Version{13, 0}, {});
-  EXPECT_EQ(p.outcome, Outcome::kPtxJit);
+  EXPECT_EQ(p.outcome, Fit::kPtxJit);
   EXPECT_EQ(p.image->to_string(), "compute_90");
 }
 
 TEST(TracePredict, ArchSpecificNeverRunsElsewhere) {
   Prediction p = predict({img("sm_90a")}, {12, 0}, Version{13, 0}, {});
-  EXPECT_EQ(p.outcome, Outcome::kFailed);
+  EXPECT_EQ(p.outcome, Fit::kFailed);
   EXPECT_EQ(p.error, 209);
 }
 
 TEST(TracePredict, NewerPtxThanDriverIs222) {
   Prediction p = predict({img("compute_120", "9.0")}, {12, 0}, Version{12, 8}, {});
-  EXPECT_EQ(p.outcome, Outcome::kFailed);
+  EXPECT_EQ(p.outcome, Fit::kFailed);
   EXPECT_EQ(p.error, 222);
 }
 
@@ -50,35 +52,15 @@ TEST(TracePredict, EnvironmentOverrides) {
   JitEnv force;
   force.force_ptx_jit = true;
   Prediction p = predict({img("sm_80"), img("compute_80", "9.0")}, {8, 0}, Version{13, 0}, force);
-  EXPECT_EQ(p.outcome, Outcome::kPtxJit);
+  EXPECT_EQ(p.outcome, Fit::kPtxJit);
   JitEnv off;
   off.disable_ptx_jit = true;
   p = predict({img("compute_80", "9.0")}, {8, 0}, Version{13, 0}, off);
-  EXPECT_EQ(p.outcome, Outcome::kFailed);
+  EXPECT_EQ(p.outcome, Fit::kFailed);
   EXPECT_EQ(p.error, 223);
 }
 
-constexpr const char* kRecords =
-    R"({"ev":"start","pid":7,"exe":"/bin/app","env":{}})"
-    "\n"
-    R"({"ev":"load","pid":7,"id":1,"api":"cuModuleLoadData","kind":"module","source":"memory","result":0,"device":0,"device_cc":"12.0","driver_cuda":13000,"load_ms":31.5,"format":"fatbin","images":[{"target":"sm_80"},{"target":"compute_80","ptx_isa":"9.0"}],"functions":[{"name":"scale","binary_version":120,"ptx_version":80}]})"
-    "\n"
-    R"({"ev":"load","pid":7,"id":2,"api":"cuModuleLoadData","kind":"module","source":"memory","result":0,"device":0,"device_cc":"8.6","load_ms":0.1,"images":[{"target":"sm_80"}],"functions":[{"name":"scale","binary_version":80,"ptx_version":80},{"name":"add","binary_version":80,"ptx_version":80}]})"
-    "\n"
-    R"({"ev":"load","pid":7,"id":3,"api":"cuLibraryLoadData","kind":"library","source":"memory","result":209,"error":"CUDA_ERROR_NO_BINARY_FOR_GPU","device":0,"device_cc":"12.0","driver_cuda":13000,"load_ms":0.1,"images":[{"target":"sm_90a"}]})"
-    "\n"
-    R"({"ev":"get_function","pid":7,"id":1,"first_use":true,"ms":2.5,"result":0,"name":"scale","binary_version":120,"ptx_version":80})"
-    "\n"
-    R"({"ev":"unload","pid":7,"id":1,"result":0})"
-    "\n"
-    R"({"ev":"lookup","pid":7,"via":"dlsym","name":"cuGetProcAddress_v2","wrapped":true,"found":true})"
-    "\n"
-    "{\"ev\":\"load\",\"pid\":7,\"id\":4,\"api\":\"cuModu"  // cut short by a crash
-    "\n"
-    R"([1,2,3])"
-    "\n"
-    R"({"ev":"load","pid":7,"id":"x","images":"no","functions":[1,{"binary_version":"bad"}],"device_cc":"nonsense"})"
-    "\n";
+using testing::kRecords;
 
 TEST(TraceParse, RecordsAndDamagedLines) {
   TraceLog log = parse_trace(kRecords, "t.jsonl");
@@ -104,7 +86,7 @@ TEST(TraceParse, EveryPrefixParses) {
   for (size_t n = 0; n <= all.size(); ++n) {
     TraceLog log = parse_trace(all.substr(0, n), "cut");
     analyze(log);
-    (void)render_text(log, {});
+    (void)render_trace_text(log, {});
     EXPECT_GE(log.loads.size(), previous);
     previous = log.loads.size();
   }
@@ -114,26 +96,26 @@ TEST(TraceParse, EveryPrefixParses) {
 TEST(TraceAnalyze, ClassifiesAndCompares) {
   TraceLog log = parse_trace(kRecords, "t.jsonl");
   analyze(log);
-  EXPECT_EQ(log.loads[0].outcome, Outcome::kPtxJit);
+  EXPECT_EQ(log.loads[0].outcome, Fit::kPtxJit);
   EXPECT_EQ(log.loads[0].chosen->to_string(), "compute_80");
   EXPECT_EQ(log.loads[0].how, "JIT of compute_80 to sm_120");
-  EXPECT_EQ(log.loads[0].predicted->outcome, Outcome::kPtxJit);
+  EXPECT_EQ(log.loads[0].predicted->outcome, Fit::kPtxJit);
   EXPECT_FALSE(log.loads[0].disagrees);
 
-  EXPECT_EQ(log.loads[1].outcome, Outcome::kCompatibleSass);
+  EXPECT_EQ(log.loads[1].outcome, Fit::kCompatibleSass);
   EXPECT_EQ(log.loads[1].how, "sm_80 SASS on 8.6");
   EXPECT_FALSE(log.loads[1].disagrees);
 
-  EXPECT_EQ(log.loads[2].outcome, Outcome::kFailed);
+  EXPECT_EQ(log.loads[2].outcome, Fit::kFailed);
   EXPECT_EQ(log.loads[2].predicted->error, 209);
   EXPECT_FALSE(log.loads[2].disagrees);
 
-  EXPECT_EQ(log.loads[3].outcome, Outcome::kUnknown);
+  EXPECT_EQ(log.loads[3].outcome, Fit::kUnknown);
 
   TraceSummary s = summarize(log);
   EXPECT_EQ(s.loads, 4u);
-  EXPECT_EQ(s.loads_by_outcome[Outcome::kPtxJit], 1u);
-  EXPECT_EQ(s.functions_by_outcome[Outcome::kCompatibleSass], 2u);
+  EXPECT_EQ(s.loads_by_outcome[Fit::kPtxJit], 1u);
+  EXPECT_EQ(s.functions_by_outcome[Fit::kCompatibleSass], 2u);
   EXPECT_EQ(s.disagreements, 0u);
 }
 
@@ -145,10 +127,10 @@ TEST(TraceAnalyze, FlagsDisagreement) {
       R"({"ev":"load","pid":1,"id":1,"api":"cuModuleLoadData","result":0,"device_cc":"8.6","images":[{"target":"sm_80"},{"target":"compute_86","ptx_isa":"9.0"}],"functions":[{"name":"k","binary_version":86,"ptx_version":86}]})",
       "x");
   analyze(log);
-  EXPECT_EQ(log.loads[0].outcome, Outcome::kPtxJit);
-  EXPECT_EQ(log.loads[0].predicted->outcome, Outcome::kCompatibleSass);
+  EXPECT_EQ(log.loads[0].outcome, Fit::kPtxJit);
+  EXPECT_EQ(log.loads[0].predicted->outcome, Fit::kCompatibleSass);
   EXPECT_TRUE(log.loads[0].disagrees);
-  EXPECT_NE(render_text(log, {}).find("DISAGREES"), std::string::npos);
+  EXPECT_NE(render_trace_text(log, {}).find("DISAGREES"), std::string::npos);
 }
 
 TEST(TraceOverride, ImplicationsOfReporting90OnBlackwell) {
@@ -164,18 +146,6 @@ TEST(TraceOverride, ImplicationsOfReporting90OnBlackwell) {
   EXPECT_TRUE(has("compute_90a PTX cannot run on 12.0"));
   EXPECT_TRUE(has("NVML (nvidia-smi) is left truthful and still reports 12.0"));
   EXPECT_EQ(override_implications({12, 0}, {12, 0}).size(), 1u);
-}
-
-TEST(TraceReport, JsonSchemaAndSummary) {
-  TraceLog log = parse_trace(kRecords, "t.jsonl");
-  analyze(log);
-  std::string j = render_json(log, {}, {"smcompat", "trace"});
-  EXPECT_NE(j.find("\"schema\": \"smcompat.trace/1\""), std::string::npos);
-  EXPECT_NE(j.find("\"ptx-jit\": 1"), std::string::npos);
-  std::string t = render_text(log, {});
-  EXPECT_NE(t.find("summary: 4 load(s): 0 native, 1 compatible SASS, 1 JIT, 1 failed, 1 unknown"),
-            std::string::npos)
-      << t;
 }
 
 }  // namespace

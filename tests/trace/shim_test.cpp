@@ -55,12 +55,39 @@ Traced run_prog(const std::string& path, std::vector<std::string> args, const ch
   return t;
 }
 
+// A program run without and then with the shim preloaded (records in `records`).
+struct Both {
+  Output without, with;
+  std::string records;
+};
+Both run_both(const std::vector<std::string>& argv, const Env& base) {
+  TempDir tmp;
+  Both b;
+  Env without = base;
+  if (std::string runtime = testing::runtime_preload(argv[0]); !runtime.empty())
+    without.push_back({"LD_PRELOAD", runtime});
+  b.without = run(argv, without);
+  Env env = base;
+  env.push_back({"LD_PRELOAD", testing::preload_for(argv[0])});
+  env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});
+  b.with = run(argv, env);
+  b.records = testing::slurp(tmp.file("r.jsonl"));
+  return b;
+}
+
+// The shim changed nothing the program printed or returned.
+void expect_unchanged(const Both& b, const std::string& what) {
+  EXPECT_EQ(b.with.out, b.without.out) << what;
+  EXPECT_EQ(b.with.err, b.without.err) << what;
+  EXPECT_EQ(b.with.status, b.without.status) << what;
+}
+
 class ShimPaths : public ::testing::TestWithParam<std::string> {};
 
 INSTANTIATE_TEST_SUITE_P(AllPaths, ShimPaths, ::testing::Values("plt", "dlsym", "gpa", "gpa11"));
 
 TEST_P(ShimPaths, JitOfPtxOnBlackwell) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_FAKE_JIT_MS", "20"}});
   EXPECT_EQ(t.output.status, 0) << t.output.out << t.output.err;
@@ -75,7 +102,7 @@ TEST_P(ShimPaths, JitOfPtxOnBlackwell) {
   EXPECT_EQ(l.images[1].target.to_string(), "compute_80");
   EXPECT_EQ(l.device_cc->to_string(), "12.0");
   EXPECT_EQ(l.driver_cuda, 13000);
-  EXPECT_EQ(l.outcome, Outcome::kPtxJit);
+  EXPECT_EQ(l.outcome, Fit::kPtxJit);
   EXPECT_EQ(l.chosen->to_string(), "compute_80");
   EXPECT_EQ(l.how, "JIT of compute_80 to sm_120");
   EXPECT_GE(l.load_ms, 20.0);
@@ -91,48 +118,48 @@ TEST_P(ShimPaths, JitOfPtxOnBlackwell) {
   EXPECT_EQ(names, (std::set<std::string>{"scale", "add"}));
   EXPECT_TRUE(l.first_use_ms);
   EXPECT_TRUE(l.unloaded);
-  EXPECT_EQ(l.predicted->outcome, Outcome::kPtxJit);
+  EXPECT_EQ(l.predicted->outcome, Fit::kPtxJit);
   EXPECT_FALSE(l.disagrees);
 }
 
 TEST_P(ShimPaths, NativeSassOnHopper) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kH100);
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=90 ptx=90\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
-  EXPECT_EQ(t.log.loads[0].outcome, Outcome::kNative);
+  EXPECT_EQ(t.log.loads[0].outcome, Fit::kNative);
   EXPECT_EQ(t.log.loads[0].chosen->to_string(), "sm_90a");
   EXPECT_FALSE(t.log.loads[0].disagrees);
 }
 
 TEST_P(ShimPaths, CompatibleSassOnAmpereMinor) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"fatbin", fixture("sm80.fatbin")}, kRtx3090);
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=80 ptx=80\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
   EXPECT_EQ(t.log.loads[0].api, "cuModuleLoadFatBinary");
-  EXPECT_EQ(t.log.loads[0].outcome, Outcome::kCompatibleSass);
+  EXPECT_EQ(t.log.loads[0].outcome, Fit::kCompatibleSass);
   EXPECT_EQ(t.log.loads[0].how, "sm_80 SASS on 8.6");
 }
 
 TEST_P(ShimPaths, FatbinWrapperIsFollowed) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"wrapper", fixture("sm90_ptx90.fatbin")}, kH100);
   EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=90 ptx=90\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
   EXPECT_EQ(t.log.loads[0].format, "fatbin");
   ASSERT_EQ(t.log.loads[0].images.size(), 2u);
-  EXPECT_EQ(t.log.loads[0].outcome, Outcome::kNative);
+  EXPECT_EQ(t.log.loads[0].outcome, Fit::kNative);
   EXPECT_EQ(t.log.loads[0].chosen->to_string(), "sm_90");
 }
 
 TEST_P(ShimPaths, NoBinaryForGpu) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "load 209\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
   const TracedLoad& l = t.log.loads[0];
-  EXPECT_EQ(l.outcome, Outcome::kFailed);
+  EXPECT_EQ(l.outcome, Fit::kFailed);
   EXPECT_EQ(l.result, 209);
   EXPECT_EQ(l.error, "CUDA_ERROR_NO_BINARY_FOR_GPU");
   EXPECT_EQ(l.jit_error_log, "[fake driver] no image for sm_120");
@@ -141,7 +168,7 @@ TEST_P(ShimPaths, NoBinaryForGpu) {
 }
 
 TEST_P(ShimPaths, OverrideReportsCapabilityButDriverChoosesByRealOne) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Env env = {{"SMCOMPAT_REPORT_CC", "9.0"}};
   Traced cc = run_prog(GetParam(), {"cc"}, kRtx5090, env);
   EXPECT_EQ(cc.output.out, "attribute 9.0\ncompute_capability 9.0\nsms 170\n");
@@ -158,13 +185,13 @@ TEST_P(ShimPaths, OverrideReportsCapabilityButDriverChoosesByRealOne) {
   EXPECT_EQ(load.output.out, "load 0\nfunction scale binary=120 ptx=90\n");
   ASSERT_EQ(load.log.loads.size(), 1u);
   EXPECT_EQ(load.log.loads[0].device_cc->to_string(), "12.0");
-  EXPECT_EQ(load.log.loads[0].outcome, Outcome::kPtxJit);
+  EXPECT_EQ(load.log.loads[0].outcome, Fit::kPtxJit);
   Traced fail = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kRtx5090, env);
   EXPECT_EQ(fail.output.out, "load 209\n");
 }
 
 TEST_P(ShimPaths, OverrideScopedToChosenLibraries) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced other = run_prog(
       GetParam(), {"cc"}, kRtx5090,
       {{"SMCOMPAT_REPORT_CC", "9.0"}, {"SMCOMPAT_REPORT_CC_ONLY_FOR", "libtorch_cuda.so"}});
@@ -179,15 +206,22 @@ TEST_P(ShimPaths, OverrideScopedToChosenLibraries) {
 }
 
 TEST_P(ShimPaths, FileLoadsAndLibraries) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced file = run_prog(GetParam(), {"loadfile", fixture("sm120.cubin")}, kRtx5090);
   EXPECT_EQ(file.output.out, "load 0\nfunction scale binary=120 ptx=120\n");
   ASSERT_EQ(file.log.loads.size(), 1u);
   EXPECT_EQ(file.log.loads[0].source, "file");
   EXPECT_EQ(file.log.loads[0].path, fixture("sm120.cubin"));
   EXPECT_EQ(file.log.loads[0].format, "cubin");
-  EXPECT_EQ(file.log.loads[0].outcome, Outcome::kNative);
-  if (GetParam() == "gpa11") return;  // the 11.3 bootstrap program does not use cuLibrary*
+  EXPECT_EQ(file.log.loads[0].outcome, Fit::kNative);
+}
+
+// The 11.3 bootstrap program (gpa11) does not use cuLibrary*: libraries go through the others.
+class ShimLibraryPaths : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(AllButGpa11, ShimLibraryPaths, ::testing::Values("plt", "dlsym", "gpa"));
+
+TEST_P(ShimLibraryPaths, Libraries) {
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   for (const char* how : {"library", "libfile"}) {
     Traced lib = run_prog(GetParam(), {how, fixture("ptx90.fatbin")}, kRtx5090);
     EXPECT_EQ(lib.output.out, "load 0\nfunction scale binary=120 ptx=90\n") << how;
@@ -195,14 +229,14 @@ TEST_P(ShimPaths, FileLoadsAndLibraries) {
     const TracedLoad& l = lib.log.loads[0];
     EXPECT_EQ(l.kind, "library");
     EXPECT_EQ(l.api, std::string(how) == "library" ? "cuLibraryLoadData" : "cuLibraryLoadFromFile");
-    EXPECT_EQ(l.outcome, Outcome::kPtxJit);
+    EXPECT_EQ(l.outcome, Fit::kPtxJit);
     EXPECT_EQ(l.functions.size(), 2u);
     EXPECT_TRUE(l.unloaded);
   }
 }
 
 TEST_P(ShimPaths, OutputUnchangedByTheShim) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   for (auto args : std::vector<std::vector<std::string>>{
            {"cc"}, {"load", fixture("sm80_ptx80.fatbin")}, {"load", fixture("sm90a.fatbin")}}) {
     Traced with = run_prog(GetParam(), args, kRtx5090);
@@ -214,7 +248,7 @@ TEST_P(ShimPaths, OutputUnchangedByTheShim) {
 }
 
 TEST(ShimJit, ErrorLogAndUnsupportedPtx) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // PTX ISA 9.0 (CUDA 13.0) on a driver that supports CUDA 12.8: 222, with the driver's log.
   Traced t = run_prog("gpa", {"loadex", fixture("ptx120.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_FAKE_CUDA", "12080"}});
@@ -229,7 +263,7 @@ TEST(ShimJit, ErrorLogAndUnsupportedPtx) {
 }
 
 TEST(ShimJit, LazyLoadingMovesJitToFirstUse) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("plt", {"load", fixture("ptx90.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_FAKE_JIT_MS", "40"},
                        {"CUDA_MODULE_LOADING", "LAZY"},
@@ -242,11 +276,11 @@ TEST(ShimJit, LazyLoadingMovesJitToFirstUse) {
 }
 
 TEST(ShimJit, ForceAndDisablePtxJit) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced forced = run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")}, kRtx3090,
                            {{"CUDA_FORCE_PTX_JIT", "1"}});
   EXPECT_EQ(forced.output.out, "load 0\nfunction scale binary=86 ptx=80\n");
-  EXPECT_EQ(forced.log.loads[0].outcome, Outcome::kPtxJit);
+  EXPECT_EQ(forced.log.loads[0].outcome, Fit::kPtxJit);
   EXPECT_FALSE(forced.log.loads[0].disagrees);
   Traced off =
       run_prog("plt", {"load", fixture("ptx90.fatbin")}, kRtx5090, {{"CUDA_DISABLE_PTX_JIT", "1"}});
@@ -256,7 +290,7 @@ TEST(ShimJit, ForceAndDisablePtxJit) {
 }
 
 TEST(ShimLink, LinkerInputsAndOutputAreRecorded) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("gpa", {"link", fixture("sm120.cubin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "link 0\nload 0\n");
   EXPECT_NE(t.raw.find(R"("api":"cuLinkAddData_v2")"), std::string::npos) << t.raw;
@@ -264,11 +298,11 @@ TEST(ShimLink, LinkerInputsAndOutputAreRecorded) {
   EXPECT_NE(t.raw.find(R"("images":[{"offset":0,"stored_size")"), std::string::npos) << t.raw;
   EXPECT_NE(t.raw.find(R"("ev":"link_complete")"), std::string::npos);
   ASSERT_EQ(t.log.loads.size(), 1u);
-  EXPECT_EQ(t.log.loads[0].outcome, Outcome::kNative);
+  EXPECT_EQ(t.log.loads[0].outcome, Fit::kNative);
 }
 
 TEST(ShimStress, SixteenThreadsLoadingAtOnce) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("gpa", {"stress", "16", "25", fixture("sm80_ptx80.fatbin")}, kRtx5090);
   EXPECT_EQ(t.output.out, "stress failures=0\n");
   EXPECT_TRUE(t.log.warnings.empty());  // every line whole
@@ -277,7 +311,7 @@ TEST(ShimStress, SixteenThreadsLoadingAtOnce) {
   size_t get_functions = 0, unloads = 0;
   for (const TracedLoad& l : t.log.loads) {
     ids.insert(l.id);
-    EXPECT_EQ(l.outcome, Outcome::kPtxJit);
+    EXPECT_EQ(l.outcome, Fit::kPtxJit);
     EXPECT_TRUE(l.unloaded);
     EXPECT_TRUE(l.first_use_ms);
   }
@@ -292,7 +326,7 @@ TEST(ShimStress, SixteenThreadsLoadingAtOnce) {
 }
 
 TEST(ShimBootstrap, LaunchesAreNeverWrapped) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("gpa", {"cc"}, kRtx5090, {{"SMCOMPAT_TRACE_LOOKUPS", "all"}});
   bool saw_launch = false;
   for (const TracedLookup& k : t.log.lookups) {
@@ -306,7 +340,7 @@ TEST(ShimBootstrap, LaunchesAreNeverWrapped) {
 }
 
 TEST(ShimBootstrap, NewerAbiVersionsAreNotWrapped) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // The wrappers implement the CUDA 13.0 ABIs; a request for a later cudaVersion may mean a newer
   // ABI of the same name, so it gets the driver's own pointer.
   Env env = {{"SMCOMPAT_FAKE_CUDA", "14000"}, {"SMCOMPAT_TRACE_LOOKUPS", "all"}};
@@ -322,7 +356,7 @@ TEST(ShimBootstrap, NewerAbiVersionsAreNotWrapped) {
 }
 
 TEST(ShimBootstrap, RecordsTheRuntimeStyleBootstrap) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("gpa", {"cc"}, kRtx5090);
   ASSERT_GE(t.log.lookups.size(), 2u) << t.raw;
   EXPECT_EQ(t.log.lookups[0].via, "dlsym");
@@ -340,23 +374,16 @@ class CudartPrograms : public ::testing::TestWithParam<std::string> {};
 INSTANTIATE_TEST_SUITE_P(Runtime, CudartPrograms, ::testing::Values("static", "shared"));
 
 TEST_P(CudartPrograms, ShimSeesTheBootstrapAndChangesNothing) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   std::string prog = testing::kTestDir + "/cudart_prog_" + GetParam();
-  if (!std::filesystem::exists(prog)) GTEST_SKIP() << "nvcc was not available at build time";
+  SMCOMPAT_REQUIRE_BUILT(prog);
   Env base = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
               {"SMCOMPAT_FAKE_GPUS", kRtx5090}};
-  Output without = run({prog}, base);
-  TempDir tmp;
-  Env with_env = base;
-  with_env.push_back({"LD_PRELOAD", kShim});
-  with_env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});
-  Output with = run({prog}, with_env);
-  EXPECT_EQ(with.out, without.out);
-  EXPECT_EQ(with.err, without.err);
-  EXPECT_EQ(with.status, without.status);
-  EXPECT_NE(without.out.find("cudaGetDeviceCount: cuda"), std::string::npos) << without.out;
+  Both b = run_both({prog}, base);
+  expect_unchanged(b, prog);
+  EXPECT_NE(b.without.out.find("cudaGetDeviceCount: cuda"), std::string::npos) << b.without.out;
 
-  TraceLog log = parse_trace(testing::slurp(tmp.file("r.jsonl")), "r.jsonl");
+  TraceLog log = parse_trace(b.records, "r.jsonl");
   bool dlsym_v2 = false, gpa_11030 = false, gpa_12000 = false;
   for (const TracedLookup& k : log.lookups) {
     if (k.via == "dlsym" && k.name == "cuGetProcAddress_v2" && k.wrapped) dlsym_v2 = true;
@@ -374,13 +401,13 @@ TEST_P(CudartPrograms, ShimSeesTheBootstrapAndChangesNothing) {
 }
 
 TEST_P(CudartPrograms, OverrideOnTheRuntimePath) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   std::string prog = testing::kTestDir + "/cudart_prog_" + GetParam();
-  if (!std::filesystem::exists(prog)) GTEST_SKIP() << "nvcc was not available at build time";
+  SMCOMPAT_REQUIRE_BUILT(prog);
   TempDir tmp;
   Env env = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
              {"SMCOMPAT_FAKE_GPUS", kRtx5090},
-             {"LD_PRELOAD", kShim},
+             {"LD_PRELOAD", testing::preload_for(prog)},
              {"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")},
              {"SMCOMPAT_REPORT_CC", "9.0"}};
   Output o = run({prog}, env);
@@ -397,37 +424,27 @@ TEST_P(CudartPrograms, OverrideOnTheRuntimePath) {
 // ---- A broken or missing driver ---------------------------------------------------------------
 
 TEST(ShimFailOpen, MissingDriverLeavesErrorsUnchanged) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   TempDir empty;
   Env base = {{"LD_LIBRARY_PATH", empty.path.string()}};
   for (const char* path : {"dlsym", "gpa"}) {
-    Output without = run({kProgDl, path, "cc"}, base);
-    Env env = base;
-    env.push_back({"LD_PRELOAD", kShim});
-    env.push_back({"SMCOMPAT_TRACE_FILE", empty.file("r.jsonl")});
-    Output with = run({kProgDl, path, "cc"}, env);
-    EXPECT_EQ(without.out, "cannot load libcuda.so.1\n");
-    EXPECT_EQ(without.status, 3);
-    EXPECT_EQ(with.out, without.out);
-    EXPECT_EQ(with.err, without.err);
-    EXPECT_EQ(with.status, without.status);
+    Both b = run_both({kProgDl, path, "cc"}, base);
+    EXPECT_EQ(b.without.out, "cannot load libcuda.so.1\n");
+    EXPECT_EQ(b.without.status, 3);
+    expect_unchanged(b, path);
   }
 }
 
 TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   if (!std::filesystem::exists(SMCOMPAT_CUDA_STUB)) GTEST_SKIP() << "no CUDA toolkit stub";
   TempDir dir;
   std::filesystem::create_symlink(SMCOMPAT_CUDA_STUB, dir.path / "libcuda.so.1");
   Env base = {{"LD_LIBRARY_PATH", dir.path.string()}};
   for (const char* path : {"dlsym", "gpa"}) {
-    Output without = run({kProgDl, path, "cc"}, base);
-    Env env = base;
-    env.push_back({"LD_PRELOAD", kShim});
-    env.push_back({"SMCOMPAT_TRACE_FILE", dir.file("r.jsonl")});
-    Output with = run({kProgDl, path, "cc"}, env);
-    EXPECT_EQ(with.out, without.out) << path;
-    EXPECT_EQ(with.status, without.status) << path;
+    Both b = run_both({kProgDl, path, "cc"}, base);
+    EXPECT_EQ(b.with.out, b.without.out) << path;
+    EXPECT_EQ(b.with.status, b.without.status) << path;
   }
   // The stub refuses cuGetProcAddress (34): the bootstrap fails the same way with the shim.
   Output gpa = run({kProgDl, "gpa", "cc"}, base);
@@ -437,7 +454,7 @@ TEST(ShimFailOpen, StubDriverLeavesErrorsUnchanged) {
 }
 
 TEST(ShimFailOpen, BrokenDriverLeavesErrorsUnchanged) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // A driver whose cuInit fails (as with a kernel module / library version mismatch).
   for (const char* path : {"plt", "dlsym", "gpa"}) {
     Env env = {{"SMCOMPAT_FAKE_INIT_ERROR", "803"}};
@@ -449,23 +466,15 @@ TEST(ShimFailOpen, BrokenDriverLeavesErrorsUnchanged) {
     EXPECT_EQ(with.output.status, without.output.status) << path;
   }
   std::string prog = testing::kTestDir + "/cudart_prog_shared";
-  if (!std::filesystem::exists(prog)) return;
+  SMCOMPAT_REQUIRE_BUILT(prog);
   Env base = {{"LD_LIBRARY_PATH", kFakeDir + ":/usr/local/cuda/lib64"},
               {"SMCOMPAT_FAKE_GPUS", kRtx5090},
               {"SMCOMPAT_FAKE_INIT_ERROR", "803"}};
-  Output without = run({prog}, base);
-  TempDir tmp;
-  Env env = base;
-  env.push_back({"LD_PRELOAD", kShim});
-  env.push_back({"SMCOMPAT_TRACE_FILE", tmp.file("r.jsonl")});
-  Output with = run({prog}, env);
-  EXPECT_EQ(with.out, without.out);
-  EXPECT_EQ(with.err, without.err);
-  EXPECT_EQ(with.status, without.status);
+  expect_unchanged(run_both({prog}, base), prog);
 }
 
 TEST(ShimFailOpen, RtldNextInterposersStillWork) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // LD_PRELOAD=shim:interposer: the interposer's dlsym(RTLD_NEXT, "getpid") goes through the
   // shim's dlsym and must still start after the interposer (else: endless recursion).
   Env env = {{"LD_LIBRARY_PATH", kFakeDir},
@@ -476,7 +485,7 @@ TEST(ShimFailOpen, RtldNextInterposersStillWork) {
 }
 
 TEST(ShimFailOpen, UnwritableTraceFileIsAPassThrough) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog("plt", {"load", fixture("sm80_ptx80.fatbin")}, kRtx5090,
                       {{"SMCOMPAT_TRACE_FILE", "/nonexistent-dir/records.jsonl"}});
   EXPECT_EQ(t.output.status, 0);
@@ -484,7 +493,7 @@ TEST(ShimFailOpen, UnwritableTraceFileIsAPassThrough) {
 }
 
 TEST(ShimFailOpen, GarbageImageDoesNotCrash) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   TempDir tmp;
   std::string junk = tmp.file("junk.bin");
   {
@@ -497,11 +506,11 @@ TEST(ShimFailOpen, GarbageImageDoesNotCrash) {
   Traced t = run_prog("plt", {"load", junk}, kRtx5090);
   EXPECT_EQ(t.output.out, "load 200\n");
   ASSERT_EQ(t.log.loads.size(), 1u);
-  EXPECT_EQ(t.log.loads[0].outcome, Outcome::kFailed);
+  EXPECT_EQ(t.log.loads[0].outcome, Fit::kFailed);
 }
 
 TEST(ShimFailOpen, TruncatedImagesNeverCrash) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   // Prefixes of a real fatbin: headers claim more than is there. The image pointer carries no
   // size, so both the fake driver and the shim bound their reads by the readable mapping; what
   // they read past the prefix is heap garbage, so only "no crash, one record" is asserted.

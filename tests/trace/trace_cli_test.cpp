@@ -22,7 +22,7 @@ Env fake_env(const char* gpus = "RTX 5090") {
 }
 
 TEST(TraceCli, JsonReportOfAJitLoad) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   TempDir tmp;
   std::string report = tmp.file("report.json");
   Output o = run({SMCOMPAT_CLI, "trace", "--json", "-o", report, "--", kProg, "gpa", "load",
@@ -43,7 +43,7 @@ TEST(TraceCli, JsonReportOfAJitLoad) {
 }
 
 TEST(TraceCli, FailedLoadIsAFinding) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Output o =
       run({SMCOMPAT_CLI, "trace", "--", kProg, "plt", "load", fixture("sm90a.fatbin")}, fake_env());
   EXPECT_EQ(o.status, 1);
@@ -55,7 +55,7 @@ TEST(TraceCli, FailedLoadIsAFinding) {
 }
 
 TEST(TraceCli, ReportCcPrintsImplicationsAndOverrides) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Output o = run({SMCOMPAT_CLI, "trace", "--report-cc", "9.0", "--images", fixture("sm90a.fatbin"),
                   "--", kProg, "plt", "cc"},
                  fake_env());
@@ -74,7 +74,7 @@ TEST(TraceCli, ReportCcPrintsImplicationsAndOverrides) {
 }
 
 TEST(TraceCli, JsonCarriesTheOverridePrediction) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   TempDir tmp;
   std::string report = tmp.file("report.json");
   Output o = run({SMCOMPAT_CLI, "trace", "--json", "-o", report, "--report-cc", "9.0", "--", kProg,
@@ -94,7 +94,7 @@ TEST(TraceCli, JsonCarriesTheOverridePrediction) {
 }
 
 TEST(TraceCli, EnvPrintsTheVariables) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Output o = run({SMCOMPAT_CLI, "trace", "--env", "--records", "/tmp/x.jsonl", "--report-cc", "9.0",
                   "--only-for", "libtorch_cuda.so"},
                  fake_env());
@@ -106,7 +106,7 @@ TEST(TraceCli, EnvPrintsTheVariables) {
 }
 
 TEST(TraceCli, RecordsKeptAndReadBack) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   TempDir tmp;
   std::string records = tmp.file("r.jsonl");
   Output o = run({SMCOMPAT_CLI, "trace", "--records", records, "-o", tmp.file("report.txt"), "--",
@@ -120,7 +120,7 @@ TEST(TraceCli, RecordsKeptAndReadBack) {
 }
 
 TEST(TraceCli, UsageAndIoErrors) {
-  SMCOMPAT_SKIP_UNDER_SANITIZERS();
+  SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   EXPECT_EQ(run({SMCOMPAT_CLI, "trace"}, fake_env()).status, 2);
   EXPECT_EQ(run({SMCOMPAT_CLI, "trace", "--from", "/nonexistent.jsonl"}, fake_env()).status, 2);
   Output bad = run({SMCOMPAT_CLI, "trace", "--", "/nonexistent/program"}, fake_env());

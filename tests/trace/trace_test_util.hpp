@@ -14,21 +14,25 @@
 #include <utility>
 #include <vector>
 
-/// Tests that run programs under the shim need the uninstrumented shim (under sanitizer builds
-/// it links the instrumented libsmcompat and cannot be preloaded into arbitrary programs, e.g.
-/// nvcc-built ones), and the test programs and nvcc fixtures (built only where the CUDA toolkit
-/// is installed). Elsewhere they are skipped; the record parser and report tests still run.
-#ifdef SMCOMPAT_TRACE_SANITIZED
-#define SMCOMPAT_SKIP_UNDER_SANITIZERS() \
-  GTEST_SKIP() << "needs the uninstrumented shim: runs in the default build"
+/// Tests that run programs under the shim need the test programs and nvcc fixtures. They are built
+/// wherever the CUDA toolkit was found at build time (SMCOMPAT_HAVE_NVCC): there a missing one is
+/// a failure, not a skip. Without the toolkit they cannot exist, and the test is skipped; the
+/// record parser and report tests still run.
+#ifdef SMCOMPAT_HAVE_NVCC
+#define SMCOMPAT_REQUIRE_BUILT(path) \
+  ASSERT_TRUE(std::filesystem::exists(path)) << (path) << " was not built"
 #else
-#define SMCOMPAT_SKIP_UNDER_SANITIZERS()                                                     \
-  do {                                                                                       \
-    if (!std::filesystem::exists(::smcompat::trace::testing::fixture("sm80.fatbin")) ||      \
-        !std::filesystem::exists(::smcompat::trace::testing::kProg))                         \
-      GTEST_SKIP() << "test programs or nvcc fixtures not built (no CUDA toolkit at build)"; \
-  } while (0)
+#define SMCOMPAT_REQUIRE_BUILT(path)  \
+  if (!std::filesystem::exists(path)) \
+  GTEST_SKIP() << (path) << " cannot exist: no CUDA toolkit at build time"
 #endif
+
+/// Every test that runs programs under the shim starts with this.
+#define SMCOMPAT_REQUIRE_SHIM_PROGRAMS()                                        \
+  do {                                                                          \
+    SMCOMPAT_REQUIRE_BUILT(::smcompat::trace::testing::fixture("sm80.fatbin")); \
+    SMCOMPAT_REQUIRE_BUILT(::smcompat::trace::testing::kProg);                  \
+  } while (0)
 
 namespace smcompat::trace::testing {
 
@@ -38,6 +42,23 @@ inline const std::string kShim = std::string(SMCOMPAT_BINARY_DIR) + "/lib/libsmc
 inline const std::string kProg = kTestDir + "/trace_driver_prog";
 inline const std::string kProgDl = kTestDir + "/trace_driver_prog_dl";
 inline std::string fixture(const std::string& name) { return kTestDir + "/fixtures/" + name; }
+
+/// What a program that the sanitizer build did not make (the nvcc-built CUDA runtime programs,
+/// cudart_prog_*) needs preloaded there, with or without the shim, to load the instrumented fake
+/// driver and shim: the shared ASan runtime, first. Empty elsewhere.
+inline std::string runtime_preload(const std::string& program) {
+#ifdef SMCOMPAT_ASAN_RUNTIME
+  if (program.find("/cudart_prog_") != std::string::npos) return SMCOMPAT_ASAN_RUNTIME;
+#endif
+  (void)program;
+  return "";
+}
+
+/// LD_PRELOAD that loads the shim into `program` (after the runtime it needs, if any).
+inline std::string preload_for(const std::string& program) {
+  std::string runtime = runtime_preload(program);
+  return runtime.empty() ? kShim : runtime + ":" + kShim;
+}
 
 struct Output {
   int status = -1;

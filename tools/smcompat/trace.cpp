@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "commands.hpp"
+#include "smcompat/report/trace_report.hpp"
 
 namespace smcompat::cli {
 
@@ -112,7 +113,7 @@ int run(const TraceArgs& a, Context& ctx) {
     return kExitOk;
   }
 
-  trace::PrintOptions po;
+  TraceRenderOptions po;
   std::string records_path;
   bool remove_records = false;
   std::optional<int> exit_status;
@@ -205,10 +206,10 @@ int run(const TraceArgs& a, Context& ctx) {
   // With --from there is no program, so the report goes to stdout.
   FILE* dest = a.from.empty() ? stderr : stdout;
   po.color = a.output.empty() && ctx.out_style().enabled() && isatty(fileno(dest));
-  std::string text = a.json ? trace::render_json(*log, po, ctx.argv) : trace::render_text(*log, po);
+  std::string text = a.json ? render_trace_json(*log, po, ctx.argv) : render_trace_text(*log, po);
   if (int rc = write_report(text, a.output, dest); rc != kExitOk) return rc;
   trace::TraceSummary s = trace::summarize(*log);
-  auto failed = s.loads_by_outcome.find(trace::Outcome::kFailed);
+  auto failed = s.loads_by_outcome.find(Fit::kFailed);
   bool findings = s.disagreements > 0 || (failed != s.loads_by_outcome.end() && failed->second > 0);
   return findings ? kExitFindings : kExitOk;
 }

@@ -4,11 +4,11 @@
 // reports the driver, each GPU's facts, the catalog's view of its architecture, and the topology.
 // It tells apart: no driver, the toolkit's stub library, driver without GPU, no permission on
 // /dev/nvidia*, CUDA_VISIBLE_DEVICES hiding every GPU. Reference:
-// ../shared/reference/driver-api.md §7 (APIs, enum values) and §8 (stub library).
+// ../shared/reference/driver-api.md §7 (APIs, enum values) and §8 (stub library). Printed by
+// report/probe_report.hpp.
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -146,8 +146,5 @@ ProcDriverInfo parse_proc_driver_version(std::string_view text);
 
 /// Theoretical bandwidth in GB/s: 2 × memory_clock_khz × 1000 × bus_width_bits / 8 / 1e9.
 std::optional<double> theoretical_bandwidth_gbs(int memory_clock_khz, int bus_width_bits);
-
-/// The report as JSON, schema "smcompat.probe/1" (documented in docs/probe.md).
-nlohmann::json to_json(const ProbeReport& report);
 
 }  // namespace smcompat

@@ -1,11 +1,11 @@
 // The trace report: reads the JSON-lines records written by the LD_PRELOAD shim
 // (libsmcompat_trace.so, src/trace/shim/), classifies what the driver chose for every module and
 // library (native SASS / compatible SASS / PTX JIT / failed) from the function attributes the
-// driver reported, compares that with the prediction made from the images alone, and prints it.
-// Also runs a command under the shim and states what a compute-capability override implies.
-// References: ../shared/reference/driver-api.md section 5.2 (classification rule), 4.2 (what a
-// masquerade breaks); ../shared/reference/compatibility-rules.md section 7 (selection working
-// model). Record and report schemas: docs/trace.md.
+// driver reported, and compares that with the prediction made from the images alone (printed by
+// report/trace_report.hpp). Also runs a command under the shim and states what a compute-capability
+// override implies. References: ../shared/reference/driver-api.md section 5.2 (classification
+// rule), 4.2 (what a masquerade breaks); ../shared/reference/compatibility-rules.md section 7
+// (selection working model). Record and report schemas: docs/trace.md.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/catalog/sm_target.hpp"
 #include "smcompat/util/result.hpp"
+#include "smcompat/verdict/fit.hpp"
 
 namespace smcompat::trace {
 
@@ -36,21 +37,18 @@ struct TracedFunction {
   std::optional<double> get_ms;  ///< time of the cuModuleGetFunction/cuKernelGetFunction call
 };
 
-/// How a load ended up running.
-enum class Outcome {
-  kNative,          ///< SASS for exactly the device's arch
-  kCompatibleSass,  ///< SASS for another arch the device can run
-  kPtxJit,          ///< PTX compiled by the driver
-  kFailed,          ///< the load call failed
-  kUnknown,         ///< loaded, but the driver reported nothing to tell which image ran
-};
-const char* to_string(Outcome o);  // "native", "compatible-sass", "ptx-jit", "failed", "unknown"
+/// How a load ended up running is a smcompat::Fit (verdict/fit.hpp): kNative, kCompatibleSass or
+/// kPtxJit when observed running, kFailed when the load call failed, kUnknown when it loaded but
+/// the driver reported nothing to tell which image ran. These five are the only values trace
+/// produces; kObservedFits lists them in report order.
+inline constexpr Fit kObservedFits[] = {Fit::kNative, Fit::kCompatibleSass, Fit::kPtxJit,
+                                        Fit::kFailed, Fit::kUnknown};
 
 /// What the working model predicts for a set of images on a device (compatibility-rules.md 7).
 struct Prediction {
-  Outcome outcome = Outcome::kUnknown;  ///< kFailed when nothing can run
-  std::optional<SmTarget> image;        ///< the image expected to be chosen
-  int error = 0;                        ///< expected CUresult when kFailed (209, 222 or 223)
+  Fit outcome = Fit::kUnknown;    ///< kFailed when nothing can run
+  std::optional<SmTarget> image;  ///< the image expected to be chosen
+  int error = 0;                  ///< expected CUresult when kFailed (209, 222 or 223)
   std::string reason;
 };
 
@@ -93,7 +91,7 @@ struct TracedLoad {
   bool unloaded = false;
 
   // Filled by analyze():
-  Outcome outcome = Outcome::kUnknown;
+  Fit outcome = Fit::kUnknown;     ///< one of kObservedFits
   std::optional<SmTarget> chosen;  ///< the offered image the driver's answer points to
   std::string how;                 ///< "sm_80 SASS on 8.6", "JIT of compute_90 to sm_120", ...
   std::optional<Prediction> predicted;
@@ -150,8 +148,8 @@ void analyze(TraceLog& log, const Catalog& catalog = Catalog::builtin());
 
 struct TraceSummary {
   size_t loads = 0;
-  std::map<Outcome, size_t> loads_by_outcome;
-  std::map<Outcome, size_t> functions_by_outcome;
+  std::map<Fit, size_t> loads_by_outcome;
+  std::map<Fit, size_t> functions_by_outcome;
   size_t disagreements = 0;
   size_t overridden_queries = 0;
 };
@@ -170,21 +168,6 @@ std::vector<std::string> override_implications(ComputeCapability fake, ComputeCa
 std::vector<std::string> override_implications_for_files(
     const std::vector<std::string>& paths, ComputeCapability fake, ComputeCapability real,
     std::optional<Version> driver_cuda, const Catalog& catalog = Catalog::builtin());
-
-/// Text report for people.
-struct PrintOptions {
-  bool color = false;
-  std::optional<int> exit_status;  ///< of the traced command
-  std::string command;
-  /// Printed before the run for --report-cc (predicted): the JSON report carries them too.
-  std::vector<std::string> override_implications;
-  std::vector<std::string> override_file_predictions;
-  std::optional<ComputeCapability> real_cc;  ///< the device's capability queried before the run
-};
-std::string render_text(const TraceLog& log, const PrintOptions& options);
-/// JSON report, schema "smcompat.trace/1" (docs/trace.md).
-std::string render_json(const TraceLog& log, const PrintOptions& options,
-                        const std::vector<std::string>& argv);
 
 /// Running a command under the shim.
 struct RunOptions {

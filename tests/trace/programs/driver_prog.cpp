@@ -122,43 +122,12 @@ void bind_dlsym(Api& a, void* h) {
 
 // The CUDA runtime's bootstrap (driver-api.md 2.2): one dlsym, then everything through the
 // pointer the driver returned for "cuGetProcAddress".
-bool bind_gpa(Api& a, void* h, bool v11) {
-  auto exported = reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(h, "cuGetProcAddress_v2"));
-  if (!exported) return false;
-  CUdriverProcAddressQueryResult st{};
-  void* p = nullptr;
-  if (v11) {
-    if (exported("cuGetProcAddress", &p, 11030, 0, &st) != CUDA_SUCCESS || !p) return false;
-    auto gpa = reinterpret_cast<PFN_cuGetProcAddress_v11030>(p);
-    auto get = [&](const char* name, int version, auto& f) {
-      void* q = nullptr;
-      gpa(name, &q, version, 0);
-      f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(q);
-    };
-    get("cuInit", 2000, a.init);
-    get("cuDeviceGet", 2000, a.device_get);
-    get("cuDeviceGetAttribute", 2000, a.get_attribute);
-    get("cuDeviceComputeCapability", 2000, a.compute_capability);
-    get("cuDevicePrimaryCtxRetain", 7000, a.ctx_retain);
-    get("cuCtxSetCurrent", 4000, a.ctx_set_current);
-    get("cuModuleLoad", 2000, a.module_load);
-    get("cuModuleLoadData", 2000, a.module_load_data);
-    get("cuModuleLoadDataEx", 2010, a.module_load_data_ex);
-    get("cuModuleLoadFatBinary", 2000, a.module_load_fatbinary);
-    get("cuModuleGetFunction", 2000, a.module_get_function);
-    get("cuModuleUnload", 2000, a.module_unload);
-    get("cuFuncGetAttribute", 2020, a.func_get_attribute);
-    get("cuLaunchKernel", 4000, a.launch);
-    return true;
-  }
-  if (exported("cuGetProcAddress", &p, 12000, 0, &st) != CUDA_SUCCESS || !p) return false;
-  auto gpa = reinterpret_cast<PFN_cuGetProcAddress_v12000>(p);
-  a.gpa = gpa;
+// Binds the entry points of `a` through `resolve(name, cudaVersion)`; the cuLibrary* and cuLink*
+// ones only with `libraries` (the 11.3 bootstrap program stays with the module API).
+template <class Resolve>
+void bind_entries(Api& a, Resolve resolve, bool libraries) {
   auto get = [&](const char* name, int version, auto& f) {
-    void* q = nullptr;
-    CUdriverProcAddressQueryResult s{};
-    gpa(name, &q, version, 0, &s);
-    f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(q);
+    f = reinterpret_cast<std::remove_reference_t<decltype(f)>>(resolve(name, version));
   };
   get("cuInit", 2000, a.init);
   get("cuDeviceGet", 2000, a.device_get);
@@ -173,17 +142,53 @@ bool bind_gpa(Api& a, void* h, bool v11) {
   get("cuModuleGetFunction", 2000, a.module_get_function);
   get("cuModuleUnload", 2000, a.module_unload);
   get("cuFuncGetAttribute", 2020, a.func_get_attribute);
-  get("cuLibraryLoadData", 12000, a.library_load_data);
-  get("cuLibraryLoadFromFile", 12000, a.library_load_from_file);
-  get("cuLibraryGetKernel", 12000, a.library_get_kernel);
-  get("cuKernelGetFunction", 12000, a.kernel_get_function);
-  get("cuLibraryUnload", 12000, a.library_unload);
-  get("cuLinkCreate", 6050, a.link_create);
-  get("cuLinkAddData", 6050, a.link_add_data);
-  get("cuLinkAddFile", 6050, a.link_add_file);
-  get("cuLinkComplete", 5050, a.link_complete);
-  get("cuLinkDestroy", 5050, a.link_destroy);
+  if (libraries) {
+    get("cuLibraryLoadData", 12000, a.library_load_data);
+    get("cuLibraryLoadFromFile", 12000, a.library_load_from_file);
+    get("cuLibraryGetKernel", 12000, a.library_get_kernel);
+    get("cuKernelGetFunction", 12000, a.kernel_get_function);
+    get("cuLibraryUnload", 12000, a.library_unload);
+    get("cuLinkCreate", 6050, a.link_create);
+    get("cuLinkAddData", 6050, a.link_add_data);
+    get("cuLinkAddFile", 6050, a.link_add_file);
+    get("cuLinkComplete", 5050, a.link_complete);
+    get("cuLinkDestroy", 5050, a.link_destroy);
+  }
   get("cuLaunchKernel", 4000, a.launch);
+}
+
+// The CUDA runtime's bootstrap: cuGetProcAddress_v2 by dlsym, then "cuGetProcAddress" through it
+// at the 11.3 or 12.0 ABI, and every other entry point through that.
+bool bind_gpa(Api& a, void* h, bool v11) {
+  auto exported = reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(h, "cuGetProcAddress_v2"));
+  if (!exported) return false;
+  CUdriverProcAddressQueryResult st{};
+  void* p = nullptr;
+  if (exported("cuGetProcAddress", &p, v11 ? 11030 : 12000, 0, &st) != CUDA_SUCCESS || !p)
+    return false;
+  if (v11) {
+    auto gpa = reinterpret_cast<PFN_cuGetProcAddress_v11030>(p);
+    bind_entries(
+        a,
+        [&](const char* name, int version) {
+          void* q = nullptr;
+          gpa(name, &q, version, 0);
+          return q;
+        },
+        false);
+    return true;
+  }
+  auto gpa = reinterpret_cast<PFN_cuGetProcAddress_v12000>(p);
+  a.gpa = gpa;
+  bind_entries(
+      a,
+      [&](const char* name, int version) {
+        void* q = nullptr;
+        CUdriverProcAddressQueryResult s{};
+        gpa(name, &q, version, 0, &s);
+        return q;
+      },
+      true);
   return true;
 }
 
@@ -191,6 +196,11 @@ std::vector<char> read_file(const char* path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   bytes.push_back(0);
+#ifdef DRIVER_PROG_PAD_IMAGES
+  // Sanitizer build: a cut image's headers claim more than the file holds, and the driver (like
+  // the shim) reads what they claim; zeros after the file keep those reads inside this buffer.
+  bytes.resize(bytes.size() + (1u << 20), 0);
+#endif
   return bytes;
 }
 
