@@ -129,7 +129,8 @@ void PtxCheckTotals::add(const ptx::ModuleReport& report) {
   kernels += report.kernels.size();
 }
 
-json ptx_check_json(const PtxCheckTotals& t, json inputs, const std::vector<std::string>& argv) {
+json ptx_check_json(const PtxCheckTotals& t, std::vector<json> inputs,
+                    const std::vector<std::string>& argv) {
   return {{"schema", kPtxCheckSchema},
           {"tool_version", SMCOMPAT_VERSION},
           {"argv", argv},
@@ -281,7 +282,8 @@ json ptx_budget_kernel_json(const ptx::PtxSource& source, const ptx::KernelRepor
   return j;
 }
 
-json ptx_budget_json(const SmTarget& target, json kernels, const std::vector<std::string>& argv) {
+json ptx_budget_json(const SmTarget& target, std::vector<json> kernels,
+                     const std::vector<std::string>& argv) {
   return {{"schema", kPtxBudgetSchema},
           {"tool_version", SMCOMPAT_VERSION},
           {"argv", argv},

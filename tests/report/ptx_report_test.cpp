@@ -144,7 +144,7 @@ Verdicts say whether each kernel's code fits sm_120 once built or retargeted for
 
 TEST(PtxReport, CheckJson) {
   auto rep = module_report();
-  json inputs = json::array();
+  std::vector<json> inputs;
   inputs.push_back(ptx_module_json(embedded_source(), rep));
   inputs.push_back(ptx_parse_error_json(file_source(), Error{"unexpected token", "", 29}));
   inputs.push_back(ptx_file_error_json("missing.ptx", Error{"cannot open", "missing.ptx", {}}));
@@ -374,7 +374,7 @@ TEST(PtxReport, Budget) {
   static total 49152 bytes (static limit 49152); sm_120 opt-in limit 101376 bytes; room for 52224 bytes dynamic
   exceeds-resources 49152 bytes static is above the 48 KiB static limit
 )txt");
-  json kernels = json::array();
+  std::vector<json> kernels;
   kernels.push_back(ptx_budget_kernel_json(file_source(), rep.kernels[1]));
   json j = ptx_budget_json(rep.target, kernels, {"smcompat"});
   EXPECT_EQ(j["tool_version"], SMCOMPAT_VERSION);

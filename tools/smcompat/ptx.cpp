@@ -46,7 +46,7 @@ int run_check(const CheckOptions& o, Context& ctx) {
   AnalyzeOptions ao;
   if (o.dynamic_smem >= 0) ao.dynamic_smem = static_cast<uint64_t>(o.dynamic_smem);
   const Style st = ctx.out_style();
-  json inputs = json::array();
+  std::vector<json> inputs;  // each item built by report/
   PtxCheckTotals totals;
   totals.target = *target;
   for (const auto& file : o.files) {
@@ -182,7 +182,7 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
   auto target = parse_sm(o.target, "--target");
   if (!target) return kExitError;
   const Style st = ctx.out_style();
-  json out_kernels = json::array();
+  std::vector<json> out_kernels;  // each item built by report/
   size_t texts = 0, shown = 0;
   bool over = false, failed = false;
   for (const auto& file : o.files) {

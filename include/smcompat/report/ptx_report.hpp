@@ -55,7 +55,7 @@ struct PtxCheckTotals {
 };
 
 /// The whole `ptx check --json` document around the per-input items.
-nlohmann::json ptx_check_json(const PtxCheckTotals& totals, nlohmann::json inputs,
+nlohmann::json ptx_check_json(const PtxCheckTotals& totals, std::vector<nlohmann::json> inputs,
                               const std::vector<std::string>& argv);
 /// One analysed PTX text: a header line, notes, and each kernel that does not run (every kernel
 /// with `show_all`) with its features, shared memory, cluster, resources and strategies.
@@ -90,7 +90,7 @@ std::string render_ptx_retarget_text(const PtxRetargetOutcome& outcome, const St
 /// One kernel of `ptx budget --json`: ptx_kernel_json plus its "input".
 nlohmann::json ptx_budget_kernel_json(const ptx::PtxSource& source,
                                       const ptx::KernelReport& kernel);
-nlohmann::json ptx_budget_json(const SmTarget& target, nlohmann::json kernels,
+nlohmann::json ptx_budget_json(const SmTarget& target, std::vector<nlohmann::json> kernels,
                                const std::vector<std::string>& argv);
 /// One kernel's shared memory by declaration, against `target`'s limits.
 std::string render_ptx_budget_text(const ptx::PtxSource& source, const ptx::KernelReport& kernel,
