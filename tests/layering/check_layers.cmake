@@ -1,7 +1,7 @@
 # Run by CTest (tests/layering/CMakeLists.txt). For every module M and every module N: a source of M
 # (preprocessed with the include flags M is built with: whether an include resolves is the question)
 # that includes a header of N must build if N is M or below it, and must fail to build with
-# "No such file" naming that header if N is above M or beside it. Prints one line per pair.
+# "No such file" (GCC) or "file not found" (clang) naming that header if N is above M or beside it. Prints one line per pair.
 include(${RULES})
 file(MAKE_DIRECTORY ${WORK})
 set(failures "")
@@ -27,7 +27,11 @@ foreach(m ${modules})
         string(APPEND failures "  ${m} -> ${n}: ${header} is allowed but did not build:\n${err}\n")
       endif()
     else()
+      # GCC: "smcompat/x/y.hpp: No such file or directory"; clang: "'smcompat/x/y.hpp' file not found".
       string(FIND "${err}" "${header}: No such file" named)
+      if(named EQUAL -1)
+        string(FIND "${err}" "'${header}' file not found" named)
+      endif()
       if(rc EQUAL 0)
         string(APPEND failures "  ${m} -> ${n}: ${header} climbs a layer but built\n")
       elseif(named EQUAL -1)
