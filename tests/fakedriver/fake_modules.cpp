@@ -2,7 +2,7 @@
 // functions and kernels with their attributes, and cuLink*. An image is read with binary/ and the
 // driver's choice is simulated with the working model of ../shared/reference/compatibility-rules.md
 // section 7 (exact SASS, then the highest compatible SASS, then the highest compatible PTX, each
-// judged by Catalog::fit), with the error codes of its table (209 no binary, 222 unsupported PTX,
+// judged by fit_image()), with the error codes of its table (209 no binary, 222 unsupported PTX,
 // 223 JIT disabled) and CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT / CUDA_MODULE_LOADING (section
 // 8). Function attributes follow driver-api.md 5.2: BINARY_VERSION is the SASS arch that runs (the
 // device's own arch after a JIT), PTX_VERSION the virtual arch the code came from.

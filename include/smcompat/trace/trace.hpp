@@ -157,7 +157,7 @@ TraceSummary summarize(const TraceLog& log);
 
 /// What reporting `fake` to the application implies on a device that really is `real`: which
 /// kinds of code built for the fake capability can still run (compatibility-rules via
-/// Catalog::fit). One sentence per target kind.
+/// fit_image()). One sentence per target kind.
 std::vector<std::string> override_implications(ComputeCapability fake, ComputeCapability real,
                                                const Catalog& catalog = Catalog::builtin());
 
