@@ -115,8 +115,7 @@ PackageVerdict Rules::verdict(const PythonEnv& e, const PackageCode& p, const Ta
   for (auto& s : found) v.targets.push_back(s.to_string());
   v.fit = Fit::kNative;
   if (select && !only) v.fit = Fit::kNoImage;  // nothing with device code loads
-  Target target = t;
-  target.gpu = cat.find_gpu(t.name);
+  Target target = t;                           // resolve_targets() already found its catalog entry
   target.driver_cuda = driver_cuda();
   target.driver = r.driver.version;
   target.label = t.name;
@@ -142,9 +141,6 @@ std::vector<std::string> Rules::lib_evidence(const PackageVerdict& v, size_t max
   auto libs = worst_libs(v);
   for (size_t i = 0; i < libs.size() && i < max; ++i) {
     auto& l = libs[i];
-    std::string targets;
-    for (auto& lib_all : v.libraries)
-      if (lib_all.path == l.path) targets = l.best_image;
     ev.push_back(fmt::format("{}: {}{}", l.path, to_string(l.fit),
                              l.best_image.empty() ? "" : " (best image " + l.best_image + ")"));
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "smcompat/report/json_document.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat {
@@ -119,7 +120,7 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     for (const auto& e : inv.errors) details += "  " + st.red("error") + " " + e.to_string() + "\n";
     if (!f.verdict || !f.verdict->has_device_code) continue;
     const FileVerdict& v = *f.verdict;
-    if (v.verdict <= Fit::kCompatibleSass && !v.partial && v.resource_warnings.empty() &&
+    if (!better(Fit::kCompatibleSass, v.verdict) && !v.partial && v.resource_warnings.empty() &&
         !render.verbose)
       continue;
     details += fmt::format("  {}{} {}: {}\n", styled_verdict(v.verdict, st),
@@ -133,7 +134,7 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
     const size_t limit = render.verbose ? SIZE_MAX : 3;
     std::map<std::string, size_t> elsewhere;
     for (const auto& u : v.units) {
-      if (u.verdict <= Fit::kCompatibleSass) continue;
+      if (!better(Fit::kCompatibleSass, u.verdict)) continue;
       if ((u.specialized_elsewhere || !u.loadable) && !render.verbose)
         continue;  // counted in the summary
       if (shown++ >= limit) continue;
@@ -225,10 +226,7 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
 nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options,
                             const ScanRenderOptions& render) {
   using nlohmann::json;
-  json j;
-  j["schema"] = kScanSchema;
-  j["tool_version"] = SMCOMPAT_VERSION;
-  j["argv"] = render.argv;
+  json j = json_document(kScanSchema, render.argv);
   j["prediction"] = true;
   if (options.target) {
     const Target& t = *options.target;

@@ -151,6 +151,29 @@ void index_records(const std::string& site, DistIndex& index) {
   }
 }
 
+// Python distributions: index RECORDs of every directory that holds *.dist-info folders and is
+// an ancestor of (or equal to) a scanned file's directory.
+DistIndex index_distributions(const std::vector<Candidate>& files) {
+  DistIndex dists;
+  std::set<std::string> indexed;
+  for (const auto& c : files) {
+    std::error_code ec;
+    for (fs::path dir = fs::path(c.path).parent_path(); !dir.empty(); dir = dir.parent_path()) {
+      std::string d = fs::weakly_canonical(dir, ec).string();
+      if (!indexed.insert(d).second) break;
+      bool has_dist = false;
+      for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
+        if (ends_with(it->path().filename().string(), ".dist-info")) {
+          has_dist = true;
+          break;
+        }
+      if (has_dist) index_records(d, dists);
+      if (dir == dir.parent_path()) break;
+    }
+  }
+  return dists;
+}
+
 // Wheel file name: {dist}-{version}(-{build})?-{python}-{abi}-{platform}.whl
 std::pair<std::string, std::string> wheel_name_version(const std::string& path) {
   std::string base = fs::path(path).filename().string();
@@ -239,26 +262,8 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
   report.files_seen = walker.seen;
   report.files_skipped = walker.skipped;
 
-  // Python distributions: index RECORDs of every directory that holds *.dist-info folders and is
-  // an ancestor of (or equal to) a scanned file's directory.
   DistIndex dists;
-  std::set<std::string> indexed;
-  for (const auto& c : walker.files) {
-    if (!options.group_by_record) break;
-    std::error_code ec;
-    for (fs::path dir = fs::path(c.path).parent_path(); !dir.empty(); dir = dir.parent_path()) {
-      std::string d = fs::weakly_canonical(dir, ec).string();
-      if (!indexed.insert(d).second) break;
-      bool has_dist = false;
-      for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec))
-        if (ends_with(it->path().filename().string(), ".dist-info")) {
-          has_dist = true;
-          break;
-        }
-      if (has_dist) index_records(d, dists);
-      if (dir == dir.parent_path()) break;
-    }
-  }
+  if (options.group_by_record) dists = index_distributions(walker.files);
 
   // Inspect files in parallel; a single large file gets the cores for its deep decode instead.
   std::vector<std::vector<FileInventory>> results(walker.files.size());

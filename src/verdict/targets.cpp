@@ -78,10 +78,9 @@ ResolvedTargets resolve_targets(const TargetQuery& query, const Catalog& catalog
   if (driver.empty() && query.machine_cuda) driver = std::to_string(*query.machine_cuda);
   for (const auto& m : query.machine) {
     std::string name = without_vendor(m.name);
-    bool dup = query.merge_same_model &&
-               std::any_of(out.targets.begin(), out.targets.end(), [&](const Target& t) {
-                 return t.observed && t.name == name && t.cc == m.cc;
-               });
+    bool dup = std::any_of(out.targets.begin(), out.targets.end(), [&](const Target& t) {
+      return t.observed && t.name == name && t.cc == m.cc;
+    });
     if (dup) continue;
     Target t;
     t.cc = m.cc;
@@ -102,10 +101,9 @@ ResolvedTargets resolve_targets(const TargetQuery& query, const Catalog& catalog
       out.errors.push_back(r.error());
       continue;
     }
-    bool dup = query.merge_same_model &&
-               std::any_of(out.targets.begin(), out.targets.end(), [&](const Target& t) {
-                 return !t.observed && t.name == r->name && t.cc == r->cc;
-               });
+    bool dup = std::any_of(out.targets.begin(), out.targets.end(), [&](const Target& t) {
+      return !t.observed && t.name == r->name && t.cc == r->cc;
+    });
     if (!dup) out.targets.push_back(std::move(*r));
   }
   return out;

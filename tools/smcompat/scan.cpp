@@ -28,10 +28,11 @@ bool fails(const ScanReport& r, const std::string& fail_on) {
     if (fail_on == "error" && !f.inventory.errors.empty()) return true;
     if (!f.verdict || !f.verdict->has_device_code) continue;
     const FileVerdict& v = *f.verdict;
-    if (fail_on == "warning" && (!v.resource_warnings.empty() || v.verdict >= Fit::kPtxJit ||
+    if (fail_on == "warning" && (!v.resource_warnings.empty() || !better(v.verdict, Fit::kPtxJit) ||
                                  v.partial || !f.inventory.errors.empty()))
       return true;
-    if (auto threshold = parse_fit(fail_on); threshold && v.verdict >= *threshold) return true;
+    if (auto threshold = parse_fit(fail_on); threshold && !better(v.verdict, *threshold))
+      return true;
   }
   return fail_on == "error" && !r.errors.empty();
 }

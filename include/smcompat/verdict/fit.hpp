@@ -39,8 +39,6 @@ int rank(Fit fit);
 inline bool better(Fit a, Fit b) { return rank(a) < rank(b); }
 inline Fit worse(Fit a, Fit b) { return rank(a) >= rank(b) ? a : b; }
 inline Fit best(Fit a, Fit b) { return rank(a) <= rank(b) ? a : b; }
-/// The code can run (native, compatible SASS or PTX JIT).
-inline bool runs(Fit fit) { return rank(fit) <= rank(Fit::kPtxJit); }
 /// What a single image's fit means for the unit holding it (kNotLoadable -> kNoImage).
 Fit as_verdict(Fit image_fit);
 

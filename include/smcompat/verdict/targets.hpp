@@ -41,15 +41,15 @@ Result<Target> resolve_target(std::string_view gpu_or_arch, std::string_view dri
                               const Catalog& catalog = Catalog::builtin(),
                               std::string_view flag = {});
 
-/// The targets of one command.
+/// The targets of one command. Several machine GPUs of one model (name and capability) are one
+/// target, the first of them; a name that resolves to a target already named is dropped; a named
+/// GPU that is also on this machine stays, as a what-if beside the observed one.
 struct TargetQuery {
   std::vector<std::string> names;   ///< as typed, in order
   std::string driver;               ///< as typed, or "" (then `machine_cuda` if known)
   std::vector<MachineGpu> machine;  ///< this machine's GPUs (observed); judged before `names`
   std::optional<int> machine_cuda;  ///< cuDriverGetVersion of this machine (12080)
   std::string flag = "--gpu";       ///< the option the names came from, for errors
-  /// Several GPUs of one model are one target (the first of them; observed wins over named).
-  bool merge_same_model = true;
 };
 struct ResolvedTargets {
   std::vector<Target> targets;
