@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "smcompat/report/json_document.hpp"
+
 namespace smcompat {
 
 using doctor::BuildEnv;
@@ -52,17 +54,15 @@ nlohmann::json build_env_to_json(const BuildEnv& env, const BuildEnvRequest& req
   json gpus = json::array();
   for (auto cc : req.gpus) gpus.push_back(cc.to_string());
   auto or_null = [](const std::string& s) { return s.empty() ? json() : json(s); };
-  return {{"schema", kBuildEnvSchema},
-          {"tool_version", SMCOMPAT_VERSION},
-          {"argv", argv},
-          {"for", req.what == BuildFor::kPytorch ? "pytorch" : "extension"},
-          {"gpus", gpus},
-          {"torch_cuda_arch_list", env.arch_list},
-          {"min_nvcc", env.min_nvcc ? json(env.min_nvcc->to_string()) : json()},
-          {"toolkit", or_null(req.toolkits.empty() ? "" : req.toolkits.front().root)},
-          {"host_compiler", or_null(req.host.cxx)},
-          {"lines", lines},
-          {"problems", env.problems}};
+  return json_document(kBuildEnvSchema, argv,
+                       {{"for", req.what == BuildFor::kPytorch ? "pytorch" : "extension"},
+                        {"gpus", gpus},
+                        {"torch_cuda_arch_list", env.arch_list},
+                        {"min_nvcc", env.min_nvcc ? json(env.min_nvcc->to_string()) : json()},
+                        {"toolkit", or_null(req.toolkits.empty() ? "" : req.toolkits.front().root)},
+                        {"host_compiler", or_null(req.host.cxx)},
+                        {"lines", lines},
+                        {"problems", env.problems}});
 }
 
 }  // namespace smcompat

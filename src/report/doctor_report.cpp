@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "smcompat/report/json_document.hpp"
 #include "smcompat/report/scan_report.hpp"
 #include "smcompat/util/strings.hpp"
 
@@ -255,28 +256,26 @@ nlohmann::json doctor_to_json(const DoctorReport& r, const std::vector<std::stri
   for (auto& [n, v] : r.env_vars) vars[n] = v;
   json findings = json::array();
   for (auto& f : r.findings) findings.push_back(finding_to_json(f));
-  return {{"schema", kDoctorSchema},
-          {"tool_version", SMCOMPAT_VERSION},
-          {"argv", argv},
-          {"driver", driver},
-          {"targets", targets},
-          {"toolkits", toolkits},
-          {"libraries", libs},
-          {"python_envs", envs},
-          {"verdicts", verdicts},
-          {"env_vars", vars},
-          {"host",
-           {{"cores", r.host.cores},
-            {"mem_total_gib", r.host.mem_total_gib},
-            {"mem_available_gib", r.host.mem_available_gib},
-            {"cxx", r.host.cxx.empty() ? json() : json(r.host.cxx)},
-            {"cxx_version", r.host.cxx_version}}},
-          {"summary",
-           {{"errors", r.count(Severity::kError)},
-            {"warnings", r.count(Severity::kWarning)},
-            {"info", r.count(Severity::kInfo)}}},
-          {"findings", findings},
-          {"usage_errors", r.errors}};
+  return json_document(kDoctorSchema, argv,
+                       {{"driver", driver},
+                        {"targets", targets},
+                        {"toolkits", toolkits},
+                        {"libraries", libs},
+                        {"python_envs", envs},
+                        {"verdicts", verdicts},
+                        {"env_vars", vars},
+                        {"host",
+                         {{"cores", r.host.cores},
+                          {"mem_total_gib", r.host.mem_total_gib},
+                          {"mem_available_gib", r.host.mem_available_gib},
+                          {"cxx", r.host.cxx.empty() ? json() : json(r.host.cxx)},
+                          {"cxx_version", r.host.cxx_version}}},
+                        {"summary",
+                         {{"errors", r.count(Severity::kError)},
+                          {"warnings", r.count(Severity::kWarning)},
+                          {"info", r.count(Severity::kInfo)}}},
+                        {"findings", findings},
+                        {"usage_errors", r.errors}});
 }
 
 std::string render_doctor_markdown(const DoctorReport& r) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "smcompat/report/doctor_report.hpp"
+#include "smcompat/report/json_document.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat {
@@ -91,11 +92,8 @@ nlohmann::json explain_to_json(const Explanation& e, const std::vector<std::stri
                        {"reference", m.mode->reference},
                        {"on_this_machine", e.have_doctor ? here : nlohmann::json()}});
   }
-  return {{"schema", kExplainSchema},
-          {"tool_version", SMCOMPAT_VERSION},
-          {"argv", argv},
-          {"doctor_consulted", e.have_doctor},
-          {"matches", matches}};
+  return json_document(kExplainSchema, argv,
+                       {{"doctor_consulted", e.have_doctor}, {"matches", matches}});
 }
 
 std::string prompt_bundle(std::string_view error_text, const Explanation& e,

@@ -9,6 +9,8 @@
 #include <span>
 #include <utility>
 
+#include "smcompat/report/json_document.hpp"
+
 namespace smcompat {
 
 namespace {
@@ -226,39 +228,38 @@ std::string render_probe_text(const ProbeReport& r, const Style& st) {
 nlohmann::json probe_to_json(const ProbeReport& r, const std::vector<std::string>& argv) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : r.devices) devices.push_back(device_json(d));
-  return {
-      {"schema", kProbeSchema},
-      {"argv", argv},
-      {"tool_version", SMCOMPAT_VERSION},
-      {"observed", true},
-      {"status", to_string(r.status)},
-      {"explanation", r.explanation},
-      {"cuda_error", opt(r.cuda_error)},
-      {"libcuda",
-       {{"requested", r.libcuda_requested},
-        {"path", nonempty(r.libcuda_path)},
-        {"resolved_via", nonempty(r.resolved_via)}}},
-      {"nvml",
-       {{"loaded", r.nvml_loaded},
-        {"path", nonempty(r.nvml_path)},
-        {"error", nonempty(r.nvml_error)},
-        {"device_count", opt(r.nvml_device_count)}}},
-      {"driver_version", opt(r.driver_version)},
-      {"driver_version_source",
-       r.driver_version ? nlohmann::json(r.driver_version_source) : nlohmann::json(nullptr)},
-      {"cuda_driver_version", opt(r.cuda_driver_version)},
-      {"nvml_cuda_driver_version", opt(r.nvml_cuda_driver_version)},
-      {"kernel_module", to_string(r.kernel_module)},
-      {"kernel_module_line", nonempty(r.kernel_module_line)},
-      {"cuda_visible_devices", opt(r.cuda_visible_devices)},
-      {"devices", devices},
-      {"topology",
-       {{"p2p_access", matrix(r.topology.p2p_access)},
-        {"native_atomics", matrix(r.topology.native_atomics)},
-        {"nvlink_links", matrix(r.topology.nvlink_links)},
-        {"pcie_common_ancestor", matrix(r.topology.pcie_common_ancestor)}}},
-      {"warnings", r.warnings},
-  };
+  return json_document(
+      kProbeSchema, argv,
+      {
+          {"observed", true},
+          {"status", to_string(r.status)},
+          {"explanation", r.explanation},
+          {"cuda_error", opt(r.cuda_error)},
+          {"libcuda",
+           {{"requested", r.libcuda_requested},
+            {"path", nonempty(r.libcuda_path)},
+            {"resolved_via", nonempty(r.resolved_via)}}},
+          {"nvml",
+           {{"loaded", r.nvml_loaded},
+            {"path", nonempty(r.nvml_path)},
+            {"error", nonempty(r.nvml_error)},
+            {"device_count", opt(r.nvml_device_count)}}},
+          {"driver_version", opt(r.driver_version)},
+          {"driver_version_source",
+           r.driver_version ? nlohmann::json(r.driver_version_source) : nlohmann::json(nullptr)},
+          {"cuda_driver_version", opt(r.cuda_driver_version)},
+          {"nvml_cuda_driver_version", opt(r.nvml_cuda_driver_version)},
+          {"kernel_module", to_string(r.kernel_module)},
+          {"kernel_module_line", nonempty(r.kernel_module_line)},
+          {"cuda_visible_devices", opt(r.cuda_visible_devices)},
+          {"devices", devices},
+          {"topology",
+           {{"p2p_access", matrix(r.topology.p2p_access)},
+            {"native_atomics", matrix(r.topology.native_atomics)},
+            {"nvlink_links", matrix(r.topology.nvlink_links)},
+            {"pcie_common_ancestor", matrix(r.topology.pcie_common_ancestor)}}},
+          {"warnings", r.warnings},
+      });
 }
 
 }  // namespace smcompat

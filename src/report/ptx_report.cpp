@@ -5,6 +5,8 @@
 
 #include <iterator>
 
+#include "smcompat/report/json_document.hpp"
+
 namespace smcompat {
 
 namespace {
@@ -131,17 +133,15 @@ void PtxCheckTotals::add(const ptx::ModuleReport& report) {
 
 json ptx_check_json(const PtxCheckTotals& t, std::vector<json> inputs,
                     const std::vector<std::string>& argv) {
-  return {{"schema", kPtxCheckSchema},
-          {"tool_version", SMCOMPAT_VERSION},
-          {"argv", argv},
-          {"target", t.target.to_string()},
-          {"inputs", std::move(inputs)},
-          {"summary",
-           {{"ptx_texts", t.ptx_texts},
-            {"kernels", t.kernels},
-            {"errors", t.errors},
-            {"by_verdict", t.by_outcome}}},
-          {"verdict", to_string(t.worst)}};
+  return json_document(kPtxCheckSchema, argv,
+                       {{"target", t.target.to_string()},
+                        {"inputs", std::move(inputs)},
+                        {"summary",
+                         {{"ptx_texts", t.ptx_texts},
+                          {"kernels", t.kernels},
+                          {"errors", t.errors},
+                          {"by_verdict", t.by_outcome}}},
+                        {"verdict", to_string(t.worst)}});
 }
 
 std::string render_ptx_module_text(const ptx::PtxSource& src, const ptx::ModuleReport& rep,
@@ -223,17 +223,16 @@ json ptx_retarget_json(const PtxRetargetOutcome& o, const std::vector<std::strin
                   {"at", loc_json(b.loc)},
                   {"reason", b.reason},
                   {"strategy", b.strategy}});
-  json out{{"schema", kPtxRetargetSchema},
-           {"tool_version", SMCOMPAT_VERSION},
-           {"argv", argv},
-           {"input", o.input},
-           {"to", o.to.to_string()},
-           {"ok", r.ok},
-           {"rewrites", std::move(rw)},
-           {"blockers", std::move(bl)},
-           {"intact_alternative",
-            r.intact_alternative ? json(r.intact_alternative->to_string()) : json(nullptr)},
-           {"output", or_null(o.written)}};
+  json out = json_document(
+      kPtxRetargetSchema, argv,
+      {{"input", o.input},
+       {"to", o.to.to_string()},
+       {"ok", r.ok},
+       {"rewrites", std::move(rw)},
+       {"blockers", std::move(bl)},
+       {"intact_alternative",
+        r.intact_alternative ? json(r.intact_alternative->to_string()) : json(nullptr)},
+       {"output", or_null(o.written)}});
   if (r.ok && !o.written) out["ptx"] = r.text;
   if (o.verified)
     out["ptxas"] = {{"verified", o.verified->accepted}, {"log", o.verified->log}};
@@ -284,11 +283,8 @@ json ptx_budget_kernel_json(const ptx::PtxSource& source, const ptx::KernelRepor
 
 json ptx_budget_json(const SmTarget& target, std::vector<json> kernels,
                      const std::vector<std::string>& argv) {
-  return {{"schema", kPtxBudgetSchema},
-          {"tool_version", SMCOMPAT_VERSION},
-          {"argv", argv},
-          {"target", target.to_string()},
-          {"kernels", std::move(kernels)}};
+  return json_document(kPtxBudgetSchema, argv,
+                       {{"target", target.to_string()}, {"kernels", std::move(kernels)}});
 }
 
 std::string render_ptx_budget_text(const ptx::PtxSource& src, const ptx::KernelReport& k,

@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "smcompat/report/json_document.hpp"
 #include "smcompat/util/table.hpp"
 
 namespace smcompat {
@@ -156,10 +157,7 @@ std::string render_trace_text(const TraceLog& log, const TraceRenderOptions& opt
 
 json trace_to_json(const TraceLog& log, const TraceRenderOptions& options,
                    const std::vector<std::string>& argv) {
-  json j;
-  j["schema"] = kTraceSchema;
-  j["tool_version"] = SMCOMPAT_VERSION;
-  j["argv"] = argv;
+  json j = json_document(kTraceSchema, argv);
   if (!options.command.empty()) j["command"] = options.command;
   if (options.exit_status) j["exit_status"] = *options.exit_status;
   json procs = json::array();
