@@ -30,15 +30,15 @@ const char* to_string(JitRole role) {
 }
 
 std::vector<JitVariant> jit_variants(ComputeCapability device, std::optional<Version> driver_cuda,
-                                     std::span<const KernelImage> images) {
+                                     std::span<const EmbeddedImage> images) {
   std::vector<JitVariant> out;
-  const auto find = [&](const SmTarget& t) -> const KernelImage* {
+  const auto find = [&](const SmTarget& t) -> const EmbeddedImage* {
     for (const auto& image : images) {
       if (image.target == t) return &image;
     }
     return nullptr;
   };
-  const auto fit_of = [&](const SmTarget& t, const KernelImage* image) {
+  const auto fit_of = [&](const SmTarget& t, const EmbeddedImage* image) {
     return fit_image(t, device, image ? image->ptx_isa : std::nullopt, driver_cuda);
   };
 

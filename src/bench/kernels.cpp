@@ -15,12 +15,12 @@ namespace smcompat::bench {
 
 namespace {
 
-const std::vector<KernelImage>& images() {
-  static const std::vector<KernelImage> all = [] {
-    std::vector<KernelImage> v;
+const std::vector<EmbeddedImage>& images() {
+  static const std::vector<EmbeddedImage> all = [] {
+    std::vector<EmbeddedImage> v;
     for (std::size_t i = 0; i < detail::kEmbeddedImageCount; ++i) {
       const auto& row = detail::kEmbeddedImageRows[i];
-      KernelImage image;
+      EmbeddedImage image;
       image.target = {row.ptx ? ImageKind::kPtx : ImageKind::kSass, row.arch, ArchVariant::kBase};
       image.bytes = {row.data, *row.size};
       if (row.ptx) {
@@ -31,7 +31,7 @@ const std::vector<KernelImage>& images() {
       }
       v.push_back(image);
     }
-    std::sort(v.begin(), v.end(), [](const KernelImage& a, const KernelImage& b) {
+    std::sort(v.begin(), v.end(), [](const EmbeddedImage& a, const EmbeddedImage& b) {
       return std::pair(a.ptx(), a.target.arch) < std::pair(b.ptx(), b.target.arch);
     });
     return v;
@@ -41,11 +41,11 @@ const std::vector<KernelImage>& images() {
 
 }  // namespace
 
-std::string KernelImage::label() const {
+std::string EmbeddedImage::label() const {
   return fmt::format("{} {}", target.to_string(), ptx() ? "PTX" : "SASS");
 }
 
-std::span<const KernelImage> kernel_images() { return images(); }
+std::span<const EmbeddedImage> kernel_images() { return images(); }
 
 std::string_view kernel_images_absent_reason() {
   return detail::kEmbeddedImageCount == 0 ? detail::kEmbeddedImagesAbsentReason : "";
@@ -53,7 +53,7 @@ std::string_view kernel_images_absent_reason() {
 
 std::string_view kernel_images_toolkit() { return detail::kEmbeddedImagesToolkit; }
 
-const KernelImage* find_kernel_image(const SmTarget& target) {
+const EmbeddedImage* find_kernel_image(const SmTarget& target) {
   for (const auto& image : images()) {
     if (image.target == target) return &image;
   }

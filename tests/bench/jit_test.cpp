@@ -13,8 +13,8 @@ namespace smcompat::bench {
 namespace {
 
 // nvcc 13.0's images: the targets matter, the bytes do not.
-std::vector<KernelImage> synthetic_images() {
-  std::vector<KernelImage> v;
+std::vector<EmbeddedImage> synthetic_images() {
+  std::vector<EmbeddedImage> v;
   for (int arch : {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121}) {
     v.push_back({{ImageKind::kSass, arch, ArchVariant::kBase}, {}, std::nullopt});
   }

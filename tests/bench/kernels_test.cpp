@@ -140,8 +140,8 @@ TEST(BenchKernels, MmaFlops) {
   EXPECT_DOUBLE_EQ(mma_flops(1, 128, 10), 4 * 10 * 8 * 4096.0);
   // A partial warp runs whole mmas.
   EXPECT_DOUBLE_EQ(mma_flops(2, 33, 1), 2 * 2 * 8 * 4096.0);
-  EXPECT_DOUBLE_EQ(copy_bytes(1000), 32000.0);
-  EXPECT_DOUBLE_EQ(triad_bytes(1000), 48000.0);
+  EXPECT_DOUBLE_EQ(copy_bytes(1000), 2000.0);
+  EXPECT_DOUBLE_EQ(triad_bytes(1000), 12000.0);
 }
 
 }  // namespace

@@ -28,9 +28,9 @@ const char* to_string(JitRole role);  // "exact-sass", "older-sass", "ptx-jit", 
 
 struct JitVariant {
   JitRole role = JitRole::kExactSass;
-  std::optional<SmTarget> target;      ///< the image's target; nullopt for "no older SASS exists"
-  const KernelImage* image = nullptr;  ///< what to load; nullptr when the variant is a skip
-  FitResult fit;                       ///< fit_image()'s verdict for the device (when target)
+  std::optional<SmTarget> target;        ///< the image's target; nullopt for "no older SASS exists"
+  const EmbeddedImage* image = nullptr;  ///< what to load; nullptr when the variant is a skip
+  FitResult fit;                         ///< fit_image()'s verdict for the device (when target)
   /// Names the image as the results do: "sm_90 SASS", "sm_86 SASS (older minor)",
   /// "compute_80 PTX → JIT", "sm_89 SASS (never runs)", "older SASS".
   std::string label;
@@ -47,7 +47,7 @@ struct JitVariant {
 /// CUDA_ERROR_UNSUPPORTED_PTX_VERSION).
 std::vector<JitVariant> jit_variants(ComputeCapability device,
                                      std::optional<Version> driver_cuda = std::nullopt,
-                                     std::span<const KernelImage> images = kernel_images());
+                                     std::span<const EmbeddedImage> images = kernel_images());
 
 /// The recorded skip of a variant: suite "jit", name "jit <label>", params image/role/fit,
 /// skip_reason = the variant's, device `ordinal`.

@@ -22,16 +22,13 @@ extern "C" {
 
 // Holds the stream until the host sets *flag (host-mapped memory) so that the launches queued
 // behind it start together and their queueing is not timed (nvbench's blocking kernel). It gives
-// up after timeout_ns of GPU time so that a host that never releases it cannot hang the GPU, and
-// reports that in *timed_out (1) so the measurement is discarded.
-__global__ void smc_spin(const volatile int* flag, unsigned long long timeout_ns, int* timed_out) {
+// up after timeout_ns of GPU time so that a host that never releases it cannot hang the GPU.
+// Parameters as measure.hpp's DeviceKernels contract has them.
+__global__ void smc_spin(const volatile int* flag, unsigned long long timeout_ns) {
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   const unsigned long long start = global_ns();
   while (*flag == 0) {
-    if (global_ns() - start > timeout_ns) {
-      *timed_out = 1;
-      return;
-    }
+    if (global_ns() - start > timeout_ns) return;
     __nanosleep(1000);
   }
 }
@@ -39,24 +36,33 @@ __global__ void smc_spin(const volatile int* flag, unsigned long long timeout_ns
 // Does nothing: its launch-to-completion time is the launch latency.
 __global__ void smc_empty() {}
 
-// out[i] = in[i] over n 16-byte vectors, grid-stride (SM copy bandwidth: bytes read + written).
-__global__ void smc_copy(const uint4* __restrict__ in, uint4* __restrict__ out, size_t n) {
+// dst = src over `bytes` (a multiple of 16) as 16-byte vectors, grid-stride: SM copy bandwidth.
+__global__ void smc_copy(const void* src, void* dst, unsigned long long bytes) {
+  const uint4* __restrict__ in = static_cast<const uint4*>(src);
+  uint4* __restrict__ out = static_cast<uint4*>(dst);
+  const size_t n = bytes / 16;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     out[i] = in[i];
   }
 }
 
-// STREAM triad a[i] = b[i] + s·c[i] over n float4 vectors, grid-stride: the memory-bound kernel
-// of the memory and jit suites (3 × 16 bytes moved per vector).
-__global__ void smc_triad(float4* __restrict__ a, const float4* __restrict__ b,
-                          const float4* __restrict__ c, float s, size_t n) {
+// STREAM triad a[i] = b[i] + s·c[i] over n floats, grid-stride, as float4 vectors (cuMemAlloc
+// returns 256-byte aligned memory) with a scalar tail: the memory-bound kernel of the memory and
+// jit suites (12 bytes moved per float).
+__global__ void smc_triad(float* a, const float* b, const float* c, float s, unsigned long long n) {
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const float4 x = b[i];
-    const float4 y = c[i];
-    a[i] = make_float4(x.x + s * y.x, x.y + s * y.y, x.z + s * y.z, x.w + s * y.w);
+  const size_t first = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t vectors = n / 4;
+  float4* __restrict__ a4 = reinterpret_cast<float4*>(a);
+  const float4* __restrict__ b4 = reinterpret_cast<const float4*>(b);
+  const float4* __restrict__ c4 = reinterpret_cast<const float4*>(c);
+  for (size_t i = first; i < vectors; i += stride) {
+    const float4 x = b4[i];
+    const float4 y = c4[i];
+    a4[i] = make_float4(x.x + s * y.x, x.y + s * y.y, x.z + s * y.z, x.w + s * y.w);
   }
+  for (size_t i = vectors * 4 + first; i < n; i += stride) a[i] = b[i] + s * c[i];
 }
 
 }  // extern "C"
