@@ -310,6 +310,71 @@ std::optional<double> decode_element(int type, std::span<const std::uint8_t> dat
   }
 }
 
+std::uint8_t unit_scale_byte(int type) {
+  // UE8M0 is a bare biased exponent (bias 127); UE4M3 is E4M3 without sign (1.0 = 0x38).
+  return type == cl::kR8F_UE8M0 ? 0x7F : 0x38;
+}
+
+bool fill_random(int type, std::span<std::uint8_t> out, std::uint64_t seed) {
+  // splitmix64: fast, deterministic, good enough to decorrelate bits.
+  std::uint64_t x = seed;
+  const auto next = [&x] {
+    std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  // Each element: random sign and significand, exponent from a small set around 1 (never
+  // Inf/NaN). Encoded directly in the format's bit layout.
+  switch (type) {
+    case cl::kR64F:
+      for (std::size_t i = 0; i + 8 <= out.size(); i += 8) {
+        const std::uint64_t r = next();
+        const std::uint64_t bits =
+            (r & 0x800FFFFFFFFFFFFFull) | ((1021ull + (r >> 52) % 3) << 52);  // 2^-2 .. 2^0
+        std::memcpy(out.data() + i, &bits, 8);
+      }
+      return true;
+    case cl::kR32F:
+      for (std::size_t i = 0; i + 4 <= out.size(); i += 4) {
+        const auto r = static_cast<std::uint32_t>(next());
+        const std::uint32_t bits = (r & 0x807FFFFFu) | ((125u + (r >> 23) % 3) << 23);
+        std::memcpy(out.data() + i, &bits, 4);
+      }
+      return true;
+    case cl::kR16F:
+    case cl::kR16BF:
+      for (std::size_t i = 0; i + 2 <= out.size(); i += 2) {
+        const auto r = static_cast<std::uint32_t>(next());
+        const std::uint16_t bits =
+            type == cl::kR16F
+                ? static_cast<std::uint16_t>((r & 0x83FFu) | ((13u + (r >> 16) % 3) << 10))
+                : static_cast<std::uint16_t>((r & 0x807Fu) | ((125u + (r >> 16) % 3) << 7));
+        out[i] = static_cast<std::uint8_t>(bits & 0xFF);
+        out[i + 1] = static_cast<std::uint8_t>(bits >> 8);
+      }
+      return true;
+    case cl::kR8F_E4M3:
+    case cl::kR8F_E5M2:
+      for (auto& byte : out) {
+        const auto r = static_cast<std::uint32_t>(next());
+        byte = type == cl::kR8F_E4M3
+                   ? static_cast<std::uint8_t>((r & 0x87u) | ((5u + (r >> 8) % 3) << 3))
+                   : static_cast<std::uint8_t>((r & 0x83u) | ((13u + (r >> 8) % 3) << 2));
+      }
+      return true;
+    case cl::kR4F_E2M1:
+      // Every e2m1 code is a finite value (0, ±0.5 … ±6).
+      for (auto& byte : out) byte = static_cast<std::uint8_t>(next());
+      return true;
+    case cl::kR8F_UE8M0:
+      std::fill(out.begin(), out.end(), unit_scale_byte(type));
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::optional<VerifyInputs> verify_inputs(const GemmTypes& types, std::uint64_t m, std::uint64_t n,
                                           std::uint64_t k) {
   VerifyInputs in;

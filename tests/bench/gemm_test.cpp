@@ -250,6 +250,42 @@ TEST(GemmReference, VerifyInputsLayout) {
   EXPECT_EQ(in4->a.size(), 64u * 64 / 2);
 }
 
+TEST(GemmData, RandomElementsAreFiniteAndNearOne) {
+  for (int t : {cl::kR64F, cl::kR32F, cl::kR16F, cl::kR16BF}) {
+    std::vector<std::uint8_t> b(4096, 0);
+    ASSERT_TRUE(fill_random(t, b, 7));
+    const std::size_t n = b.size() * 8 / type_bits(t);
+    int negative = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = *decode_element(t, b, i);
+      ASSERT_TRUE(std::isfinite(v));
+      EXPECT_GE(std::abs(v), 0.25) << t;
+      EXPECT_LT(std::abs(v), 2.0) << t;
+      negative += v < 0;
+    }
+    // Random signs: roughly half (n ≥ 256 here).
+    EXPECT_GT(negative, static_cast<int>(n / 4));
+    EXPECT_LT(negative, static_cast<int>(3 * n / 4));
+  }
+  // FP8: exponent fields 5..7 (e4m3) / 13..15 (e5m2): never the all-ones NaN/Inf codes.
+  std::vector<std::uint8_t> f8(1024);
+  ASSERT_TRUE(fill_random(cl::kR8F_E4M3, f8, 1));
+  for (auto byte : f8) {
+    EXPECT_GE((byte >> 3) & 0xF, 5);
+    EXPECT_LE((byte >> 3) & 0xF, 7);
+  }
+  ASSERT_TRUE(fill_random(cl::kR8F_E5M2, f8, 1));
+  for (auto byte : f8) EXPECT_LE((byte >> 2) & 0x1F, 15);
+  // Deterministic in the seed.
+  std::vector<std::uint8_t> x(64), y(64);
+  ASSERT_TRUE(fill_random(cl::kR16BF, x, 3));
+  ASSERT_TRUE(fill_random(cl::kR16BF, y, 3));
+  EXPECT_EQ(x, y);
+  EXPECT_EQ(unit_scale_byte(cl::kR8F_UE8M0), 0x7F);
+  EXPECT_EQ(unit_scale_byte(cl::kR8F_E4M3), 0x38);
+  EXPECT_FALSE(fill_random(12345, x, 1));
+}
+
 // --- cuBLASLt loader ------------------------------------------------------------------------
 
 const char* kToolkitLt = "/usr/local/cuda/lib64/libcublasLt.so.13";

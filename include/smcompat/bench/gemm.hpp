@@ -90,6 +90,14 @@ std::optional<double> decode_element(int type, std::span<const std::uint8_t> dat
 /// Bits per element of a cudaDataType the suite uses (0 if not one of them).
 std::size_t type_bits(int type);
 
+/// Fills `out` with pseudo-random elements of `type` (deterministic in `seed`): finite values of
+/// magnitude about 0.25 to 2 with random signs and significands, so the timed GEMMs run on
+/// data like torch.randn's rather than on zeros (which draw less power and clock higher).
+/// Block-scale types get 1.0 everywhere (ue8m0 0x7F, ue4m3 0x38). False for an unknown type.
+bool fill_random(int type, std::span<std::uint8_t> out, std::uint64_t seed);
+/// The byte that encodes a block scale of 1.0 in `type` (CUDA_R_8F_UE8M0 or the unsigned e4m3).
+std::uint8_t unit_scale_byte(int type);
+
 /// Host buffers of the verification case for `types`: A stored k×m (A transposed, lda k), B k×n.
 struct VerifyInputs {
   std::vector<std::uint8_t> a, b;
