@@ -130,8 +130,11 @@ Result<Measurement> measure(DeviceContext& device, const MeasureSpec& spec, cons
 
   SMCOMPAT_TRY(auto start, s.create_event());
   SMCOMPAT_TRY(auto stop, s.create_event());
-  Sampler sampler(spec.stop);
   const unsigned iterations = std::max(spec.iterations, 1u);
+  // Samples are recorded per operation; the minimum measured time is of whole samples.
+  StopRule rule = spec.stop;
+  rule.min_time_s /= iterations;
+  Sampler sampler(rule);
   const auto began = std::chrono::steady_clock::now();
   auto wall = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();

@@ -272,6 +272,19 @@ TEST(BenchNative, DeterministicTimesConvergeAtMinSamples) {
   EXPECT_LE(dtod["rel_stddev"].get<double>(), 1e-6);
 }
 
+TEST(BenchNative, MinimumTimeCountsWholeSamples) {
+  // 1 MiB copies run 64 to a sample; 10 ms of measured time takes ceil(10 ms / (64 x t)) samples.
+  NativeOptions o = options({"memory"}, {kMiB});
+  StopRule rule = exact_rule(2);
+  rule.min_time_s = 0.01;
+  o.stop = rule;
+  json run = fake_run({{"SMCOMPAT_FAKE_GPUS", "H100"}}, o);
+  json dtod = find_result(run, "dtod 1 MiB gpu0");
+  const double per_sample = 64 * 2.0 * kMiB / 3350e9;
+  EXPECT_EQ(dtod["samples"].get<int>(), static_cast<int>(std::ceil(0.01 / per_sample)));
+  EXPECT_EQ(dtod["stop"], "converged");
+}
+
 TEST(BenchNative, WallClockTimeoutIsHonoured) {
   NativeOptions o = options({"memory"}, {4 * kMiB});
   StopRule rule = exact_rule(5);
