@@ -22,6 +22,7 @@
 
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/probe/driver_abi.hpp"
+#include "smcompat/probe/driver_lookup.hpp"
 #include "smcompat/util/files.hpp"
 
 namespace smcompat {
@@ -35,11 +36,7 @@ constexpr int kMaxDevices = 256;
 
 // ---- small helpers ------------------------------------------------------------------------------
 
-std::string loaded_path(void* handle) {
-  link_map* lm = nullptr;
-  if (handle && dlinfo(handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) return lm->l_name;
-  return {};
-}
+std::string loaded_path(void* handle) { return loaded_library_path(handle); }
 
 struct PciAddress {
   unsigned domain = 0, bus = 0, device = 0, function = 0;
@@ -116,41 +113,7 @@ bool has_gpu_node(const std::string& dir) {
 
 // ---- the driver API, resolved -------------------------------------------------------------------
 
-struct CudaApi {
-  void* handle = nullptr;
-  PFN_cuGetProcAddress_v12000 gpa2 = nullptr;
-  PFN_cuGetProcAddress_v11030 gpa1 = nullptr;
-  bool stub_seen = false;  // cuGetProcAddress answered CUDA_ERROR_STUB_LIBRARY
-  std::string last_via;
-
-  // Resolves `base` at ABI `version`; `versioned` is the exported name of that ABI.
-  void* resolve(const char* base, int version, const char* versioned) {
-    void* p = nullptr;
-    if (gpa2) {
-      ProcAddressQueryResult status = kProcAddressSuccess;
-      CUresult r = gpa2(base, &p, version, 0, &status);
-      if (r == kCudaErrorStubLibrary) stub_seen = true;
-      if (r == kCudaSuccess && p) {
-        last_via = "cuGetProcAddress_v2";
-        return p;
-      }
-    } else if (gpa1) {
-      CUresult r = gpa1(base, &p, version, 0);
-      if (r == kCudaErrorStubLibrary) stub_seen = true;
-      if (r == kCudaSuccess && p) {
-        last_via = "cuGetProcAddress";
-        return p;
-      }
-    }
-    p = dlsym(handle, versioned);
-    if (p) last_via = "dlsym";
-    return p;
-  }
-  template <class F>
-  F get(const char* base, int version, const char* versioned) {
-    return reinterpret_cast<F>(resolve(base, version, versioned));
-  }
-
+struct CudaApi : DriverLookup {
   PFN_cuInit_v2000 init = nullptr;
   PFN_cuDriverGetVersion_v2020 driver_get_version = nullptr;
   PFN_cuDeviceGetCount_v2000 device_get_count = nullptr;
@@ -166,9 +129,7 @@ struct CudaApi {
   std::string init_via;
 
   void load_all() {
-    gpa2 = reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(handle, "cuGetProcAddress_v2"));
-    if (!gpa2)
-      gpa1 = reinterpret_cast<PFN_cuGetProcAddress_v11030>(dlsym(handle, "cuGetProcAddress"));
+    bind_resolver();
     init = get<PFN_cuInit_v2000>("cuInit", 2000, "cuInit");
     init_via = last_via;
     driver_get_version =
@@ -194,13 +155,7 @@ struct CudaApi {
     get_error_name = get<PFN_cuGetErrorName_v6000>("cuGetErrorName", 6000, "cuGetErrorName");
   }
 
-  std::string error_name(CUresult r) const {
-    const char* s = nullptr;
-    if (get_error_name && r != kCudaErrorStubLibrary && get_error_name(r, &s) == kCudaSuccess && s)
-      return s;
-    if (const char* n = cuda_error_name(r)) return n;
-    return fmt::format("CUresult {}", r);
-  }
+  std::string error_name(CUresult r) const { return cuda_error_text(get_error_name, r); }
 };
 
 // ---- NVML, resolved -----------------------------------------------------------------------------

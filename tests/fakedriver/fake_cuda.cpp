@@ -190,6 +190,16 @@ constexpr AbiVersion kAbiVersions[] = {
     {"cuEventDestroy", 4000, "cuEventDestroy_v2"},
     {"cuEventElapsedTime", 2000, "cuEventElapsedTime"},
     {"cuEventElapsedTime", 12080, "cuEventElapsedTime_v2"},
+    {"cuMemHostGetDevicePointer", 2020, "cuMemHostGetDevicePointer"},
+    {"cuMemHostGetDevicePointer", 3020, "cuMemHostGetDevicePointer_v2"},
+    {"cuMemcpyHtoDAsync", 2000, "cuMemcpyHtoDAsync"},
+    {"cuMemcpyHtoDAsync", 3020, "cuMemcpyHtoDAsync_v2"},
+    {"cuMemcpyDtoHAsync", 2000, "cuMemcpyDtoHAsync"},
+    {"cuMemcpyDtoHAsync", 3020, "cuMemcpyDtoHAsync_v2"},
+    {"cuMemcpyDtoDAsync", 3000, "cuMemcpyDtoDAsync"},
+    {"cuMemcpyDtoDAsync", 3020, "cuMemcpyDtoDAsync_v2"},
+    {"cuStreamBeginCapture", 10000, "cuStreamBeginCapture"},
+    {"cuStreamBeginCapture", 10010, "cuStreamBeginCapture_v2"},
 };
 
 // This library's own handle and load base, so lookups find only the fake's own functions.
@@ -258,6 +268,11 @@ int current_device() {
   CUcontext top = t_stack.back();
   std::lock_guard<std::mutex> lock(contexts().mu);  // read under the lock: no destroy in between
   return contexts().live.count(top) ? top->device : -1;
+}
+int context_device(const void* ctx) {
+  std::lock_guard<std::mutex> lock(contexts().mu);
+  auto* c = static_cast<CUcontext>(const_cast<void*>(ctx));
+  return c && contexts().live.count(c) ? c->device : -1;
 }
 }  // namespace smcompat::fake
 

@@ -473,10 +473,11 @@ FAKE_EXPORT CUresult cuKernelGetName(const char** name, void* kernel) {
   return function_name(name, kernel);
 }
 
-// Launches do nothing (and cost nothing) in the fake.
+// Launches run nothing; they cost SMCOMPAT_FAKE_KERNEL_US on the stream (fake_timing.cpp).
 FAKE_EXPORT CUresult cuLaunchKernel(void* fn, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                    unsigned, unsigned, void*, void**, void**) {
-  return fn ? kCudaSuccess : kCudaErrorInvalidHandle;
+                                    unsigned, unsigned, void* stream, void**, void**) {
+  if (!live_function(fn)) return kCudaErrorInvalidHandle;
+  return smcompat::fake::launch_on_stream(stream);
 }
 
 // Linking: the "linked" image is the first non-empty input (enough to trace the flow).

@@ -244,4 +244,52 @@ nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t h1, nvmlDevice_t h2, int index,
   return kNvmlSuccess;
 }
 
+// ---- device state (clocks at their catalog maxima, fixed temperature, power and throttling) ----
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t h, int type, unsigned* mhz) {
+  if (nvmlReturn_t r = check_init()) return r;
+  const FakeGpu* g = from_handle(h);
+  if (!g || !mhz) return kNvmlErrorInvalidArgument;
+  switch (type) {
+    case kNvmlClockGraphics:
+    case kNvmlClockSm:
+      *mhz = static_cast<unsigned>(g->clock_khz / 1000);
+      return kNvmlSuccess;
+    case kNvmlClockMem:
+      *mhz = static_cast<unsigned>(g->memory_clock_khz / 1000);
+      return kNvmlSuccess;
+    default:
+      return kNvmlErrorInvalidArgument;
+  }
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor, unsigned* celsius) {
+  if (nvmlReturn_t r = check_init()) return r;
+  if (!from_handle(h) || !celsius || sensor != kNvmlTemperatureGpu)
+    return kNvmlErrorInvalidArgument;
+  *celsius = state().temperature_c;
+  return kNvmlSuccess;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t h, unsigned* milliwatts) {
+  if (nvmlReturn_t r = check_init()) return r;
+  if (!from_handle(h) || !milliwatts) return kNvmlErrorInvalidArgument;
+  *milliwatts = state().power_mw;
+  return kNvmlSuccess;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h, unsigned long long* reasons) {
+  if (nvmlReturn_t r = check_init()) return r;
+  if (!from_handle(h) || !reasons) return kNvmlErrorInvalidArgument;
+  *reasons = state().throttle_reasons;
+  return kNvmlSuccess;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h,
+                                                       unsigned long long* reasons) {
+  if (nvmlReturn_t r = check_init()) return r;  // the older name of the same query
+  if (!from_handle(h) || !reasons) return kNvmlErrorInvalidArgument;
+  *reasons = state().throttle_reasons;
+  return kNvmlSuccess;
+}
+
 }  // extern "C"

@@ -103,6 +103,8 @@ std::optional<FakeGpu> make_gpu(const std::string& query, int index, FakeState& 
     g.regs_per_block = static_cast<int>(a->regs_per_block);
   }
   g.cluster_launch = spec->cc.major >= 9;
+  g.bandwidth_gbs = spec->bandwidth_gbs.value_or(0.0);
+  g.nvlink_gbs = spec->nvlink_gbs.value_or(0.0);
   return g;
 }
 
@@ -132,6 +134,83 @@ std::vector<FakeGpu> apply_visible_devices(const std::vector<FakeGpu>& all) {
     out.push_back(all[pick]);
   }
   return out;
+}
+
+bool parse_double(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  if (*end != '\0' || !(v >= 0) || v > 1e12) return false;
+  out = v;
+  return true;
+}
+
+bool parse_u64(const std::string& s, unsigned long long& out) {
+  if (s.empty() || s[0] == '-') return false;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 0);  // decimal or 0x hex
+  if (*end != '\0') return false;
+  out = v;
+  return true;
+}
+
+// The timing-model and fault-injection variables (README.md, "Timing model").
+void load_timing(FakeState& st) {
+  auto positive = [&](const char* name, double fallback, double& out) {
+    std::string v = env_or(name, "");
+    if (v.empty()) {
+      out = fallback;
+    } else if (!parse_double(v, out) || out <= 0) {
+      st.errors.push_back(std::string(name) + " is not a positive number");
+      out = fallback;
+    }
+  };
+  positive("SMCOMPAT_FAKE_PCIE_GBS", 25.0, st.pcie_gbs);
+  positive("SMCOMPAT_FAKE_PAGEABLE_GBS", 10.0, st.pageable_gbs);
+  positive("SMCOMPAT_FAKE_KERNEL_US", 2.0, st.kernel_us);
+  unsigned long long u = 0;
+  if (std::string v = env_or("SMCOMPAT_FAKE_MAX_ALLOC", ""); !v.empty()) {
+    if (parse_u64(v, u))
+      st.max_alloc = u;
+    else
+      st.errors.push_back("SMCOMPAT_FAKE_MAX_ALLOC is not a byte count");
+  }
+  if (std::string v = env_or("SMCOMPAT_FAKE_THROTTLE", ""); !v.empty()) {
+    if (parse_u64(v, u))
+      st.throttle_reasons = u;
+    else
+      st.errors.push_back("SMCOMPAT_FAKE_THROTTLE is not a bit mask");
+  }
+  if (std::string v = env_or("SMCOMPAT_FAKE_TEMP_C", ""); !v.empty()) {
+    if (parse_u64(v, u) && u < 200)
+      st.temperature_c = static_cast<unsigned>(u);
+    else
+      st.errors.push_back("SMCOMPAT_FAKE_TEMP_C is not a temperature");
+  }
+  if (std::string v = env_or("SMCOMPAT_FAKE_POWER_W", ""); !v.empty()) {
+    if (parse_u64(v, u) && u < 100000)
+      st.power_mw = static_cast<unsigned>(u * 1000);
+    else
+      st.errors.push_back("SMCOMPAT_FAKE_POWER_W is not a whole number of watts");
+  }
+  std::string failing = env_or("SMCOMPAT_FAKE_FAIL_CALLS", "");
+  if (!trim(failing).empty()) {
+    for (const std::string& entry : split(failing, ',')) {
+      std::string name = entry;
+      int code = 0;
+      if (auto eq = entry.find('='); eq != std::string::npos) {
+        name = trim(entry.substr(0, eq));
+        if (!parse_int(trim(entry.substr(eq + 1)), code) || code <= 0) {
+          st.errors.push_back("SMCOMPAT_FAKE_FAIL_CALLS: \"" + entry + "\" has no CUresult");
+          continue;
+        }
+      } else {
+        // Allocations fail as a real driver does when memory runs out; anything else: unknown.
+        code = (name.rfind("cuMemAlloc", 0) == 0 || name.rfind("cuMemHostAlloc", 0) == 0) ? 2 : 999;
+      }
+      st.failing_calls.emplace_back(name, code);
+    }
+  }
 }
 
 FakeState load() {
@@ -179,6 +258,7 @@ FakeState load() {
     }
   }
   st.gpus = apply_visible_devices(st.all_gpus);
+  load_timing(st);
   for (const auto& e : st.errors) std::fprintf(stderr, "smcompat fake driver: %s\n", e.c_str());
   return st;
 }

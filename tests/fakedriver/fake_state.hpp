@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace smcompat::fake {
@@ -39,6 +40,8 @@ struct FakeGpu {
   int regs_per_sm = 65536;
   int regs_per_block = 65536;
   bool cluster_launch = false;  ///< CC >= 9.0
+  double bandwidth_gbs = 0;     ///< catalog DRAM bandwidth (the timing model's copies, memset)
+  double nvlink_gbs = 0;        ///< catalog NVLink total, both directions (P2P over NVLink)
   int reported_cc_major = 0;    ///< what CUDA reports (differs under SMCOMPAT_FAKE_MASQUERADE)
   int reported_cc_minor = 0;
 };
@@ -56,12 +59,33 @@ struct FakeState {
   int nvml_init_error = 0;  ///< SMCOMPAT_FAKE_NVML_INIT_ERROR: nvmlInit_v2 returns this
   std::vector<int> failing_attributes;  ///< SMCOMPAT_FAKE_FAIL_ATTRIBUTES: answer NOT_SUPPORTED
   std::vector<std::string> errors;      ///< configuration problems (unknown GPU names...)
+
+  // Timing model and fault injection of memory, streams, events and launches (fake_timing.cpp).
+  double pcie_gbs = 25.0;      ///< SMCOMPAT_FAKE_PCIE_GBS: pinned host<->device, P2P over PCIe
+  double pageable_gbs = 10.0;  ///< SMCOMPAT_FAKE_PAGEABLE_GBS: pageable host<->device
+  double kernel_us = 2.0;      ///< SMCOMPAT_FAKE_KERNEL_US: every kernel launch / graph node
+  std::uint64_t max_alloc =
+      0;  ///< SMCOMPAT_FAKE_MAX_ALLOC: larger device allocations fail (0: none)
+  /// SMCOMPAT_FAKE_FAIL_CALLS: entry point name -> the CUresult it returns instead of working.
+  std::vector<std::pair<std::string, int>> failing_calls;
+  // NVML device state (fake_nvml.cpp).
+  unsigned long long throttle_reasons = 0;  ///< SMCOMPAT_FAKE_THROTTLE (bit mask)
+  unsigned temperature_c = 45;              ///< SMCOMPAT_FAKE_TEMP_C
+  unsigned power_mw = 300000;               ///< SMCOMPAT_FAKE_POWER_W x 1000
 };
 
 /// The configuration, read once from the environment (see tests/fakedriver/README.md).
 const FakeState& state();
 /// Ordinal of the device of the calling thread's current context, or -1 if none.
 int current_device();
+
+/// The device of a live context handle (CUcontext), or -1 (fake_cuda.cpp).
+int context_device(const void* ctx);
+/// The CUresult an entry point must return under SMCOMPAT_FAKE_FAIL_CALLS, or 0.
+int injected_failure(const char* entry_point);
+/// Puts one kernel launch on `stream` (the timing model of fake_timing.cpp); used by
+/// cuLaunchKernel in fake_modules.cpp.
+int launch_on_stream(void* stream);
 
 /// NVLink links from physical GPU `a` to physical GPU `b` (0 when a == b or NVLink is off).
 int nvlink_links(const FakeState& s, int a, int b);

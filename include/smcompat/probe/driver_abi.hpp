@@ -67,6 +67,7 @@ inline constexpr std::pair<CUresult, const char*> kCudaErrorNames[] = {
     {200, "CUDA_ERROR_INVALID_IMAGE"},
     {201, "CUDA_ERROR_INVALID_CONTEXT"},
     {209, "CUDA_ERROR_NO_BINARY_FOR_GPU"},
+    {217, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED"},
     {218, "CUDA_ERROR_INVALID_PTX"},
     {222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"},
     {223, "CUDA_ERROR_JIT_COMPILATION_DISABLED"},
@@ -74,11 +75,17 @@ inline constexpr std::pair<CUresult, const char*> kCudaErrorNames[] = {
     {304, "CUDA_ERROR_OPERATING_SYSTEM"},
     {400, "CUDA_ERROR_INVALID_HANDLE"},
     {500, "CUDA_ERROR_NOT_FOUND"},
+    {600, "CUDA_ERROR_NOT_READY"},
+    {702, "CUDA_ERROR_LAUNCH_TIMEOUT"},
+    {704, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED"},
+    {705, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"},
     {800, "CUDA_ERROR_NOT_PERMITTED"},
     {801, "CUDA_ERROR_NOT_SUPPORTED"},
     {802, "CUDA_ERROR_SYSTEM_NOT_READY"},
     {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"},
     {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"},
+    {900, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"},
+    {901, "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"},
     {999, "CUDA_ERROR_UNKNOWN"},
 };
 /// The CUDA_ERROR_* name of `r`, or nullptr if not listed.
@@ -193,6 +200,62 @@ using PFN_cuLinkAddFile_v6050 = CUresult (*)(CUlinkState, int, const char*, unsi
                                              void**);
 using PFN_cuLinkComplete_v5050 = CUresult (*)(CUlinkState, void**, size_t*);
 
+// ---- Memory, streams, events, launches, graphs and peers (the benchmark session, bench/) --------
+using CUdeviceptr = unsigned long long;
+using CUstream = void*;
+using CUevent = void*;
+using CUgraph = void*;
+using CUgraphExec = void*;
+
+inline constexpr CUresult kCudaErrorOutOfMemory = 2;
+inline constexpr CUresult kCudaErrorPeerAccessUnsupported = 217;
+inline constexpr CUresult kCudaErrorNotReady = 600;
+inline constexpr CUresult kCudaErrorPeerAccessAlreadyEnabled = 704;
+inline constexpr CUresult kCudaErrorPeerAccessNotEnabled = 705;
+inline constexpr CUresult kCudaErrorStreamCaptureUnsupported = 900;
+inline constexpr CUresult kCudaErrorStreamCaptureInvalidated = 901;
+
+inline constexpr unsigned kMemHostAllocPortable = 0x01;   // CU_MEMHOSTALLOC_PORTABLE
+inline constexpr unsigned kMemHostAllocDeviceMap = 0x02;  // CU_MEMHOSTALLOC_DEVICEMAP
+inline constexpr unsigned kStreamNonBlocking = 0x1;       // CU_STREAM_NON_BLOCKING
+inline constexpr unsigned kEventDefault = 0x0;            // CU_EVENT_DEFAULT
+inline constexpr int kStreamCaptureModeThreadLocal = 1;   // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+
+using PFN_cuDevicePrimaryCtxRetain_v7000 = CUresult (*)(CUcontext*, CUdevice);
+using PFN_cuDevicePrimaryCtxRelease_v11000 = CUresult (*)(CUdevice);
+using PFN_cuCtxSetCurrent_v4000 = CUresult (*)(CUcontext);
+using PFN_cuCtxEnablePeerAccess_v4000 = CUresult (*)(CUcontext, unsigned);
+using PFN_cuMemAlloc_v3020 = CUresult (*)(CUdeviceptr*, std::size_t);
+using PFN_cuMemFree_v3020 = CUresult (*)(CUdeviceptr);
+using PFN_cuMemHostAlloc_v2020 = CUresult (*)(void**, std::size_t, unsigned);
+using PFN_cuMemFreeHost_v2000 = CUresult (*)(void*);
+using PFN_cuMemHostGetDevicePointer_v3020 = CUresult (*)(CUdeviceptr*, void*, unsigned);
+using PFN_cuMemcpyHtoDAsync_v3020 = CUresult (*)(CUdeviceptr, const void*, std::size_t, CUstream);
+using PFN_cuMemcpyDtoHAsync_v3020 = CUresult (*)(void*, CUdeviceptr, std::size_t, CUstream);
+using PFN_cuMemcpyDtoDAsync_v3020 = CUresult (*)(CUdeviceptr, CUdeviceptr, std::size_t, CUstream);
+using PFN_cuMemcpyPeerAsync_v4000 = CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext,
+                                                 std::size_t, CUstream);
+using PFN_cuMemsetD8Async_v3020 = CUresult (*)(CUdeviceptr, unsigned char, std::size_t, CUstream);
+using PFN_cuStreamCreate_v2000 = CUresult (*)(CUstream*, unsigned);
+using PFN_cuStreamDestroy_v4000 = CUresult (*)(CUstream);
+using PFN_cuStreamSynchronize_v2000 = CUresult (*)(CUstream);
+using PFN_cuStreamWaitEvent_v3020 = CUresult (*)(CUstream, CUevent, unsigned);
+using PFN_cuEventCreate_v2000 = CUresult (*)(CUevent*, unsigned);
+using PFN_cuEventRecord_v2000 = CUresult (*)(CUevent, CUstream);
+using PFN_cuEventSynchronize_v2000 = CUresult (*)(CUevent);
+using PFN_cuEventElapsedTime_v12080 = CUresult (*)(float*, CUevent, CUevent);
+using PFN_cuEventDestroy_v4000 = CUresult (*)(CUevent);
+using PFN_cuLaunchKernel_v4000 = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                              unsigned, unsigned, unsigned, CUstream, void**,
+                                              void**);
+using PFN_cuStreamBeginCapture_v10010 = CUresult (*)(CUstream, int);
+using PFN_cuStreamEndCapture_v10000 = CUresult (*)(CUstream, CUgraph*);
+using PFN_cuGraphInstantiateWithFlags_v11040 = CUresult (*)(CUgraphExec*, CUgraph,
+                                                            unsigned long long);
+using PFN_cuGraphLaunch_v10000 = CUresult (*)(CUgraphExec, CUstream);
+using PFN_cuGraphExecDestroy_v10000 = CUresult (*)(CUgraphExec);
+using PFN_cuGraphDestroy_v10000 = CUresult (*)(CUgraph);
+
 // ---- NVML --------------------------------------------------------------------------------------
 using nvmlReturn_t = int;
 using nvmlDevice_t = struct nvmlDevice_st*;
@@ -262,5 +325,25 @@ using PFN_nvmlDeviceGetNvLinkState = NvmlFn<nvmlDevice_t, unsigned, int*>;
 using PFN_nvmlDeviceGetNvLinkRemotePciInfo_v2 = NvmlFn<nvmlDevice_t, unsigned, NvmlPciInfo*>;
 using PFN_nvmlDeviceGetTopologyCommonAncestor = NvmlFn<nvmlDevice_t, nvmlDevice_t, int*>;
 using PFN_nvmlDeviceGetP2PStatus = NvmlFn<nvmlDevice_t, nvmlDevice_t, int, int*>;
+
+// Device state read around benchmark samples (bench/): clocks, temperature, power, throttling.
+enum NvmlClockType : int { kNvmlClockGraphics = 0, kNvmlClockSm = 1, kNvmlClockMem = 2 };
+inline constexpr int kNvmlTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
+/// nvmlClocksEventReason* bits (formerly nvmlClocksThrottleReason*), with the names bench records.
+inline constexpr std::pair<unsigned long long, const char*> kNvmlClockEventReasons[] = {
+    {0x1ull, "gpu_idle"},
+    {0x2ull, "applications_clocks_setting"},
+    {0x4ull, "sw_power_cap"},
+    {0x8ull, "hw_slowdown"},
+    {0x10ull, "sync_boost"},
+    {0x20ull, "sw_thermal"},
+    {0x40ull, "hw_thermal"},
+    {0x80ull, "hw_power_brake"},
+    {0x100ull, "display_clock_setting"},
+};
+using PFN_nvmlDeviceGetClockInfo = NvmlFn<nvmlDevice_t, int, unsigned*>;
+using PFN_nvmlDeviceGetTemperature = NvmlFn<nvmlDevice_t, int, unsigned*>;
+using PFN_nvmlDeviceGetPowerUsage = NvmlFn<nvmlDevice_t, unsigned*>;  // milliwatts
+using PFN_nvmlDeviceGetCurrentClocksEventReasons = NvmlFn<nvmlDevice_t, unsigned long long*>;
 
 }  // namespace smcompat::driver

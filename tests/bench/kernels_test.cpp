@@ -1,0 +1,148 @@
+// The embedded bench kernel images are real: each cubin parses (binary/cubin.hpp) as the SASS arch
+// its variant names and holds the entry points kernels.hpp names; each PTX image carries the
+// .target it claims and NUL-terminates. Built without nvcc, the set is empty and says why.
+#include "smcompat/bench/kernels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "smcompat/binary/cubin.hpp"
+#include "smcompat/binary/ptx_header.hpp"
+
+namespace smcompat::bench {
+namespace {
+
+std::vector<std::string> targets() {
+  std::vector<std::string> out;
+  for (const auto& image : kernel_images()) out.push_back(image.target.to_string());
+  return out;
+}
+
+TEST(BenchKernels, EmptyOnlyWithAReason) {
+  if (kernel_images().empty()) {
+    EXPECT_FALSE(kernel_images_absent_reason().empty());
+    auto chosen = choose_kernel_image({9, 0});
+    ASSERT_FALSE(chosen.ok());
+    EXPECT_NE(chosen.error().what.find("no bench kernels embedded"), std::string::npos);
+    GTEST_SKIP() << "built without bench kernels: " << kernel_images_absent_reason();
+  }
+  EXPECT_TRUE(kernel_images_absent_reason().empty());
+}
+
+TEST(BenchKernels, Nvcc130BuildsEveryArchItLists) {
+  if (kernel_images_toolkit() != "13.0") GTEST_SKIP() << "images not built by nvcc 13.0";
+  // nvcc 13.0 --list-gpu-code (plain sm_XY), then the PTX levels of SMCOMPAT_BENCH_PTX_ARCHS.
+  EXPECT_EQ(targets(),
+            (std::vector<std::string>{"sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90",
+                                      "sm_100", "sm_103", "sm_110", "sm_120", "sm_121",
+                                      "compute_75", "compute_80", "compute_89", "compute_90"}));
+}
+
+TEST(BenchKernels, CubinsAreTheArchTheySay) {
+  if (kernel_images().empty()) GTEST_SKIP() << kernel_images_absent_reason();
+  for (const auto& image : kernel_images()) {
+    if (image.ptx()) continue;
+    SCOPED_TRACE(image.label());
+    ByteView bytes(image.bytes.data(), image.bytes.size());
+    ASSERT_TRUE(cubin_sniff(bytes));
+    auto info = parse_cubin(bytes, true);
+    ASSERT_TRUE(info.ok()) << info.error().to_string();
+    EXPECT_EQ(info->sm, image.target.arch);
+    EXPECT_FALSE(info->relocatable);
+    std::set<std::string> names;
+    for (const auto& k : info->kernels) names.insert(k.name);
+    for (const char* k : {kSpinKernel, kEmptyKernel, kCopyKernel, kTriadKernel, kMmaF16Kernel}) {
+      EXPECT_TRUE(names.count(k)) << k;
+    }
+    // bf16 mma exists from sm_80 only.
+    EXPECT_EQ(names.count(kMmaBf16Kernel) == 1, image.target.arch >= 80);
+    // Kept modest: a handful of small kernels per image.
+    EXPECT_LT(image.bytes.size(), 96u * 1024);
+  }
+}
+
+TEST(BenchKernels, PtxCarriesTheTargetItClaims) {
+  if (kernel_images().empty()) GTEST_SKIP() << kernel_images_absent_reason();
+  int seen = 0;
+  for (const auto& image : kernel_images()) {
+    if (!image.ptx()) continue;
+    ++seen;
+    SCOPED_TRACE(image.label());
+    std::string_view text(reinterpret_cast<const char*>(image.bytes.data()), image.bytes.size());
+    // cuModuleLoadData reads PTX up to its NUL: one must follow the text.
+    EXPECT_EQ(image.bytes.data()[image.bytes.size()], 0);
+    EXPECT_EQ(text.find('\0'), std::string_view::npos);
+    ASSERT_TRUE(ptx_sniff(text));
+    auto header = parse_ptx_header(text, true);
+    ASSERT_TRUE(header.ok()) << header.error().to_string();
+    // nvcc writes ".target sm_80" for compute_80; the parser names it as the PTX target.
+    EXPECT_EQ(header->target, image.target);
+    ASSERT_TRUE(image.ptx_isa.has_value());
+    EXPECT_EQ(*image.ptx_isa, header->version);
+    std::set<std::string> entries(header->entries.begin(), header->entries.end());
+    EXPECT_TRUE(entries.count(kMmaF16Kernel));
+    EXPECT_TRUE(entries.count(kTriadKernel));
+    EXPECT_EQ(entries.count(kMmaBf16Kernel) == 1, image.target.arch >= 80);
+    EXPECT_LT(image.bytes.size(), 96u * 1024);
+  }
+  EXPECT_GT(seen, 0);
+}
+
+TEST(BenchKernels, PtxIsaIsTheToolkitsOwn) {
+  if (kernel_images_toolkit() != "13.0") GTEST_SKIP() << "images not built by nvcc 13.0";
+  for (const auto& image : kernel_images()) {
+    if (image.ptx()) EXPECT_EQ(image.ptx_isa, (Version{9, 0})) << image.label();
+  }
+}
+
+TEST(BenchKernels, LabelsAndLookup) {
+  if (kernel_images().empty()) GTEST_SKIP() << kernel_images_absent_reason();
+  const auto* sm90 = find_kernel_image(*SmTarget::parse("sm_90"));
+  ASSERT_NE(sm90, nullptr);
+  EXPECT_EQ(sm90->label(), "sm_90 SASS");
+  const auto* c80 = find_kernel_image(*SmTarget::parse("compute_80"));
+  ASSERT_NE(c80, nullptr);
+  EXPECT_EQ(c80->label(), "compute_80 PTX");
+  EXPECT_EQ(find_kernel_image(*SmTarget::parse("sm_90a")), nullptr);
+}
+
+TEST(BenchKernels, ChooseAsTheDriverWould) {
+  if (kernel_images_toolkit() != "13.0") GTEST_SKIP() << "images not built by nvcc 13.0";
+  const auto chose = [](ComputeCapability cc, std::optional<Version> cuda = std::nullopt) {
+    auto r = choose_kernel_image(cc, cuda);
+    return r.ok() ? r->image->target.to_string() : "error: " + r.error().what;
+  };
+  EXPECT_EQ(chose({9, 0}), "sm_90");
+  EXPECT_EQ(chose({12, 0}), "sm_120");
+  EXPECT_EQ(chose({12, 1}), "sm_121");
+  EXPECT_EQ(chose({8, 9}), "sm_89");
+  // 10.7 has no SASS from nvcc 13.0 and no compatible lower minor besides sm_100/sm_103:
+  // the highest compatible cubin wins.
+  EXPECT_EQ(chose({10, 7}), "sm_103");
+  // 12.2 (hypothetical): sm_121 is the newest compatible cubin.
+  EXPECT_EQ(chose({12, 2}), "sm_121");
+  // A major nothing was built for: the newest PTX that can JIT.
+  EXPECT_EQ(chose({13, 0}), "compute_90");
+  // That PTX is ISA 9.0: a driver for CUDA 12.8 cannot JIT it.
+  EXPECT_NE(chose({13, 0}, Version{12, 8})
+                .find("error: no embedded bench kernel image runs on "
+                      "13.0"),
+            std::string::npos);
+  EXPECT_NE(chose({7, 0}).find("error:"), std::string::npos);
+}
+
+TEST(BenchKernels, MmaFlops) {
+  // One block of 4 warps, 10 iterations: 4 × 10 × 8 chains × 4096.
+  EXPECT_DOUBLE_EQ(mma_flops(1, 128, 10), 4 * 10 * 8 * 4096.0);
+  // A partial warp runs whole mmas.
+  EXPECT_DOUBLE_EQ(mma_flops(2, 33, 1), 2 * 2 * 8 * 4096.0);
+  EXPECT_DOUBLE_EQ(copy_bytes(1000), 2000.0);
+  EXPECT_DOUBLE_EQ(triad_bytes(1000), 12000.0);
+}
+
+}  // namespace
+}  // namespace smcompat::bench
