@@ -49,7 +49,10 @@ BenchComparison compare_bench_runs(const bench::BenchRun& baseline,
       matched[i] = true;
       row.status = BenchComparisonRow::Status::kCompared;
       // Figures in different units are not comparable; the row still says both were run.
-      if (old.unit != cur.unit) break;
+      if (old.unit != cur.unit) {
+        row.units_differ = true;
+        break;
+      }
       row.baseline_value = old.value;
       if (old.value && cur.value && *old.value != 0)
         row.change_percent = (*cur.value - *old.value) / *old.value * 100.0;

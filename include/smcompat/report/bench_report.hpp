@@ -44,6 +44,8 @@ struct BenchComparisonRow {
   /// differs_beyond_noise() on the two timing summaries; nullopt when either has none (skipped,
   /// or a row recorded without samples), so nothing can be said about the noise.
   std::optional<bool> beyond_noise;
+  /// Both runs have the configuration but in different units: no values are compared.
+  bool units_differ = false;
   bool changed() const { return beyond_noise.value_or(false); }
 };
 const char* to_string(BenchComparisonRow::Status status);  // "compared", "new", "missing"
