@@ -1,0 +1,150 @@
+// The Markdown report of a benchmark run (render_bench_markdown, include/smcompat/report/
+// bench_report.hpp): the terminal report's content as GitHub-flavoured Markdown tables. Strings
+// from the results are untrusted: Markdown and inline-HTML punctuation is backslash-escaped and
+// line breaks are flattened, so a name cannot break a table or inject markup.
+#include <fmt/format.h>
+
+#include "bench_view.hpp"
+#include "smcompat/report/bench_report.hpp"
+
+namespace smcompat {
+
+namespace {
+
+using namespace bench_view;  // NOLINT(build/namespaces): the printers' shared vocabulary
+
+std::string md(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\n' || c == '\r' || c == '\t')
+      out += ' ';
+    else if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else if (std::string_view("\\`*_[]<>|#&!").find(ch) != std::string_view::npos)
+      out += std::string("\\") + ch;
+    else
+      out += ch;
+  }
+  return out;
+}
+
+std::string row(const std::vector<std::string>& cells) {
+  std::string out = "|";
+  for (const auto& c : cells) out += " " + c + " |";
+  return out + "\n";
+}
+
+// Header row and the alignment row (":" on the right for numbers).
+std::string head(const std::vector<std::string>& cells, const std::vector<bool>& right) {
+  std::string sep = "|";
+  for (size_t i = 0; i < cells.size(); ++i) sep += right[i] ? " ---: |" : " --- |";
+  return row(cells) + sep + "\n";
+}
+
+void suite_section(std::string& out, const SuiteGroup& g, bool device_column) {
+  out += "\n## " + md(g.suite) + "\n\n";
+  bool any_extra = false, any_verified = false, any_peak = false;
+  for (const auto* r : g.measured) {
+    any_extra |= !r->extra.empty();
+    any_verified |= r->verified.has_value();
+    any_peak |= r->percent_of_peak().has_value();
+  }
+  if (!g.measured.empty()) {
+    std::vector<std::string> h = {"configuration"};
+    std::vector<bool> right = {false};
+    auto col = [&](const char* name, bool r) {
+      h.push_back(name);
+      right.push_back(r);
+    };
+    if (device_column) col("GPU", false);
+    col("value", true);
+    if (any_peak) col("% of peak", true);
+    col("noise", false);
+    if (any_verified) col("verified", false);
+    col("origin", false);
+    if (any_extra) col("extra", false);
+    col("flags", false);
+    out += head(h, right);
+    for (const auto* r : g.measured) {
+      std::vector<std::string> cells = {md(r->name)};
+      if (device_column) cells.push_back(devices_text(r->devices));
+      cells.push_back(md(value_text(*r)));
+      if (any_peak) cells.push_back(percent_text(*r));
+      cells.push_back(not_converged(*r) ? "**" + noise_text(*r) + "**" : noise_text(*r));
+      if (any_verified) {
+        const std::string v = verified_text(*r);
+        cells.push_back(v == "NO" ? "**NO**" : v);
+      }
+      cells.push_back(bench::to_string(r->origin));
+      if (any_extra) cells.push_back(md(extra_text(*r)));
+      cells.push_back(md(flags_text(*r)));
+      out += row(cells);
+    }
+    bool any_note = false;
+    for (const auto* r : g.measured)
+      for (const auto& n : r->notes) {
+        if (!any_note) out += "\n";
+        any_note = true;
+        out += "- note: " + md(r->name) + ": " + md(n) + "\n";
+      }
+  }
+  if (!g.skipped.empty()) {
+    out += "\nSkipped:\n\n";
+    for (const auto* r : g.skipped) {
+      std::string where = device_column ? " (GPU " + devices_text(r->devices) + ")" : "";
+      out += "- " + md(r->name) + where + ": " +
+             md(r->skip_reason.empty() ? "no reason recorded" : r->skip_reason) + "\n";
+    }
+  }
+}
+
+}  // namespace
+
+std::string render_bench_markdown(const bench::BenchRun& run, const BenchComparison* comparison) {
+  std::string out = "# smcompat bench\n\n";
+  if (auto banner = synthetic_banner(run); !banner.empty()) out += "> **" + md(banner) + "**\n\n";
+  for (const auto& [label, value] : header_facts(run))
+    out += "- **" + label + "**: " + md(value) + "\n";
+  for (const auto& line : device_lines(run)) out += "- " + md(line) + "\n";
+
+  const bool device_column = needs_device_column(run);
+  for (const auto& g : group_by_suite(run)) suite_section(out, g, device_column);
+  if (run.results.empty()) out += "\nNo results recorded.\n";
+
+  if (auto pairs = side_by_side(run); !pairs.empty()) {
+    out += "\n## native and torch side by side\n\n";
+    out += head({"suite", "configuration", "native", "torch", "torch/native"},
+                {false, false, true, true, true});
+    for (const auto& p : pairs)
+      out += row({md(p.native->suite), md(p.native->name), md(value_text(*p.native)),
+                  md(value_text(*p.torch)), ratio_text(p)});
+  }
+  if (!run.warnings.empty()) {
+    out += "\n## warnings\n\n";
+    for (const auto& w : run.warnings) out += "- " + md(w) + "\n";
+  }
+  if (comparison) {
+    out += "\n## " + md(comparison_title(*comparison)) + "\n\n";
+    out += head({"suite", "configuration", "GPU", "baseline", "now", "change", "verdict"},
+                {false, false, false, true, true, true, false});
+    size_t hidden = 0;
+    for (const auto& r : comparison->rows) {
+      if (!listed(r)) {
+        ++hidden;
+        continue;
+      }
+      auto val = [&](const std::optional<double>& v) {
+        return v ? number(*v) + " " + md(r.unit) : std::string("-");
+      };
+      const std::string verdict = verdict_text(r);
+      out += row({md(r.suite), md(r.name), devices_text(r.devices), val(r.baseline_value),
+                  val(r.value), change_text(r), verdict == "changed" ? "**changed**" : verdict});
+    }
+    out += "\n" + comparison_summary(*comparison) + "\n";
+    if (hidden > 0) out += fmt::format("({} rows within the noise not listed)\n", hidden);
+  }
+  return out;
+}
+
+}  // namespace smcompat

@@ -1,0 +1,143 @@
+// The terminal report of a benchmark run (render_bench_text, include/smcompat/report/
+// bench_report.hpp): header facts, one aligned table per suite with skips listed below it,
+// native and torch side by side, warnings, and the baseline comparison. Strings from the results
+// are untrusted: control characters are shown escaped so that a recorded file cannot drive the
+// terminal. Colour only where Style allows (TTY, NO_COLOR unset).
+#include <fmt/format.h>
+
+#include "bench_view.hpp"
+#include "smcompat/report/bench_report.hpp"
+
+namespace smcompat {
+
+namespace {
+
+using namespace bench_view;  // NOLINT(build/namespaces): the printers' shared vocabulary
+
+// Control characters (ESC above all) as \xNN; everything else as it is.
+std::string term(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += ch;
+  }
+  return out;
+}
+
+void suite_table(std::string& out, const SuiteGroup& g, bool device_column, const Style& st) {
+  out += "\n" + st.bold(term(g.suite)) + "\n";
+  bool any_extra = false, any_verified = false, any_peak = false;
+  for (const auto* r : g.measured) {
+    any_extra |= !r->extra.empty();
+    any_verified |= r->verified.has_value();
+    any_peak |= r->percent_of_peak().has_value();
+  }
+  if (!g.measured.empty()) {
+    using A = Table::Align;
+    std::vector<std::string> head = {"configuration"};
+    std::vector<A> align = {A::kLeft};
+    auto col = [&](const char* h, A a) {
+      head.push_back(h);
+      align.push_back(a);
+    };
+    if (device_column) col("GPU", A::kLeft);
+    col("value", A::kRight);
+    if (any_peak) col("% of peak", A::kRight);
+    col("noise", A::kLeft);
+    if (any_verified) col("verified", A::kLeft);
+    col("origin", A::kLeft);
+    if (any_extra) col("extra", A::kLeft);
+    col("flags", A::kLeft);
+    Table t(head, align);
+    for (const auto* r : g.measured) {
+      std::vector<std::string> row = {term(r->name)};
+      if (device_column) row.push_back(devices_text(r->devices));
+      row.push_back(term(value_text(*r)));
+      if (any_peak) row.push_back(percent_text(*r));
+      row.push_back(not_converged(*r) ? st.yellow(noise_text(*r)) : noise_text(*r));
+      if (any_verified) {
+        const std::string v = verified_text(*r);
+        row.push_back(v == "NO" ? st.red(v) : v == "yes" ? st.green(v) : v);
+      }
+      const std::string origin = bench::to_string(r->origin);
+      row.push_back(r->origin == bench::Origin::kSynthetic ? st.yellow(origin) : origin);
+      if (any_extra) row.push_back(term(extra_text(*r)));
+      row.push_back(st.yellow(term(flags_text(*r))));
+      t.add_row(std::move(row));
+    }
+    out += t.render(st, "  ");
+    for (const auto* r : g.measured)
+      for (const auto& n : r->notes) out += "  note: " + term(r->name) + ": " + term(n) + "\n";
+  }
+  if (!g.skipped.empty()) {
+    out += "  skipped:\n";
+    for (const auto* r : g.skipped) {
+      std::string where = device_column ? " (GPU " + devices_text(r->devices) + ")" : "";
+      out += "    " + term(r->name) + where + ": " +
+             term(r->skip_reason.empty() ? "no reason recorded" : r->skip_reason) + "\n";
+    }
+  }
+}
+
+void comparison_section(std::string& out, const BenchComparison& c, const Style& st) {
+  out += "\n" + st.bold(term(comparison_title(c))) + "\n";
+  using A = Table::Align;
+  Table t({"suite", "configuration", "GPU", "baseline", "now", "change", "verdict"},
+          {A::kLeft, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kLeft});
+  size_t hidden = 0;
+  for (const auto& row : c.rows) {
+    if (!listed(row)) {
+      ++hidden;
+      continue;
+    }
+    auto val = [&](const std::optional<double>& v) {
+      return v ? number(*v) + " " + term(row.unit) : std::string("-");
+    };
+    const std::string verdict = verdict_text(row);
+    std::string shown = verdict == "changed"                       ? st.yellow(verdict)
+                        : verdict == "new" || verdict == "missing" ? st.cyan(verdict)
+                                                                   : st.dim(verdict);
+    t.add_row({term(row.suite), term(row.name), devices_text(row.devices), val(row.baseline_value),
+               val(row.value), change_text(row), shown});
+  }
+  if (!t.empty()) out += t.render(st, "  ");
+  out += "  " + comparison_summary(c) + "\n";
+  if (hidden > 0) out += fmt::format("  ({} rows within the noise not listed)\n", hidden);
+}
+
+}  // namespace
+
+std::string render_bench_text(const bench::BenchRun& run, const Style& st,
+                              const BenchComparison* comparison) {
+  std::string out = st.bold("smcompat bench") + "\n";
+  if (auto banner = synthetic_banner(run); !banner.empty()) out += st.yellow(banner) + "\n";
+  for (const auto& [label, value] : header_facts(run))
+    out += fmt::format("  {:<10} {}\n", label, term(value));
+  for (const auto& line : device_lines(run)) out += "  " + term(line) + "\n";
+
+  const bool device_column = needs_device_column(run);
+  for (const auto& g : group_by_suite(run)) suite_table(out, g, device_column, st);
+  if (run.results.empty()) out += "\nno results recorded\n";
+
+  if (auto pairs = side_by_side(run); !pairs.empty()) {
+    out += "\n" + st.bold("native and torch side by side") + "\n";
+    using A = Table::Align;
+    Table t({"suite", "configuration", "native", "torch", "torch/native"},
+            {A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight});
+    for (const auto& p : pairs)
+      t.add_row({term(p.native->suite), term(p.native->name), term(value_text(*p.native)),
+                 term(value_text(*p.torch)), ratio_text(p)});
+    out += t.render(st, "  ");
+  }
+  if (!run.warnings.empty()) {
+    out += "\n" + st.bold("warnings") + "\n";
+    for (const auto& w : run.warnings) out += "  " + st.yellow(term(w)) + "\n";
+  }
+  if (comparison) comparison_section(out, *comparison, st);
+  return out;
+}
+
+}  // namespace smcompat
