@@ -1,0 +1,78 @@
+// Comparing a benchmark run with a baseline run (--baseline, include/smcompat/report/
+// bench_report.hpp): configurations are matched by (suite, name, devices); a value change counts
+// as a change only when the two timing summaries differ beyond their noise
+// (bench::differs_beyond_noise), so a rerun on a quiet machine does not report noise as news.
+#include <tuple>
+
+#include "smcompat/report/bench_report.hpp"
+
+namespace smcompat {
+
+namespace {
+
+bool same_config(const bench::BenchResult& a, const bench::BenchResult& b) {
+  return std::tie(a.suite, a.name, a.devices) == std::tie(b.suite, b.name, b.devices);
+}
+
+}  // namespace
+
+const char* to_string(BenchComparisonRow::Status status) {
+  switch (status) {
+    case BenchComparisonRow::Status::kCompared:
+      return "compared";
+    case BenchComparisonRow::Status::kNew:
+      return "new";
+    case BenchComparisonRow::Status::kMissing:
+      return "missing";
+  }
+  return "compared";
+}
+
+BenchComparison compare_bench_runs(const bench::BenchRun& baseline,
+                                   const bench::BenchRun& current) {
+  BenchComparison out;
+  out.baseline_started_utc = baseline.started_utc;
+  out.baseline_host = baseline.host;
+  out.baseline_tool_version = baseline.tool_version;
+  std::vector<bool> matched(baseline.results.size(), false);
+  for (const auto& cur : current.results) {
+    BenchComparisonRow row;
+    row.suite = cur.suite;
+    row.name = cur.name;
+    row.devices = cur.devices;
+    row.unit = cur.unit;
+    row.value = cur.value;
+    row.status = BenchComparisonRow::Status::kNew;
+    for (size_t i = 0; i < baseline.results.size(); ++i) {
+      const auto& old = baseline.results[i];
+      if (matched[i] || !same_config(old, cur)) continue;
+      matched[i] = true;
+      row.status = BenchComparisonRow::Status::kCompared;
+      // Figures in different units are not comparable; the row still says both were run.
+      if (old.unit != cur.unit) break;
+      row.baseline_value = old.value;
+      if (old.value && cur.value && *old.value != 0)
+        row.change_percent = (*cur.value - *old.value) / *old.value * 100.0;
+      if (old.value && cur.value && old.time && cur.time && old.time->samples > 0 &&
+          cur.time->samples > 0)
+        row.beyond_noise = bench::differs_beyond_noise(*old.time, *cur.time);
+      break;
+    }
+    out.rows.push_back(std::move(row));
+  }
+  for (size_t i = 0; i < baseline.results.size(); ++i) {
+    if (matched[i]) continue;
+    const auto& old = baseline.results[i];
+    BenchComparisonRow row;
+    row.status = BenchComparisonRow::Status::kMissing;
+    row.suite = old.suite;
+    row.name = old.name;
+    row.devices = old.devices;
+    row.unit = old.unit;
+    row.baseline_value = old.value;
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace smcompat
