@@ -24,7 +24,9 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
 import datetime
+import gc
 import json
 import math
 import os
@@ -143,7 +145,7 @@ class Sampler:
 class Nvml:
     """pynvml when installed and working, else every reading is None."""
 
-    def __init__(self, ordinal: int, enabled: bool) -> None:
+    def __init__(self, ordinal: int, uuid: str, enabled: bool) -> None:
         self.nv: Any = None
         self.handle: Any = None
         if not enabled:
@@ -151,8 +153,12 @@ class Nvml:
         try:
             import pynvml  # type: ignore
             pynvml.nvmlInit()
-            # NVML orders devices by PCI bus; CUDA may not. Match by UUID when torch gives one.
-            self.handle = pynvml.nvmlDeviceGetHandleByIndex(ordinal)
+            # NVML numbers devices by PCI bus and ignores CUDA_VISIBLE_DEVICES; CUDA may not:
+            # match by UUID when torch gives one.
+            if uuid:
+                self.handle = pynvml.nvmlDeviceGetHandleByUUID(uuid)
+            else:
+                self.handle = pynvml.nvmlDeviceGetHandleByIndex(ordinal)
             self.nv = pynvml
         except Exception as e:  # noqa: BLE001 - NVML is optional
             log(f"NVML readings unavailable ({type(e).__name__}: {e})")
@@ -172,9 +178,15 @@ class Nvml:
     def throttle_reasons(self) -> list[str]:
         if self.nv is None:
             return []
-        try:
-            bits = self.nv.nvmlDeviceGetCurrentClocksThrottleReasons(self.handle)
-        except Exception:  # noqa: BLE001
+        bits = None
+        for f in ("nvmlDeviceGetCurrentClocksEventReasons",
+                  "nvmlDeviceGetCurrentClocksThrottleReasons"):
+            try:
+                bits = getattr(self.nv, f)(self.handle)
+                break
+            except Exception:  # noqa: BLE001 - older or newer pynvml, or not supported
+                continue
+        if bits is None:
             return []
         return [name for bit, name in THROTTLE_BITS if bits & bit]
 
@@ -310,6 +322,7 @@ class Bench:
         r = self.row(suite, name, params)
         r["unit"] = unit
         log(f"{r['suite']} {name}")
+        failed = False
         try:
             body(r)
             r["state"] = self.nvml.state()
@@ -318,11 +331,14 @@ class Bench:
             r["time"] = None
             r["skip_reason"] = exception_text(e)
             log(f"  skipped: {r['skip_reason']}")
-            if self.cuda:
-                self.torch.cuda.empty_cache()
+            failed = True
         else:
             if r["value"] is not None:
                 log(f"  {r['value']:.4g} {unit}")
+        if failed and self.cuda:
+            # After the except block: the exception's frames (holding the row's tensors) are gone.
+            gc.collect()
+            self.torch.cuda.empty_cache()
         self.results.append(r)
 
     def skip(self, suite: str, name: str, params: dict[str, Any], unit: str, reason: str) -> None:
@@ -339,7 +355,8 @@ class Bench:
         return s
 
     def set_tf32(self, on: bool) -> None:
-        self.torch.backends.cuda.matmul.allow_tf32 = on
+        # "high" lets float32 matmuls use TF32 tensor cores; "highest" keeps IEEE fp32.
+        self.torch.set_float32_matmul_precision("high" if on else "highest")
         self.torch.backends.cudnn.allow_tf32 = on
 
     # -- GEMM -----------------------------------------------------------------------------------
@@ -668,14 +685,32 @@ def driver_from_proc() -> Optional[str]:
     return None
 
 
+def cuda_driver_version() -> Optional[int]:
+    """cuDriverGetVersion through ctypes (libcuda is loaded by torch already), e.g. 13000."""
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        v = ctypes.c_int(0)
+        if lib.cuDriverGetVersion(ctypes.byref(v)) == 0 and v.value > 0:
+            return int(v.value)
+    except (OSError, AttributeError):
+        pass
+    return None
+
+
+def device_uuid(torch: Any, ordinal: int) -> str:
+    try:
+        uuid = str(torch.cuda.get_device_properties(ordinal).uuid or "")
+    except Exception:  # noqa: BLE001
+        return ""
+    return uuid if not uuid or uuid.startswith("GPU-") else "GPU-" + uuid
+
+
 def describe_devices(torch: Any, args: argparse.Namespace, nvml: Nvml) -> list[dict[str, Any]]:
     if args.device == "cpu":
         return [{"ordinal": 0, "name": f"cpu ({platform.processor() or platform.machine()})",
                  "uuid": "", "cc": "", "catalog_gpu": None, "state_at_start": None}]
     props = torch.cuda.get_device_properties(args.gpu)
-    uuid = str(getattr(props, "uuid", "") or "")
-    if uuid and not uuid.startswith("GPU-"):
-        uuid = "GPU-" + uuid
+    uuid = device_uuid(torch, args.gpu)
     return [{"ordinal": args.gpu, "name": props.name, "uuid": uuid,
              "cc": f"{props.major}.{props.minor}", "catalog_gpu": None,
              "state_at_start": nvml.state()}]
@@ -763,7 +798,8 @@ def main(argv: list[str]) -> int:
 
 def run(torch: Any, args: argparse.Namespace, argv: list[str], kinds: list[str]) -> dict[str, Any]:
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    nvml = Nvml(args.gpu, args.device == "cuda")
+    cuda = args.device == "cuda"
+    nvml = Nvml(args.gpu, device_uuid(torch, args.gpu) if cuda else "", cuda)
     rule = StopRule(args)
     timer = Timer(torch, args.device_str, rule, nvml)
     bench = Bench(torch, args, timer, nvml)
@@ -771,7 +807,11 @@ def run(torch: Any, args: argparse.Namespace, argv: list[str], kinds: list[str])
     if args.device == "cpu":
         warnings.append("--device cpu: a testing aid with tiny sizes; these figures are not a "
                         "benchmark")
-    elif not timer.blocking:
+    elif not nvml.available():
+        warnings.append("NVML readings unavailable (pynvml not installed or not working): clocks, "
+                        "temperature, power and throttle reasons are null and no sample is "
+                        "flagged as throttled")
+    if cuda and not timer.blocking:
         warnings.append("torch.cuda._sleep is missing: no blocking kernel, launch queueing may "
                         "be timed")
     devices = describe_devices(torch, args, nvml)
@@ -792,10 +832,7 @@ def run(torch: Any, args: argparse.Namespace, argv: list[str], kinds: list[str])
         libraries["cudnn"] = cudnn
     cuda_driver: Optional[int] = None
     if args.device == "cuda":
-        try:
-            cuda_driver = int(torch._C._cuda_getDriverVersion())
-        except Exception:  # noqa: BLE001
-            cuda_driver = None
+        cuda_driver = cuda_driver_version()
     driver = (nvml.driver_version() or driver_from_proc()) if args.device == "cuda" else None
 
     doc = {
