@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "smcompat/bench/peaks.hpp"
@@ -108,6 +109,59 @@ TEST(TorchScript, ListMatchesTheRowKinds) {
   }
   EXPECT_EQ(::pclose(p), 0);
   EXPECT_EQ(kinds, torch_row_kinds());
+}
+
+TEST(TorchScript, SamplerMatchesTheNativeOne) {
+  if (!have_python3()) GTEST_SKIP() << "python3 not on PATH";
+  // The script's statistics (importable without torch) on the same samples and rule as
+  // bench/stats.hpp: the same summary and the same stopping point.
+  const std::vector<double> samples = {1.00, 1.02, 0.99, 1.50, 1.01, 1.00, 1.00, 1.01, 0.995, 1.0};
+  const std::vector<bool> throttled = {false, false, false, true,  false,
+                                       false, false, false, false, false};
+  StopRule rule;
+  rule.min_samples = 4;
+  rule.min_time_s = 0.001;
+  rule.max_rel_stddev = 0.01;
+  rule.timeout_s = 100;
+  Sampler native(rule);
+  std::size_t stopped_at = 0;
+  for (std::size_t i = 0; i < samples.size() && !stopped_at; ++i) {
+    native.add(samples[i], throttled[i]);
+    if (native.done(0)) stopped_at = i + 1;
+  }
+  ASSERT_GT(stopped_at, 0u);
+  std::string cmd =
+      "python3 -c \"import importlib.util, json, types\n"
+      "spec = importlib.util.spec_from_file_location('tb', '" SMCOMPAT_SOURCE_DIR
+      "/data/bench/torch_bench.py')\n"
+      "tb = importlib.util.module_from_spec(spec); spec.loader.exec_module(tb)\n"
+      "a = types.SimpleNamespace(min_samples=4, min_time=0.001, max_rel_stddev=0.01, timeout=100, "
+      "max_samples=100000)\n"
+      "s = tb.Sampler(tb.StopRule(a)); n = 0\n"
+      "for i, (x, t) in enumerate(zip([1.00, 1.02, 0.99, 1.50, 1.01, 1.00, 1.00, 1.01, 0.995, "
+      "1.0], "
+      "[0, 0, 0, 1, 0, 0, 0, 0, 0, 0])):\n"
+      "    s.add(x, bool(t))\n"
+      "    if s.done(0): n = i + 1; break\n"
+      "print(json.dumps(dict(s.summary(), stopped_at=n)))\"";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ASSERT_EQ(::pclose(p), 0) << out;
+  auto py = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_FALSE(py.is_discarded()) << out;
+  const SampleSummary s = native.summary();
+  EXPECT_EQ(py["stopped_at"].get<std::size_t>(), stopped_at);
+  EXPECT_EQ(py["samples"].get<std::size_t>(), s.samples);
+  EXPECT_EQ(py["throttled"].get<std::size_t>(), s.throttled);
+  EXPECT_EQ(py["stop"].get<std::string>(), to_string(s.stop));
+  const std::pair<const char*, double> fields[] = {
+      {"mean_s", s.mean_s},  {"median_s", s.median_s}, {"min_s", s.min_s},
+      {"max_s", s.max_s},    {"stddev_s", s.stddev_s}, {"rel_stddev", s.rel_stddev},
+      {"total_s", s.total_s}};
+  for (const auto& [key, value] : fields) EXPECT_NEAR(py[key].get<double>(), value, 1e-12) << key;
 }
 
 TEST(TorchScript, ArgsCarryTheStopRule) {
