@@ -218,12 +218,12 @@ class Nvml:
 class Timer:
     """Times one callable by the method; one instance per run (the flush buffer is allocated once)."""
 
-    def __init__(self, torch: Any, device: str, rule: StopRule, nvml: Nvml) -> None:
+    def __init__(self, torch: Any, device: str, rule: StopRule, nvml: Nvml, cuda: bool) -> None:
         self.torch = torch
         self.device = device
         self.rule = rule
         self.nvml = nvml
-        self.cuda = device.startswith("cuda")
+        self.cuda = cuda
         self.flush_buf: Any = None
         self.blocking = self.cuda and hasattr(torch.cuda, "_sleep")
         self.cycles_per_s = 2.0e9
@@ -287,6 +287,7 @@ class Bench:
         self.args = args
         self.device = args.device_str
         self.cuda = timer.cuda
+        self.tiny = tiny_sizes(args)
         self.quick: bool = args.quick
         self.timer = timer
         self.nvml = nvml
@@ -312,7 +313,7 @@ class Bench:
             "value": None, "unit": "", "time": None, "peak": None, "peak_source": "",
             "percent_of_peak": None, "skip_reason": "", "verified": None, "state": None,
             "extra": {}, "notes": []}
-        if not self.cuda:
+        if self.tiny:
             r["notes"].append("--device cpu: a testing aid with tiny sizes, not a benchmark")
         return r
 
@@ -361,7 +362,7 @@ class Bench:
 
     # -- GEMM -----------------------------------------------------------------------------------
     def gemm_sizes(self) -> list[int]:
-        if not self.cuda:
+        if self.tiny:
             return [64] if self.quick else [64, 128]
         return [4096, 8192] if self.quick else [1024, 2048, 4096, 8192, 16384]
 
@@ -465,8 +466,8 @@ class Bench:
         self.set_tf32(False)
 
     def rows_gemm_batched(self) -> None:
-        n = 1024 if self.cuda else 32
-        batch = 32 if self.cuda else 4
+        n = 1024 if not self.tiny else 32
+        batch = 32 if not self.tiny else 4
         for prec in ["fp16", "bf16", "tf32"]:
             if prec == "tf32" and not self.cuda:
                 self.skip("gemm_batched", f"{prec} {batch}x{n}x{n}x{n}",
@@ -480,8 +481,8 @@ class Bench:
         t = self.torch
         dt, dname = self.act_dtype()
         if depthwise:
-            shapes = [(32, 64, 64, 112, 3)] if self.cuda else [(2, 8, 8, 16, 3)]
-        elif self.cuda:
+            shapes = [(32, 64, 64, 112, 3)] if not self.tiny else [(2, 8, 8, 16, 3)]
+        elif not self.tiny:
             shapes = [(32, 3, 64, 224, 3), (32, 64, 128, 56, 3), (8, 3, 64, 512, 7)]
             if self.quick:
                 shapes = shapes[:1] + shapes[2:]
@@ -511,7 +512,7 @@ class Bench:
     def rows_sdpa(self) -> None:
         t = self.torch
         dt, dname = self.act_dtype()
-        if self.cuda:
+        if not self.tiny:
             shapes = [(8, 12, s, 64) for s in (128, 512, 1024, 2048)] + [(4, 32, 1024, 128),
                                                                         (4, 32, 4096, 128)]
             if self.quick:
@@ -534,7 +535,7 @@ class Bench:
     def rows_linear(self) -> None:
         t = self.torch
         dt, dname = self.act_dtype()
-        b, s, fin, fout = (32, 128, 4096, 4096) if self.cuda else (2, 8, 32, 32)
+        b, s, fin, fout = (32, 128, 4096, 4096) if not self.tiny else (2, 8, 32, 32)
         params = {"dtype": dname, "batch": b, "seq": s, "in_features": fin,
                   "out_features": fout, "bias": "true"}
 
@@ -551,7 +552,7 @@ class Bench:
     def rows_layernorm(self) -> None:
         t = self.torch
         dt, dname = self.act_dtype()
-        shape = (32, 512, 4096) if self.cuda else (2, 8, 32)
+        shape = (32, 512, 4096) if not self.tiny else (2, 8, 32)
         params = {"dtype": dname, "shape": "x".join(map(str, shape))}
 
         def body(r: dict[str, Any]) -> None:
@@ -568,7 +569,7 @@ class Bench:
     def rows_softmax(self) -> None:
         t = self.torch
         dt, dname = self.act_dtype()
-        shape = (8, 32, 2048, 2048) if self.cuda else (1, 2, 16, 16)
+        shape = (8, 32, 2048, 2048) if not self.tiny else (1, 2, 16, 16)
         params = {"dtype": dname, "shape": "x".join(map(str, shape)), "dim": "-1"}
 
         def body(r: dict[str, Any]) -> None:
@@ -588,7 +589,7 @@ class Bench:
     def rows_resnet50(self) -> None:
         t = self.torch
         dt, dname = self.act_dtype()
-        batch, hw = (64, 224) if self.cuda else (2, 64)
+        batch, hw = (64, 224) if not self.tiny else (2, 64)
         params = {"dtype": dname, "batch": batch, "image": f"{hw}x{hw}", "weights": "random"}
 
         def body(r: dict[str, Any]) -> None:
@@ -607,7 +608,7 @@ class Bench:
         t = self.torch
         dt, dname = self.act_dtype()
         layers = 6
-        d, heads, b, s = (1024, 16, 8, 128) if self.cuda else (64, 4, 2, 16)
+        d, heads, b, s = (1024, 16, 8, 128) if not self.tiny else (64, 4, 2, 16)
         params = {"dtype": dname, "layers": layers, "d_model": d, "heads": heads,
                   "ffn": 4 * d, "batch": b, "seq": s}
 
@@ -626,7 +627,7 @@ class Bench:
     def rows_compile(self) -> None:
         t = self.torch
         dt, dname = self.act_dtype()
-        hw = 224 if self.cuda else 64
+        hw = 224 if not self.tiny else 64
         base = {"dtype": dname, "batch": 1, "image": f"{hw}x{hw}", "weights": "random"}
         state: dict[str, Any] = {}
 
@@ -716,6 +717,18 @@ def describe_devices(torch: Any, args: argparse.Namespace, nvml: Nvml) -> list[d
              "state_at_start": nvml.state()}]
 
 
+# The two seams tests/bench/torch/fake_cuda_run.py replaces to walk the CUDA code paths with
+# torch.cuda faked and tensors on the CPU.
+def tensor_device(args: argparse.Namespace) -> str:
+    """Where the rows' tensors live: cuda:N, or cpu for --device cpu."""
+    return f"cuda:{args.gpu}" if args.device == "cuda" else "cpu"
+
+
+def tiny_sizes(args: argparse.Namespace) -> bool:
+    """The testing aid's tiny shapes (--device cpu) instead of the benchmark's."""
+    return args.device == "cpu"
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="torch_bench.py",
@@ -774,9 +787,7 @@ def main(argv: list[str]) -> int:
                   f"device(s)", file=sys.stderr)
             return 2
         torch.cuda.set_device(args.gpu)
-        args.device_str = f"cuda:{args.gpu}"
     else:
-        args.device_str = "cpu"
         torch.set_num_threads(1)  # steadier timings on a shared CI machine; still not a benchmark
 
     # Only the document goes to stdout: anything torch or a library prints on fd 1 while the rows
@@ -799,9 +810,10 @@ def main(argv: list[str]) -> int:
 def run(torch: Any, args: argparse.Namespace, argv: list[str], kinds: list[str]) -> dict[str, Any]:
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     cuda = args.device == "cuda"
+    args.device_str = tensor_device(args)
     nvml = Nvml(args.gpu, device_uuid(torch, args.gpu) if cuda else "", cuda)
     rule = StopRule(args)
-    timer = Timer(torch, args.device_str, rule, nvml)
+    timer = Timer(torch, args.device_str, rule, nvml, cuda)
     bench = Bench(torch, args, timer, nvml)
     warnings: list[str] = []
     if args.device == "cpu":

@@ -35,9 +35,9 @@ TorchOptions cpu_options(std::vector<std::string> rows) {
   o.quick = true;
   o.rows = std::move(rows);
   o.stop = StopRule::quick();
-  o.stop.min_samples = 3;
+  o.stop.min_samples = 2;
   o.stop.min_time_s = 0.001;
-  o.stop.timeout_s = 0.2;
+  o.stop.timeout_s = 0.05;
   o.timeout_s = 120;
   o.on_stderr = [](std::string_view) {};
   return o;
@@ -60,8 +60,8 @@ TEST(TorchVenv, GemmAndLayerRowsOnCpu) {
   EXPECT_TRUE(run->method.quick);
   EXPECT_FALSE(run->method.l2_flush);
   EXPECT_FALSE(run->method.blocking_kernel);
-  EXPECT_EQ(run->method.stop.min_samples, 3u);
-  EXPECT_EQ(run->method.stop.timeout_s, 0.2);
+  EXPECT_EQ(run->method.stop.min_samples, 2u);
+  EXPECT_EQ(run->method.stop.timeout_s, 0.05);
   ASSERT_TRUE(run->libraries.count("torch"));
   EXPECT_EQ(run->libraries.at("torch").rfind("2.", 0), 0u) << run->libraries.at("torch");
   EXPECT_TRUE(run->libraries.count("python"));
