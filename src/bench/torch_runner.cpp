@@ -1,0 +1,446 @@
+// Runs the embedded PyTorch script (data/bench/torch_bench.py) as `python - ARGS...` through
+// posix_spawn with three pipes: the script goes in on stdin, the smcompat.bench/1 document comes
+// back on stdout, progress on stderr (passed on as it arrives and its tail kept for errors). The
+// child leads its own process group so that a timeout stops it and anything it started
+// (torch.compile workers): SIGTERM, then SIGKILL. Then the document is read with read_bench_run()
+// and the GEMM rows get the catalog peaks of the native suites (bench/peaks.hpp).
+#include "smcompat/bench/torch_runner.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "smcompat/bench/peaks.hpp"
+
+extern char** environ;
+
+namespace smcompat::embedded {
+extern const unsigned char torch_bench_py[];
+extern const std::size_t torch_bench_py_size;
+}  // namespace smcompat::embedded
+
+namespace smcompat::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kStderrTail = 8192;
+
+/// What a finished (or stopped) child left behind.
+struct ChildOutcome {
+  std::string out;
+  std::string err_tail;  ///< the last kStderrTail bytes of stderr
+  int exit_code = -1;    ///< -1 when killed by a signal
+  int signal = 0;
+  bool timed_out = false;
+};
+
+/// Closes the fds it holds on every path.
+struct Fds {
+  std::vector<int> fds;
+  ~Fds() {
+    for (int fd : fds) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  void close(int& fd) {
+    if (fd < 0) return;
+    ::close(fd);
+    for (int& f : fds) {
+      if (f == fd) f = -1;
+    }
+    fd = -1;
+  }
+};
+
+void append_tail(std::string& tail, std::string_view chunk) {
+  tail.append(chunk);
+  if (tail.size() > kStderrTail) tail.erase(0, tail.size() - kStderrTail);
+}
+
+/// Stops the child's process group: SIGTERM, up to `grace` for it to exit, then SIGKILL. Reaps
+/// the child; returns its wait status.
+int stop_group(pid_t pid, std::chrono::milliseconds grace) {
+  ::kill(-pid, SIGTERM);
+  int status = 0;
+  const auto until = Clock::now() + grace;
+  while (Clock::now() < until) {
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) {
+      ::kill(-pid, SIGKILL);  // anything the child left behind in its group
+      return status;
+    }
+    if (w < 0 && errno != EINTR) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(-pid, SIGKILL);
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+/// Runs argv (argv[0] searched on PATH when `search_path`), writing `input` to its stdin and
+/// collecting stdout and stderr until it exits or `timeout_s` passes.
+Result<ChildOutcome> run_child(const std::vector<std::string>& argv, bool search_path,
+                               std::string_view input, double timeout_s,
+                               const std::function<void(std::string_view)>& on_stderr) {
+  int in[2], out[2], err[2];
+  Fds fds;
+  for (int* p : {in, out, err}) {
+    if (::pipe2(p, O_CLOEXEC) != 0) return make_error(fmt::format("pipe: {}", strerror(errno)));
+    fds.fds.push_back(p[0]);
+    fds.fds.push_back(p[1]);
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults, none;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGINT);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = search_path ? posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ)
+                       : posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    return make_error(fmt::format("cannot start {}: {}", argv[0], strerror(rc)));
+  }
+  fds.close(in[0]);
+  fds.close(out[1]);
+  fds.close(err[1]);
+  for (int fd : {in[1], out[0], err[0]}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+
+  // A child that exits without reading its stdin must not kill us with SIGPIPE: block it while
+  // writing and discard one raised here.
+  sigset_t pipe_set, old_mask;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  sigset_t pending_before;
+  sigpending(&pending_before);
+  const bool pipe_was_pending = sigismember(&pending_before, SIGPIPE) == 1;
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
+
+  ChildOutcome outcome;
+  std::size_t written = 0;
+  if (input.empty()) fds.close(in[1]);
+  const auto deadline = timeout_s > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                           std::chrono::duration<double>(timeout_s))
+                                      : Clock::time_point::max();
+  char buf[65536];
+  int status = 0;
+  bool reaped = false;
+  while (out[0] >= 0 || err[0] >= 0 || in[1] >= 0) {
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      outcome.timed_out = true;
+      status = stop_group(pid, std::chrono::milliseconds(2000));
+      reaped = true;
+      break;
+    }
+    pollfd p[3];
+    int n = 0;
+    int* order[3];
+    for (int* fd : {&in[1], &out[0], &err[0]}) {
+      if (*fd < 0) continue;
+      p[n] = {*fd, static_cast<short>(fd == &in[1] ? POLLOUT : POLLIN), 0};
+      order[n++] = fd;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    const int wait_ms = static_cast<int>(std::min<long long>(left.count() + 1, 1000));
+    int ready = ::poll(p, n, wait_ms);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      status = stop_group(pid, std::chrono::milliseconds(0));
+      reaped = true;
+      pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+      return make_error(fmt::format("poll: {}", strerror(errno)));
+    }
+    for (int i = 0; i < n; ++i) {
+      if (p[i].revents == 0) continue;
+      int& fd = *order[i];
+      if (&fd == &in[1]) {
+        ssize_t w = ::write(fd, input.data() + written, input.size() - written);
+        if (w > 0) written += static_cast<std::size_t>(w);
+        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) {
+          fds.close(fd);  // EOF for the interpreter; EPIPE: it stopped reading
+        }
+        continue;
+      }
+      ssize_t r = ::read(fd, buf, sizeof buf);
+      if (r > 0) {
+        std::string_view chunk(buf, static_cast<std::size_t>(r));
+        if (&fd == &out[0]) {
+          outcome.out.append(chunk);
+        } else {
+          append_tail(outcome.err_tail, chunk);
+          if (on_stderr) on_stderr(chunk);
+        }
+      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+        fds.close(fd);
+      }
+    }
+  }
+  // Both streams closed: the child is exiting (or handed them on to something that did).
+  while (!reaped) {
+    pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    if (Clock::now() >= deadline) {
+      outcome.timed_out = true;
+      status = stop_group(pid, std::chrono::milliseconds(2000));
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (!pipe_was_pending) {
+    timespec zero{0, 0};
+    while (sigtimedwait(&pipe_set, nullptr, &zero) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  if (WIFEXITED(status)) {
+    outcome.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    outcome.signal = WTERMSIG(status);
+  }
+  return outcome;
+}
+
+/// Where a JSON parse fails (byte offset), without exceptions: a SAX pass that records the
+/// position of the first error. nullopt when the text is well-formed JSON.
+std::optional<uint64_t> json_error_offset(std::string_view text) {
+  struct Sax : nlohmann::json_sax<nlohmann::json> {
+    std::optional<uint64_t> at;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return true; }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return true; }
+    bool start_array(std::size_t) override { return true; }
+    bool end_array() override { return true; }
+    bool parse_error(std::size_t position, const std::string&,
+                     const nlohmann::detail::exception&) override {
+      at = position > 0 ? position - 1 : 0;  // chars read, the offending one included
+      return false;
+    }
+  } sax;
+  nlohmann::json::sax_parse(text.begin(), text.end(), &sax, nlohmann::json::input_format_t::json,
+                            /*strict=*/true);
+  return sax.at;
+}
+
+/// The last non-empty line of the script's stderr (its own message on the exits it chooses).
+std::string last_line(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) {
+    text.remove_suffix(1);
+  }
+  std::size_t nl = text.rfind('\n');
+  return std::string(nl == std::string_view::npos ? text : text.substr(nl + 1));
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : std::string(sep)) + p;
+  return s;
+}
+
+Error fail(TorchFailure kind, TorchFailure* why, std::string what) {
+  if (why) *why = kind;
+  return make_error(std::move(what));
+}
+
+}  // namespace
+
+const char* to_string(TorchFailure failure) {
+  switch (failure) {
+    case TorchFailure::kNone:
+      return "none";
+    case TorchFailure::kNoInterpreter:
+      return "no_interpreter";
+    case TorchFailure::kNoTorch:
+      return "no_torch";
+    case TorchFailure::kNoCuda:
+      return "no_cuda";
+    case TorchFailure::kTimeout:
+      return "timeout";
+    case TorchFailure::kScriptFailed:
+      return "script_failed";
+    case TorchFailure::kBadOutput:
+      return "bad_output";
+  }
+  return "?";
+}
+
+std::string_view torch_bench_script() {
+  return {reinterpret_cast<const char*>(embedded::torch_bench_py), embedded::torch_bench_py_size};
+}
+
+const std::vector<std::string>& torch_row_kinds() {
+  static const std::vector<std::string> kinds = {
+      "gemm",      "gemm_batched", "conv2d",   "conv2d_depthwise", "sdpa",   "linear",
+      "layernorm", "softmax",      "resnet50", "transformer",      "compile"};
+  return kinds;
+}
+
+std::vector<std::string> torch_script_args(const TorchOptions& o) {
+  std::vector<std::string> a = {"--device", o.device, "--gpu", std::to_string(o.gpu)};
+  a.insert(a.end(), {"--min-samples", std::to_string(o.stop.min_samples)});
+  a.insert(a.end(), {"--min-time", fmt::format("{}", o.stop.min_time_s)});
+  a.insert(a.end(), {"--max-rel-stddev", fmt::format("{}", o.stop.max_rel_stddev)});
+  a.insert(a.end(), {"--timeout", fmt::format("{}", o.stop.timeout_s)});
+  a.insert(a.end(), {"--max-samples", std::to_string(o.stop.max_samples)});
+  if (o.quick) a.push_back("--quick");
+  if (!o.rows.empty()) a.insert(a.end(), {"--rows", join(o.rows, ",")});
+  if (!o.tool_version.empty()) a.insert(a.end(), {"--tool-version", o.tool_version});
+  return a;
+}
+
+void fill_torch_peaks(BenchRun& run, const Catalog& catalog) {
+  for (BenchDevice& d : run.devices) {
+    if (d.catalog_gpu || d.cc.empty()) continue;  // cc "" = the script's --device cpu
+    if (const GpuSpec* g = catalog.find_gpu(d.name)) d.catalog_gpu = g->name;
+  }
+  for (BenchResult& r : run.results) {
+    if (r.suite != "torch.gemm" && r.suite != "torch.gemm_batched") continue;
+    if (r.devices.empty()) continue;
+    auto dtype = r.params.find("dtype");
+    if (dtype == r.params.end()) continue;
+    std::optional<Precision> p = parse_precision(dtype->second);
+    if (!p) continue;
+    const BenchDevice* dev = nullptr;
+    for (const BenchDevice& d : run.devices) {
+      if (d.ordinal == r.devices.front()) dev = &d;
+    }
+    if (!dev || !dev->catalog_gpu) continue;
+    const GpuSpec* gpu = catalog.find_gpu(*dev->catalog_gpu);
+    if (!gpu) continue;
+    if (std::optional<Peak> peak = peak_tflops(*gpu, *p)) {
+      r.peak = peak->value;
+      r.peak_source = peak->source;
+    }
+  }
+}
+
+Result<BenchRun> run_torch_script(const TorchOptions& options, TorchFailure* why) {
+  if (why) *why = TorchFailure::kNone;
+  const bool search = options.python.empty() || options.python.find('/') == std::string::npos;
+  const std::string python = options.python.empty() ? "python3" : options.python;
+  if (!search && ::access(python.c_str(), X_OK) != 0) {
+    return fail(TorchFailure::kNoInterpreter, why,
+                fmt::format("python interpreter {} cannot be run: {}; pass --python PATH of a "
+                            "python that has torch installed",
+                            python, strerror(errno)));
+  }
+  std::vector<std::string> argv = {python, "-"};
+  for (std::string& a : torch_script_args(options)) argv.push_back(std::move(a));
+  std::function<void(std::string_view)> on_stderr = options.on_stderr;
+  if (!on_stderr) {
+    on_stderr = [](std::string_view chunk) {
+      std::size_t done = 0;
+      while (done < chunk.size()) {
+        ssize_t w = ::write(2, chunk.data() + done, chunk.size() - done);
+        if (w <= 0 && errno != EINTR) break;
+        if (w > 0) done += static_cast<std::size_t>(w);
+      }
+    };
+  }
+  auto child = run_child(argv, search, torch_bench_script(), options.timeout_s, on_stderr);
+  if (!child) {
+    const bool missing = child.error().what.find(strerror(ENOENT)) != std::string::npos;
+    return fail(TorchFailure::kNoInterpreter, why,
+                missing ? fmt::format("no python interpreter: {} is not on PATH; pass --python "
+                                      "PATH of a python that has torch installed",
+                                      python)
+                        : child.error().what);
+  }
+  const ChildOutcome& c = *child;
+  const std::string tail = last_line(c.err_tail);
+  if (c.timed_out) {
+    return fail(TorchFailure::kTimeout, why,
+                fmt::format("the torch script ({}) ran past its {} s limit and was stopped "
+                            "(SIGTERM, then SIGKILL){}",
+                            python, options.timeout_s, tail.empty() ? "" : "; last said: " + tail));
+  }
+  if (c.exit_code == 127 && c.out.empty() && search) {
+    return fail(TorchFailure::kNoInterpreter, why,
+                fmt::format("no python interpreter: {} could not be run ({}); pass --python PATH",
+                            python, tail));
+  }
+  if (c.exit_code == 3) {
+    return fail(TorchFailure::kNoTorch, why,
+                fmt::format("{} cannot import torch ({}); install torch in that environment "
+                            "({} -m pip install torch) or pass --python PATH of a python that "
+                            "has it",
+                            python, tail, python));
+  }
+  if (c.exit_code == 2) {
+    return fail(TorchFailure::kNoCuda, why,
+                fmt::format("no CUDA device for torch in {}: {}", python, tail));
+  }
+  if (c.exit_code != 0) {
+    std::string how = c.signal
+                          ? fmt::format("killed by signal {} ({})", c.signal, strsignal(c.signal))
+                          : fmt::format("exit status {}", c.exit_code);
+    return fail(TorchFailure::kScriptFailed, why,
+                fmt::format("the torch script failed in {} ({}): {}", python, how,
+                            tail.empty() ? "no message" : tail));
+  }
+  if (c.out.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return fail(TorchFailure::kBadOutput, why,
+                fmt::format("the torch script ({}) printed nothing on stdout", python));
+  }
+  auto run = read_bench_run(c.out);
+  if (!run) {
+    Error e = run.error();
+    e.what = "the torch script's output is not a smcompat.bench/1 document: " + e.what;
+    e.in_file("<torch script stdout>");
+    if (!e.offset) e.offset = json_error_offset(c.out);
+    if (why) *why = TorchFailure::kBadOutput;
+    return e;
+  }
+  BenchRun result = std::move(run).value();
+  for (const BenchResult& r : result.results) {
+    if (r.origin != Origin::kTorch) {
+      return fail(TorchFailure::kBadOutput, why,
+                  fmt::format("the torch script's result \"{}\" has origin {}, not torch", r.name,
+                              to_string(r.origin)));
+    }
+  }
+  if (!options.argv.empty()) result.argv = options.argv;
+  if (!options.tool_version.empty()) result.tool_version = options.tool_version;
+  fill_torch_peaks(result, options.catalog ? *options.catalog : Catalog::builtin());
+  return result;
+}
+
+}  // namespace smcompat::bench

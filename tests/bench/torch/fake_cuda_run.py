@@ -1,0 +1,108 @@
+# Walks the torch script's CUDA code paths on a machine without a GPU: torch.cuda is faked (an
+# "H100" with events timed by the host clock, a counted _sleep, no-op synchronize) and the
+# script's two seams put the rows' tensors on the CPU at the testing aid's tiny sizes. This does
+# not measure anything; it catches what only a GPU run would otherwise reveal: a misspelt name, a
+# wrong call in a CUDA-only branch, a document field the CUDA path forgets. Runs under the corpus
+# venv's python ($SMCOMPAT_CORPUS/venvs/torch); exit 77 (skip) without it.
+# Usage: fake_cuda_run.py SOURCE_DIR  (re-executes itself under the venv's python)
+import importlib.util
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+import types
+
+source_dir = sys.argv[1]
+if len(sys.argv) == 2:  # the launcher: find the venv and run the check there
+    corpus = os.environ.get("SMCOMPAT_CORPUS") or os.path.join(
+        os.environ.get("HOME", "/root"), ".cache/smcompat-corpus")
+    python = os.path.join(corpus, "venvs/torch/bin/python")
+    if not os.path.exists(python):
+        print(f"corpus cache missing: {python} (run scripts/fetch-corpus.sh, or set SMCOMPAT_CORPUS)")
+        sys.exit(77)
+    sys.exit(subprocess.run([python, __file__, source_dir, "--in-venv"], timeout=240).returncode)
+
+import torch  # noqa: E402
+
+spec = importlib.util.spec_from_file_location("torch_bench",
+                                              os.path.join(source_dir, "data/bench/torch_bench.py"))
+tb = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tb)
+
+
+class FakeEvent:
+    def __init__(self, enable_timing: bool = False) -> None:
+        self.t = 0.0
+
+    def record(self, stream=None) -> None:
+        self.t = time.perf_counter()
+
+    def synchronize(self) -> None:
+        pass
+
+    def elapsed_time(self, end: "FakeEvent") -> float:
+        return (end.t - self.t) * 1e3
+
+
+props = types.SimpleNamespace(name="NVIDIA H100 80GB HBM3", major=9, minor=0,
+                              L2_cache_size=1 << 20, clock_rate=1980000,
+                              uuid="58a5c1e0-1111-2222-3333-444455556666")
+sleeps = []
+fake = {
+    "is_available": lambda: True, "device_count": lambda: 1, "set_device": lambda i: None,
+    "get_device_properties": lambda d=None: props, "get_device_capability": lambda d=None: (9, 0),
+    "synchronize": lambda d=None: None, "Event": FakeEvent, "_sleep": sleeps.append,
+    "empty_cache": lambda: None,
+}
+for name, f in fake.items():
+    setattr(torch.cuda, name, f)
+torch.backends.cudnn.version = lambda: 91002
+tb.tensor_device = lambda args: "cpu"
+tb.tiny_sizes = lambda args: True
+
+rows = "gemm,gemm_batched,conv2d,conv2d_depthwise,sdpa,linear,layernorm,softmax,resnet50,transformer"
+out = io.StringIO()
+real_stdout = sys.stdout
+sys.stdout = out
+try:
+    rc = tb.main(["--device", "cuda", "--quick", "--rows", rows, "--min-samples", "2",
+                  "--min-time", "0.0001", "--timeout", "0.05"])
+finally:
+    sys.stdout = real_stdout
+doc = json.loads(out.getvalue())
+failures = []
+
+
+def check(ok: bool, what: str) -> None:
+    if not ok:
+        failures.append(what)
+
+
+check(rc == 0, f"exit status {rc}")
+check(doc["method"]["blocking_kernel"] is True and doc["method"]["l2_flush"] is True,
+      f"method {doc['method']}")
+d = doc["devices"][0]
+check(d["name"] == "NVIDIA H100 80GB HBM3" and d["cc"] == "9.0", f"device {d}")
+check(d["uuid"] == "GPU-58a5c1e0-1111-2222-3333-444455556666", f"uuid {d['uuid']}")
+check(doc["libraries"].get("cudnn") == "9.10.2", f"libraries {doc['libraries']}")
+check(any("NVML" in w for w in doc["warnings"]), f"warnings {doc['warnings']}")
+check(len(sleeps) > 0 and all(isinstance(c, int) and c > 0 for c in sleeps),
+      f"_sleep calls {sleeps[:3]}")
+bugs = ("NameError", "AttributeError", "UnboundLocalError", "KeyError", "TypeError",
+        "ValueError", "IndexError")
+kinds = set()
+for r in doc["results"]:
+    kinds.add(r["suite"])
+    check(r["value"] is not None or r["skip_reason"], f"{r['name']}: no value, no reason")
+    check(not r["skip_reason"].startswith(bugs), f"{r['suite']} {r['name']}: {r['skip_reason']}")
+    if r["suite"] in ("torch.gemm", "torch.gemm_batched") and r["params"]["dtype"] == "tf32":
+        check(r["value"] is not None, f"tf32 on 'cuda' skipped: {r['skip_reason']}")
+check(kinds == {"torch." + k for k in rows.split(",")}, f"kinds {sorted(kinds)}")
+skips = [f"{r['suite']} {r['name']}: {r['skip_reason']}" for r in doc["results"] if r["skip_reason"]]
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)
+print(f"ok: {len(doc['results'])} rows through the CUDA paths, {len(sleeps)} blocking spins; "
+      f"skips: {skips or 'none'}")
