@@ -13,6 +13,7 @@
 
 #include "smcompat/bench/cublaslt.hpp"
 #include "smcompat/bench/peaks.hpp"
+#include "smcompat/bench/suites.hpp"
 #include "smcompat/catalog/catalog.hpp"
 
 namespace smcompat::bench {
@@ -109,5 +110,23 @@ std::optional<VerifyInputs> verify_inputs(const GemmTypes& types, std::uint64_t 
 /// expected (every value is an integer the type represents). Error names the first mismatch.
 Result<void> check_against_reference(int d_type, std::span<const std::uint8_t> d, std::uint64_t m,
                                      std::uint64_t n, std::uint64_t k);
+
+// --- On a GPU (the runner's session and measurement loop) ------------------------------------
+
+struct GemmSuiteOptions {
+  cublaslt::SearchPaths paths = cublaslt::default_search_paths();
+  std::vector<Precision> precisions;  ///< empty: all
+};
+
+/// The gemm suite on every selected device: gemm_plan() for its true architecture (quick from
+/// NativeOptions::quick, the device's memory), each precision verified once on the exact 64³
+/// case (BenchResult::verified, with the mismatch in notes), then each configuration timed with
+/// the heuristic's first algorithm (32 MiB workspace): TFLOPS and % of peak_tflops(). Rows carry
+/// params dtype/m/n/k/batch/layout/cublaslt_version. cuBLASLt not loadable, cublasLtCreate
+/// failing, a heuristic with no algorithm, an allocation failing: recorded skips naming the
+/// status (CUBLAS_STATUS_...) or CUresult.
+std::vector<BenchResult> run_gemm_suite(SuiteContext& context, const GemmSuiteOptions& options);
+/// The suite as NativeOptions::extra_suites["gemm"] takes it.
+SuiteFn gemm_suite(GemmSuiteOptions options = {});
 
 }  // namespace smcompat::bench
