@@ -1,11 +1,12 @@
 // The gemm suite on a GPU (gemm.hpp's run_gemm_suite): cuBLASLt (cublaslt.hpp, dlopened) runs
 // each configuration of gemm_plan() with the algorithm its heuristic picks, timed by the runner's
 // measurement loop (measure.hpp), reported as TFLOPS and % of the catalog peak. Each precision is
-// first verified on the exact 64³ case against the CPU reference. Every failure is a recorded
+// first verified on the exact 128×128×64 case against the CPU reference. Every failure is a recorded
 // skip naming the cuBLASLt status or the CUresult.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "smcompat/bench/gemm.hpp"
@@ -190,9 +191,9 @@ Result<Buffers> allocate(CudaSession& s, const GemmConfig& cfg, Stream st,
       SMCOMPAT_CHECK(s.memset(buf.as.get(), byte, as, st));
       SMCOMPAT_CHECK(s.memset(buf.bs.get(), byte, bs, st));
     } else {
-      const float one = 1.0f;
-      SMCOMPAT_CHECK(s.copy_htod(buf.as.get(), &one, sizeof one, st));
-      SMCOMPAT_CHECK(s.copy_htod(buf.bs.get(), &one, sizeof one, st));
+      static const float kOne = 1.0f;  // outlives the asynchronous copies
+      SMCOMPAT_CHECK(s.copy_htod(buf.as.get(), &kOne, sizeof kOne, st));
+      SMCOMPAT_CHECK(s.copy_htod(buf.bs.get(), &kOne, sizeof kOne, st));
     }
   }
   if (verify) {
@@ -202,6 +203,8 @@ Result<Buffers> allocate(CudaSession& s, const GemmConfig& cfg, Stream st,
     std::vector<std::uint8_t> pattern(kFillChunk);
     fill_random(t.a, pattern, 1);
     SMCOMPAT_CHECK(upload_pattern(s, buf.a.get(), a_bytes, pattern, st));
+    // The pattern is refilled next: let the copies from it finish first.
+    SMCOMPAT_CHECK(s.synchronize(st));
     fill_random(t.b, pattern, 2);
     SMCOMPAT_CHECK(upload_pattern(s, buf.b.get(), b_bytes, pattern, st));
   }
@@ -213,7 +216,8 @@ Result<Buffers> allocate(CudaSession& s, const GemmConfig& cfg, Stream st,
 Result<void> verify_small(CudaSession& s, const cl::Library& lib, cl::Handle handle,
                           const GemmConfig& like, Stream st) {
   GemmConfig cfg = like;
-  cfg.m = cfg.n = cfg.k = kVerifySize;
+  cfg.m = cfg.n = kVerifySize;
+  cfg.k = kVerifyK;
   cfg.batch = 1;
   auto inputs = verify_inputs(cfg.types, cfg.m, cfg.n, cfg.k);
   if (!inputs) return make_error("the verification inputs cannot be encoded in this type");
@@ -225,6 +229,14 @@ Result<void> verify_small(CudaSession& s, const cl::Library& lib, cl::Handle han
   SMCOMPAT_CHECK(s.copy_dtoh(d.data(), buf.d.get(), d.size(), st));
   SMCOMPAT_CHECK(s.synchronize(st));
   return check_against_reference(cfg.types.d, d, cfg.m, cfg.n, cfg.k);
+}
+
+// GEMMs per sample: enough that a sample lasts about a millisecond at the catalog peak (50
+// TFLOPS assumed without one), so that small sizes are not lost in event resolution.
+unsigned iterations_for(double flops, const std::optional<Peak>& peak) {
+  const double rate = (peak && peak->value > 0 ? peak->value : 50.0) * 1e12;
+  const double per_op_s = flops / rate;
+  return static_cast<unsigned>(std::clamp(std::ceil(1e-3 / per_op_s), 1.0, 200.0));
 }
 
 BenchResult row(const GemmConfig& cfg, int ordinal, const cl::Library* lib) {
@@ -312,9 +324,19 @@ std::vector<BenchResult> run_gemm_suite(SuiteContext& ctx, const GemmSuiteOption
       MeasureSpec spec = ctx.spec();
       const GemmConfig cfg = e.config;
       const Operands ops = buf->ops();
+      const std::optional<Peak> peak =
+          gpu ? peak_tflops(*gpu, cfg.variant == "nvfp4" ? Precision::kFp4 : cfg.precision)
+              : std::nullopt;
+      spec.iterations = iterations_for(cfg.flops(), peak);
+      const unsigned iterations = spec.iterations;
       auto m = measure(
           *dev, spec,
-          [&, cfg, ops](Stream st) { return run_matmul(*lib, handle, cfg, ops, mm, st); },
+          [&, cfg, ops, iterations](Stream st) -> Result<void> {
+            for (unsigned i = 0; i < iterations; ++i) {
+              SMCOMPAT_CHECK(run_matmul(*lib, handle, cfg, ops, mm, st));
+            }
+            return {};
+          },
           ctx.nvml);
       if (!m) {
         r.skip_reason = m.error().what;
@@ -330,12 +352,10 @@ std::vector<BenchResult> run_gemm_suite(SuiteContext& ctx, const GemmSuiteOption
       r.params["blocking_kernel"] = m->blocked ? "true" : "false";
       r.params["l2_flush"] = m->flushed ? "true" : "false";
       for (const auto& n : m->notes) r.notes.push_back(n);
-      if (gpu) {
-        const Precision peak_type = cfg.variant == "nvfp4" ? Precision::kFp4 : cfg.precision;
-        if (auto peak = peak_tflops(*gpu, peak_type)) {
-          r.peak = peak->value;
-          r.peak_source = peak->source;
-        }
+      r.extra["iterations_per_sample"] = iterations;
+      if (peak) {
+        r.peak = peak->value;
+        r.peak_source = peak->source;
       }
       out.push_back(std::move(r));
     }
