@@ -120,7 +120,7 @@ std::vector<JitVariant> jit_variants(ComputeCapability device, std::optional<Ver
 BenchResult jit_skip_result(const JitVariant& variant, int ordinal) {
   BenchResult r;
   r.suite = "jit";
-  r.name = fmt::format("jit {}", variant.label);
+  r.name = fmt::format("jit {} gpu{}", variant.label, ordinal);
   r.devices = {ordinal};
   r.params["image"] = variant.label;
   r.params["role"] = to_string(variant.role);

@@ -149,7 +149,7 @@ TEST(GemmReference, HandComputed) {
 }
 
 TEST(GemmReference, BoundedForEveryOutputType) {
-  const auto d = reference_gemm(kVerifySize, kVerifySize, kVerifySize);
+  const auto d = reference_gemm(kVerifySize, kVerifySize, kVerifyK);
   double worst = 0;
   for (double v : d) worst = std::max(worst, std::abs(v));
   EXPECT_LE(worst, 256);  // exact in bf16 (8-bit significand) and fp16
@@ -193,7 +193,7 @@ TEST(GemmReference, CheckFindsAMismatch) {
   for (Precision p : {Precision::kFp64, Precision::kFp32, Precision::kBf16, Precision::kFp16,
                       Precision::kFp8E4M3}) {
     const auto t = *gemm_types(p);
-    const auto ref = reference_gemm(kVerifySize, kVerifySize, kVerifySize);
+    const auto ref = reference_gemm(kVerifySize, kVerifySize, kVerifyK);
     // A D buffer made from the reference passes...
     std::vector<std::uint8_t> d(ref.size() * t.d_bits / 8, 0);
     for (std::size_t i = 0; i < ref.size(); ++i) {
@@ -224,13 +224,13 @@ TEST(GemmReference, CheckFindsAMismatch) {
         d[i * 2 + 1] = bits >> 8;
       }
     }
-    EXPECT_TRUE(check_against_reference(t.d, d, kVerifySize, kVerifySize, kVerifySize).ok())
+    EXPECT_TRUE(check_against_reference(t.d, d, kVerifySize, kVerifySize, kVerifyK).ok())
         << to_string(p);
     // ...and one flipped sign bit is found.
     d[t.d_bits / 8 * 5 + t.d_bits / 8 - 1] ^= 0x80;
-    auto r = check_against_reference(t.d, d, kVerifySize, kVerifySize, kVerifySize);
+    auto r = check_against_reference(t.d, d, kVerifySize, kVerifySize, kVerifyK);
     ASSERT_FALSE(r.ok()) << to_string(p);
-    EXPECT_NE(r.error().what.find("1 of 4096 elements differ"), std::string::npos)
+    EXPECT_NE(r.error().what.find("1 of 16384 elements differ"), std::string::npos)
         << r.error().what;
     EXPECT_NE(r.error().what.find("D(5, 0)"), std::string::npos) << r.error().what;
   }

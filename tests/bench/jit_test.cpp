@@ -147,7 +147,7 @@ TEST(JitVariants, SkipResult) {
   const auto v = jit_variants({12, 0}, std::nullopt, synthetic_images());
   const auto r = jit_skip_result(v.back(), 1);
   EXPECT_EQ(r.suite, "jit");
-  EXPECT_EQ(r.name, "jit sm_89 SASS (never runs)");
+  EXPECT_EQ(r.name, "jit sm_89 SASS (never runs) gpu1");
   EXPECT_TRUE(r.skipped());
   EXPECT_EQ(r.devices, std::vector<int>{1});
   EXPECT_EQ(r.params.at("target"), "sm_89");

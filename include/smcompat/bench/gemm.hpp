@@ -13,6 +13,7 @@
 
 #include "smcompat/bench/cublaslt.hpp"
 #include "smcompat/bench/peaks.hpp"
+#include "smcompat/bench/suites.hpp"
 #include "smcompat/catalog/catalog.hpp"
 
 namespace smcompat::bench {
@@ -74,8 +75,10 @@ std::optional<GemmTypes> gemm_types(Precision p, std::string_view variant = {});
 /// is at most 256 in magnitude, exact in bf16 and fp16 outputs.
 int verify_a(std::uint64_t i, std::uint64_t l);
 int verify_b(std::uint64_t l, std::uint64_t j);
-/// The size of the verification case.
-inline constexpr std::uint64_t kVerifySize = 64;
+/// The size of the verification case: m = n = 128 (a whole tile, which block-scaled kernels may
+/// need), k = 64 (so every value stays exact in bf16).
+inline constexpr std::uint64_t kVerifySize = 128;
+inline constexpr std::uint64_t kVerifyK = 64;
 
 /// The CPU reference D = A·B (m×n, column-major) of the verification inputs.
 std::vector<double> reference_gemm(std::uint64_t m, std::uint64_t n, std::uint64_t k);
@@ -109,5 +112,23 @@ std::optional<VerifyInputs> verify_inputs(const GemmTypes& types, std::uint64_t 
 /// expected (every value is an integer the type represents). Error names the first mismatch.
 Result<void> check_against_reference(int d_type, std::span<const std::uint8_t> d, std::uint64_t m,
                                      std::uint64_t n, std::uint64_t k);
+
+// --- On a GPU (the runner's session and measurement loop) ------------------------------------
+
+struct GemmSuiteOptions {
+  cublaslt::SearchPaths paths = cublaslt::default_search_paths();
+  std::vector<Precision> precisions;  ///< empty: all
+};
+
+/// The gemm suite on every selected device: gemm_plan() for its true architecture (quick from
+/// NativeOptions::quick, the device's memory), each precision verified once on the exact
+/// 128×128×64 case (BenchResult::verified, with the mismatch in notes), then each configuration
+/// timed with the heuristic's first algorithm (32 MiB workspace): TFLOPS and % of peak_tflops().
+/// Rows carry params dtype/m/n/k/batch/layout/cublaslt_version. cuBLASLt not loadable,
+/// cublasLtCreate failing, a heuristic with no algorithm, an allocation failing: recorded skips
+/// naming the status (CUBLAS_STATUS_...) or CUresult.
+std::vector<BenchResult> run_gemm_suite(SuiteContext& context, const GemmSuiteOptions& options);
+/// The suite as NativeOptions::extra_suites["gemm"] takes it.
+SuiteFn gemm_suite(GemmSuiteOptions options = {});
 
 }  // namespace smcompat::bench

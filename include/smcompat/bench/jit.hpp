@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "smcompat/bench/kernels.hpp"
+#include "smcompat/bench/measure.hpp"
 #include "smcompat/bench/results.hpp"
+#include "smcompat/bench/suites.hpp"
 #include "smcompat/catalog/sm_target.hpp"
 #include "smcompat/verdict/fit.hpp"
 
@@ -49,8 +51,32 @@ std::vector<JitVariant> jit_variants(ComputeCapability device,
                                      std::optional<Version> driver_cuda = std::nullopt,
                                      std::span<const EmbeddedImage> images = kernel_images());
 
-/// The recorded skip of a variant: suite "jit", name "jit <label>", params image/role/fit,
-/// skip_reason = the variant's, device `ordinal`.
+/// The recorded skip of a variant: suite "jit", name "jit <label> gpu<ordinal>", params
+/// image/role/fit, skip_reason = the variant's, device `ordinal`.
 BenchResult jit_skip_result(const JitVariant& variant, int ordinal);
+
+// --- On a GPU (the runner's session and measurement loop) ------------------------------------
+
+/// The kernels for the memory, launch and p2p suites (NativeOptions::kernels): the one embedded
+/// image that every GPU of `devices` loads with the best worst-case fit. Error when none runs
+/// on all of them (or none is embedded), saying why.
+Result<DeviceKernels> embedded_device_kernels(std::span<const ComputeCapability> devices,
+                                              std::optional<Version> driver_cuda = std::nullopt);
+
+/// One variant on one device: its recorded skip, or rows for smc_mma_f16, smc_mma_bf16 (TFLOPS,
+/// % of the catalog's fp16_bf16 peak) and smc_triad (GB/s), each with extra["load_ms"] (first
+/// cuModuleLoadData wall time: the JIT cost for PTX) and extra["reload_ms"]. A load the driver
+/// refuses (CUDA_ERROR_NO_BINARY_FOR_GPU...) is one skip naming the CUresult.
+std::vector<BenchResult> run_jit_variant(SuiteContext& context, DeviceContext& device,
+                                         const JitVariant& variant);
+/// The jit suite: jit_variants(true_cc, driver CUDA) on every selected device
+/// (NativeOptions::extra_suites["jit"]).
+std::vector<BenchResult> run_jit_suite(SuiteContext& context);
+
+// CUDA_FORCE_PTX_JIT for a library: the driver reads it at cuInit, so it applies to a whole
+// process. To time a library's own kernels JIT-compiled from its PTX, run the program in a child
+// with CUDA_FORCE_PTX_JIT=1 (and CUDA_CACHE_DISABLE=1 to time the compilation, not the cache)
+// under `smcompat trace`, which records which image each load took; compare with a run without
+// it. Not automated here.
 
 }  // namespace smcompat::bench
