@@ -109,12 +109,10 @@ TEST_F(BenchHtml, ChartConfigurations) {
             charts[4]["data"]["datasets"][0]["backgroundColor"]);
 }
 
-TEST_F(BenchHtml, HostileStringsAreEscaped) {
+TEST(BenchHtmlEscaping, HostileStringsAreEscaped) {
   auto hostile = bench_fixture("hostile_synthetic.json");
   hostile.results[0].params["dtype"] = "</script><script>alert(4)</script>";
   const std::string html = render_bench_html(hostile);
-  EXPECT_EQ(count(html, "<script"), 3u);
-  EXPECT_EQ(count(html, "</script>"), 3u);
   EXPECT_THAT(html, Not(HasSubstr("<img")));
   EXPECT_THAT(html, Not(HasSubstr("<b>")));
   EXPECT_THAT(html, Not(HasSubstr("\x1b")));
@@ -125,10 +123,28 @@ TEST_F(BenchHtml, HostileStringsAreEscaped) {
   EXPECT_THAT(html, HasSubstr("<li>fp8 &lt;/script&gt;&lt;b&gt;skip&lt;/b&gt;: reason "
                               "&lt;i&gt;&amp;amp;&lt;/i&gt; | `x`\nsecond line</li>"));
   EXPECT_THAT(html, HasSubstr("\\x1b[31mred\\x1b[0m note &lt;/script&gt;"));
-  // The hostile series name survives, escaped for the script element, as data.
+  EXPECT_THAT(html, HasSubstr("<li>GPU 0: GPU &amp; &lt;b&gt;Co&lt;/b&gt;, cc 9.0"));
+  EXPECT_THAT(html, HasSubstr("<li>warn &lt;script&gt;alert(3)&lt;/script&gt;</li>"));
+  if (!bench_html_plots_available()) {
+    EXPECT_THAT(html, Not(HasSubstr("<script")));
+    return;
+  }
+  // The only script elements are the page's own three; the hostile series name survives,
+  // escaped for the script element, as data.
+  EXPECT_EQ(count(html, "<script"), 3u);
+  EXPECT_EQ(count(html, "</script>"), 3u);
   EXPECT_THAT(html, HasSubstr("\\u003c/script\\u003e\\u003cscript\\u003ealert(4)"));
   EXPECT_EQ(charts_of(html)[0]["data"]["datasets"][0]["label"],
             "</script><script>alert(4)</script>");
+}
+
+TEST(BenchHtmlNoPlots, BuildWithoutChartJs) {
+  if (bench_html_plots_available()) GTEST_SKIP() << "this build has Chart.js";
+  const std::string html = render_bench_html(bench_fixture("run_synthetic.json"));
+  EXPECT_THAT(html, HasSubstr("<p class=\"noplots\">Plots are unavailable: this smcompat was "
+                              "built without Chart.js (Debian package libjs-chart.js). The tables "
+                              "below hold every figure.</p>"));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
 }
 
 TEST(BenchHtmlNoPlots, SaysSoAndKeepsTheTables) {
