@@ -12,8 +12,8 @@
 # allocated once; samples until the relative standard deviation is <= --max-rel-stddev with at
 # least --min-samples samples and --min-time seconds measured, or --timeout seconds of wall time.
 # NVML readings (clocks, temperature, power, throttle reasons) come from pynvml when it is
-# installed, else they are null; samples taken while the GPU throttles are flagged and left out of
-# the summary when enough clean ones remain.
+# installed, else from the driver's libnvidia-ml through ctypes, else they are null; samples taken
+# while the GPU throttles are flagged and left out of the summary when enough clean ones remain.
 #
 # `--device cpu` is a testing aid only: tiny sizes, wall-clock timing, no flush. Its figures are
 # NOT a benchmark of anything; it exists so that the control flow and the output can be tested on
@@ -142,26 +142,99 @@ class Sampler:
 # ---------------------------------------------------------------------------------------------
 # NVML (optional).
 
+class NvmlError(Exception):
+    pass
+
+
+def load_nvml_library() -> Any:
+    """libnvidia-ml.so.1 (the driver's); a seam tests/bench/torch/fake_cuda_run.py replaces."""
+    return ctypes.CDLL("libnvidia-ml.so.1")
+
+
+class CtypesNvml:
+    """The few pynvml calls the script makes, over libnvidia-ml through ctypes, for when pynvml
+    is not installed. Each call raises NvmlError on a non-zero nvmlReturn_t, as pynvml does."""
+
+    NVML_CLOCK_SM = 1
+    NVML_CLOCK_MEM = 2
+    NVML_TEMPERATURE_GPU = 0
+
+    def __init__(self, lib: Any) -> None:
+        self.lib = lib
+
+    def _call(self, name: str, *args: Any) -> None:
+        rc = getattr(self.lib, name)(*args)  # AttributeError: an older library without it
+        if rc != 0:
+            raise NvmlError(f"{name}: nvmlReturn_t {rc}")
+
+    def _out(self, name: str, ctype: Any, *args: Any) -> Any:
+        p = ctypes.pointer(ctype())
+        self._call(name, *args, p)
+        return p.contents.value
+
+    def nvmlInit(self) -> None:
+        self._call("nvmlInit_v2")
+
+    def nvmlDeviceGetHandleByUUID(self, uuid: str) -> Any:
+        return self._out("nvmlDeviceGetHandleByUUID", ctypes.c_void_p, uuid.encode())
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> Any:
+        return self._out("nvmlDeviceGetHandleByIndex_v2", ctypes.c_void_p, ctypes.c_uint(index))
+
+    def nvmlSystemGetDriverVersion(self) -> str:
+        buf = ctypes.create_string_buffer(96)
+        self._call("nvmlSystemGetDriverVersion", buf, ctypes.c_uint(96))
+        return buf.value.decode(errors="replace")
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, h: Any) -> int:
+        return self._out("nvmlDeviceGetCurrentClocksEventReasons", ctypes.c_ulonglong,
+                         ctypes.c_void_p(h))
+
+    def nvmlDeviceGetCurrentClocksThrottleReasons(self, h: Any) -> int:
+        return self._out("nvmlDeviceGetCurrentClocksThrottleReasons", ctypes.c_ulonglong,
+                         ctypes.c_void_p(h))
+
+    def nvmlDeviceGetPowerUsage(self, h: Any) -> int:
+        return self._out("nvmlDeviceGetPowerUsage", ctypes.c_uint, ctypes.c_void_p(h))
+
+    def nvmlDeviceGetClockInfo(self, h: Any, kind: int) -> int:
+        return self._out("nvmlDeviceGetClockInfo", ctypes.c_uint, ctypes.c_void_p(h),
+                         ctypes.c_int(kind))
+
+    def nvmlDeviceGetTemperature(self, h: Any, sensor: int) -> int:
+        return self._out("nvmlDeviceGetTemperature", ctypes.c_uint, ctypes.c_void_p(h),
+                         ctypes.c_int(sensor))
+
+
 class Nvml:
-    """pynvml when installed and working, else every reading is None."""
+    """NVML readings through pynvml when installed, else libnvidia-ml via ctypes; every reading
+    is None when neither works."""
 
     def __init__(self, ordinal: int, uuid: str, enabled: bool) -> None:
         self.nv: Any = None
         self.handle: Any = None
+        self.backend = ""
         if not enabled:
             return
         try:
-            import pynvml  # type: ignore
-            pynvml.nvmlInit()
+            try:
+                import pynvml  # type: ignore
+                nv: Any = pynvml
+                self.backend = "pynvml"
+            except ImportError:
+                nv = CtypesNvml(load_nvml_library())
+                self.backend = "libnvidia-ml (ctypes)"
+            nv.nvmlInit()
             # NVML numbers devices by PCI bus and ignores CUDA_VISIBLE_DEVICES; CUDA may not:
             # match by UUID when torch gives one.
             if uuid:
-                self.handle = pynvml.nvmlDeviceGetHandleByUUID(uuid)
+                self.handle = nv.nvmlDeviceGetHandleByUUID(uuid)
             else:
-                self.handle = pynvml.nvmlDeviceGetHandleByIndex(ordinal)
-            self.nv = pynvml
+                self.handle = nv.nvmlDeviceGetHandleByIndex(ordinal)
+            self.nv = nv
         except Exception as e:  # noqa: BLE001 - NVML is optional
             log(f"NVML readings unavailable ({type(e).__name__}: {e})")
+            self.backend = ""
 
     def available(self) -> bool:
         return self.nv is not None
@@ -216,7 +289,7 @@ class Nvml:
 # Timing.
 
 class Timer:
-    """Times one callable by the method; one instance per run (the flush buffer is allocated once)."""
+    """Times one callable by the method; one per run (the flush buffer is allocated once)."""
 
     def __init__(self, torch: Any, device: str, rule: StopRule, nvml: Nvml, cuda: bool) -> None:
         self.torch = torch
@@ -232,9 +305,10 @@ class Timer:
             l2 = int(getattr(props, "L2_cache_size", 0) or 0) or 64 * 1024 * 1024
             # Two times the L2, in 4-byte words; allocated once (nvbench #100).
             self.flush_buf = torch.empty(2 * l2 // 4, dtype=torch.int32, device=device)
-            rate_khz = getattr(props, "clock_rate", 0) or 0
-            if rate_khz:
-                self.cycles_per_s = rate_khz * 1000.0
+            # The spin is counted in GPU cycles. clock_rate is in kHz; a longer spin only costs
+            # wall time, a short one lets queueing into the timing, so never assume < 2 GHz.
+            rate_khz = float(getattr(props, "clock_rate", 0) or 0)
+            self.cycles_per_s = max(rate_khz * 1000.0, 2.0e9)
 
     def measure(self, fn: Callable[[], Any], warmup: int = 2) -> dict[str, Any]:
         torch = self.torch
@@ -820,9 +894,9 @@ def run(torch: Any, args: argparse.Namespace, argv: list[str], kinds: list[str])
         warnings.append("--device cpu: a testing aid with tiny sizes; these figures are not a "
                         "benchmark")
     elif not nvml.available():
-        warnings.append("NVML readings unavailable (pynvml not installed or not working): clocks, "
-                        "temperature, power and throttle reasons are null and no sample is "
-                        "flagged as throttled")
+        warnings.append("NVML readings unavailable (neither pynvml nor libnvidia-ml works): "
+                        "clocks, temperature, power and throttle reasons are null and no "
+                        "sample is flagged as throttled")
     if cuda and not timer.blocking:
         warnings.append("torch.cuda._sleep is missing: no blocking kernel, launch queueing may "
                         "be timed")
@@ -837,6 +911,8 @@ def run(torch: Any, args: argparse.Namespace, argv: list[str], kinds: list[str])
         libraries["torchvision"] = torchvision.__version__
     except Exception:  # noqa: BLE001
         pass
+    if nvml.backend:
+        libraries["nvml"] = nvml.backend
     if torch.version.cuda:
         libraries["cuda_runtime"] = str(torch.version.cuda)
     cudnn = version_of_cudnn(torch) if args.device == "cuda" else None

@@ -51,7 +51,8 @@ failures = []
 
 def same(what: str, got: set[str], want: set[str]) -> None:
     if got != want:
-        failures.append(f"{what}: missing {sorted(want - got)}, not in the schema {sorted(got - want)}")
+        failures.append(
+            f"{what}: missing {sorted(want - got)}, not in the schema {sorted(got - want)}")
 
 
 same("document", set(doc), top)
