@@ -137,6 +137,7 @@ Result<std::unique_ptr<CudaSession>> CudaSession::open(const SessionOptions& opt
                                   e ? e : "unknown reason"));
   }
   s->api_->load_all();
+  s->fake_driver_ = dlsym(s->api_->handle, "smcompat_fake_driver") != nullptr;
   if (!s->api_->init) return make_error(fmt::format("{} has no cuInit", options.libcuda));
   if (auto r = s->check(s->api_->init(0), "cuInit"); !r) return std::move(r).error();
   if (s->api_->driver_get_version) s->api_->driver_get_version(&s->driver_version_);

@@ -582,7 +582,6 @@ Result<BenchRun> run_native_suites(const NativeOptions& options) {
   run.driver_version = probe.driver_version;
   run.cuda_driver_version = probe.cuda_driver_version;
   run.method.stop = options.stop.value_or(options.quick ? StopRule::quick() : StopRule{});
-  run.method.blocking_kernel = options.kernels.spin.has_value();
   run.method.l2_flush = options.l2_flush;
   run.method.quick = options.quick;
   run.warnings = probe.warnings;
@@ -593,14 +592,28 @@ Result<BenchRun> run_native_suites(const NativeOptions& options) {
   if (!nvml)
     run.warnings.push_back("NVML unavailable (" + nvml_why +
                            "): no clocks, temperature, power or throttle flags recorded");
-  if (!options.kernels.spin)
-    run.warnings.push_back(
-        "built without device kernels: streams were not held by a blocking kernel, SM copy, "
-        "triad and launch rows are skipped");
-
   std::vector<int> ordinals = options.devices;
   if (ordinals.empty())
     for (const auto& d : probe.devices) ordinals.push_back(d.ordinal);
+
+  DeviceKernels kernels = options.kernels;
+  if (!kernels.spin && options.kernel_provider) {
+    std::vector<ComputeCapability> ccs;
+    for (const auto& d : probe.devices)
+      if (std::find(ordinals.begin(), ordinals.end(), d.ordinal) != ordinals.end())
+        ccs.push_back(d.true_cc());
+    std::optional<Version> driver_cuda;
+    if (probe.cuda_driver_version) driver_cuda = Version::from_cuda_int(*probe.cuda_driver_version);
+    if (auto provided = options.kernel_provider(ccs, driver_cuda))
+      kernels = std::move(*provided);
+    else
+      run.warnings.push_back("device kernels: " + provided.error().what);
+  }
+  run.method.blocking_kernel = kernels.spin.has_value();
+  if (!kernels.spin)
+    run.warnings.push_back(
+        "no device kernels: streams were not held by a blocking kernel, SM copy, triad and "
+        "launch rows are skipped");
   std::vector<std::unique_ptr<DeviceContext>> contexts;
   for (int ordinal : ordinals) {
     const ProbeDevice* pd = nullptr;
@@ -612,8 +625,7 @@ Result<BenchRun> run_native_suites(const NativeOptions& options) {
     if (std::any_of(contexts.begin(), contexts.end(),
                     [&](const auto& c) { return c->ordinal() == ordinal; }))
       continue;
-    auto ctx =
-        DeviceContext::create(**session, ordinal, pd->pci_bus_id, pd->l2_bytes, options.kernels);
+    auto ctx = DeviceContext::create(**session, ordinal, pd->pci_bus_id, pd->l2_bytes, kernels);
     if (!ctx) return make_error(fmt::format("GPU {}: {}", ordinal, ctx.error().what));
     BenchDevice bd;
     bd.ordinal = ordinal;
@@ -641,6 +653,13 @@ Result<BenchRun> run_native_suites(const NativeOptions& options) {
     for (auto& r : results) run.results.push_back(std::move(r));
   }
   for (auto& w : ctx.warnings) run.warnings.push_back(std::move(w));
+  if ((*session)->is_fake_driver()) {
+    // Never let a figure of the timing model pass for a measurement.
+    for (auto& r : run.results) r.origin = Origin::kSynthetic;
+    run.warnings.insert(run.warnings.begin(),
+                        "the driver is smcompat's fake libcuda (tests/fakedriver): every figure "
+                        "comes from its timing model, not from a GPU (origin synthetic)");
+  }
   contexts.clear();  // before the session that owns their handles
   return run;
 }

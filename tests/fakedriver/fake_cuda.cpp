@@ -278,6 +278,10 @@ int context_device(const void* ctx) {
 
 extern "C" {
 
+// The marker by which smcompat tells this fake from a real driver (bench marks every figure
+// measured through it as synthetic: the times come from the timing model of README.md).
+extern const char smcompat_fake_driver[] = "smcompat fake libcuda (tests/fakedriver)";
+
 CUresult cuInit(unsigned flags) {
   const auto& st = state();
   if (flags != 0) return kCudaErrorInvalidValue;

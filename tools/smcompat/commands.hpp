@@ -32,6 +32,7 @@ void register_explain(CLI::App& app, Context& ctx);
 void register_build_env(CLI::App& app, Context& ctx);
 void register_ptx(CLI::App& app, Context& ctx);
 void register_trace(CLI::App& app, Context& ctx);
+void register_bench(CLI::App& app, Context& ctx);
 
 /// What `smcompat` with no arguments runs (the doctor once it exists).
 int run_default(Context& ctx);

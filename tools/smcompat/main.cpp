@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   register_build_env(app, ctx);
   register_ptx(app, ctx);
   register_trace(app, ctx);
+  register_bench(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

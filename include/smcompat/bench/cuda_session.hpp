@@ -88,6 +88,9 @@ class CudaSession {
   int device_count() const { return device_count_; }
   /// The CUDA version of the driver (cuDriverGetVersion), e.g. 13000.
   int driver_version() const { return driver_version_; }
+  /// The library is smcompat's own fake driver (tests/fakedriver: it exports
+  /// smcompat_fake_driver): its times come from a timing model, not from a GPU.
+  bool is_fake_driver() const { return fake_driver_; }
   /// "CUDA_ERROR_OUT_OF_MEMORY" for 2, from the driver when it can name it.
   std::string error_name(int cuda_result) const;
 
@@ -152,6 +155,7 @@ class CudaSession {
   std::unique_ptr<Api> api_;
   int device_count_ = 0;
   int driver_version_ = 0;
+  bool fake_driver_ = false;
   std::vector<void*> contexts_;  // retained primary contexts by ordinal (nullptr: not yet)
 };
 

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ struct NativeOptions {
   bool l2_flush = true;
   /// Device kernels embedded by the build (spin, empty, copy, triad); absent ones become skips.
   DeviceKernels kernels;
+  /// When `kernels` has no spin kernel: supplies the kernels once the selected GPUs are known
+  /// (their true compute capabilities and the driver's CUDA version) — the CLI passes the build's
+  /// embedded images (jit.hpp's embedded_device_kernels). An Error becomes a run warning.
+  std::function<Result<DeviceKernels>(std::span<const ComputeCapability>, std::optional<Version>)>
+      kernel_provider;
   /// Suites from other parts of the build ("gemm", "jit"), run with the same context.
   std::map<std::string, SuiteFn> extra_suites;
 };
