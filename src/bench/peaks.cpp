@@ -24,8 +24,7 @@ constexpr std::array<std::pair<Precision, const char*>, 9> kPrecisionNames = {{
 std::optional<Peak> from_table(const GpuSpec& gpu, const char* key) {
   auto it = gpu.peak_tflops.find(key);
   if (it == gpu.peak_tflops.end() || it->second <= 0) return std::nullopt;
-  return Peak{it->second, key,
-              fmt::format("catalog: {} {} dense ({})", gpu.name, key, gpu.source)};
+  return Peak{it->second, key, fmt::format("catalog: {} {} dense ({})", gpu.name, key, gpu.source)};
 }
 
 }  // namespace
@@ -56,14 +55,20 @@ std::optional<Peak> peak_tflops(const GpuSpec& gpu, Precision p) {
       // Tensor-core FP64 (DMMA) where the GPU has it: cuBLAS uses it for DGEMM.
       if (auto t = from_table(gpu, "fp64_tensor")) return t;
       return from_table(gpu, "fp64");
-    case Precision::kFp32: return from_table(gpu, "fp32");
-    case Precision::kTf32: return from_table(gpu, "tf32");
+    case Precision::kFp32:
+      return from_table(gpu, "fp32");
+    case Precision::kTf32:
+      return from_table(gpu, "tf32");
     case Precision::kFp16:
-    case Precision::kBf16: return from_table(gpu, "fp16_bf16");
+    case Precision::kBf16:
+      return from_table(gpu, "fp16_bf16");
     case Precision::kFp8E4M3:
-    case Precision::kFp8E5M2: return from_table(gpu, "fp8");
-    case Precision::kFp4: return from_table(gpu, "fp4");
-    case Precision::kInt8: return from_table(gpu, "int8");
+    case Precision::kFp8E5M2:
+      return from_table(gpu, "fp8");
+    case Precision::kFp4:
+      return from_table(gpu, "fp4");
+    case Precision::kInt8:
+      return from_table(gpu, "int8");
   }
   return std::nullopt;
 }

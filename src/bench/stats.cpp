@@ -17,10 +17,14 @@ StopRule StopRule::quick() {
 
 const char* to_string(StopReason reason) {
   switch (reason) {
-    case StopReason::kConverged: return "converged";
-    case StopReason::kTimeout: return "timeout";
-    case StopReason::kMaxSamples: return "max_samples";
-    case StopReason::kError: return "error";
+    case StopReason::kConverged:
+      return "converged";
+    case StopReason::kTimeout:
+      return "timeout";
+    case StopReason::kMaxSamples:
+      return "max_samples";
+    case StopReason::kError:
+      return "error";
   }
   return "error";
 }

@@ -22,9 +22,9 @@ double gemm_flops(std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64
 
 /// A peak and the catalog key it came from.
 struct Peak {
-  double value = 0;        ///< TFLOPS or GB/s
-  std::string key;         ///< "fp16_bf16", "fp32", "bandwidth_gbs"
-  std::string source;      ///< "catalog: H100 SXM fp16_bf16 (DS)"
+  double value = 0;    ///< TFLOPS or GB/s
+  std::string key;     ///< "fp16_bf16", "fp32", "bandwidth_gbs"
+  std::string source;  ///< "catalog: H100 SXM fp16_bf16 (DS)"
 };
 
 /// The dense tensor/FP peak for `p` on `gpu`: fp16/bf16 → fp16_bf16 (FP32 accumulate), tf32,

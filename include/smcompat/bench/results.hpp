@@ -31,7 +31,8 @@ struct DeviceState {
   std::optional<int> temperature_c;
   std::optional<double> power_w;
   /// nvmlDeviceGetCurrentClocksThrottleReasons bit names active at the reading ("sw_power_cap",
-  /// "hw_slowdown", "sw_thermal", "hw_thermal", "hw_power_brake", ...); idle/app-clock bits omitted.
+  /// "hw_slowdown", "sw_thermal", "hw_thermal", "hw_power_brake", ...); idle/app-clock bits
+  /// omitted.
   std::vector<std::string> throttle_reasons;
 };
 
@@ -71,7 +72,7 @@ struct BenchDevice {
   int ordinal = 0;
   std::string name;  ///< as the driver names it
   std::string uuid;
-  std::string cc;                  ///< "9.0" (the true compute capability)
+  std::string cc;                          ///< "9.0" (the true compute capability)
   std::optional<std::string> catalog_gpu;  ///< the catalog row its peaks come from
   std::optional<DeviceState> state_at_start;
 };

@@ -15,9 +15,9 @@ namespace smcompat::bench {
 
 struct StopRule {
   std::size_t min_samples = 10;
-  double min_time_s = 0.5;       ///< sum of sample times before the noise test applies
+  double min_time_s = 0.5;        ///< sum of sample times before the noise test applies
   double max_rel_stddev = 0.005;  ///< 0.5 %
-  double timeout_s = 15.0;       ///< wall time, including time not measured
+  double timeout_s = 15.0;        ///< wall time, including time not measured
   std::size_t max_samples = 100000;
 
   /// --quick: 5 samples, 0.05 s, 2 %, 2 s timeout.
@@ -36,9 +36,9 @@ struct SampleSummary {
   double median_s = 0;
   double min_s = 0;
   double max_s = 0;
-  double stddev_s = 0;      ///< sample standard deviation (n − 1); 0 for one sample
-  double rel_stddev = 0;    ///< stddev / mean
-  double total_s = 0;       ///< sum of all samples, throttled included
+  double stddev_s = 0;    ///< sample standard deviation (n − 1); 0 for one sample
+  double rel_stddev = 0;  ///< stddev / mean
+  double total_s = 0;     ///< sum of all samples, throttled included
   StopReason stop = StopReason::kConverged;
   bool converged() const { return stop == StopReason::kConverged; }
 };
