@@ -163,6 +163,10 @@ Result<Measurement> measure(DeviceContext& device, const MeasureSpec& spec, cons
   m.time = sampler.summary();
   m.time.stop = sampler.reason();
   if (nvml) m.after = nvml->read(device.pci_bus_id());
+  if (m.before && m.after && m.before->sm_clock_mhz && m.after->sm_clock_mhz &&
+      *m.before->sm_clock_mhz != *m.after->sm_clock_mhz)
+    m.notes.push_back(fmt::format("SM clock moved from {} to {} MHz while sampling",
+                                  *m.before->sm_clock_mhz, *m.after->sm_clock_mhz));
   if (m.time.throttled > 0)
     m.notes.push_back(fmt::format("{} of {} samples taken while the GPU reported throttling",
                                   m.time.throttled, sampler.count()));

@@ -51,7 +51,7 @@ BenchResult skipped(BenchResult r, std::string reason) {
   return r;
 }
 
-// Fills value/time/state/notes from a measurement; `work_per_op` is bytes (GB/s) or 1 (us).
+// Fills time, state, method params and notes from a measurement (not the value).
 void fill_measured(BenchResult& r, const Measurement& m) {
   r.time = m.time;
   r.state = m.after ? m.after : m.before;

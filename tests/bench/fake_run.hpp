@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "smcompat/bench/results.hpp"
 #include "smcompat/bench/suites.hpp"
@@ -22,8 +23,8 @@ namespace smcompat::test {
 inline const std::string kFakeCuda = std::string(SMCOMPAT_FAKEDRIVER_DIR) + "/libcuda.so.1";
 inline const std::string kFakeNvml = std::string(SMCOMPAT_FAKEDRIVER_DIR) + "/libnvidia-ml.so.1";
 
-/// Runs `body` in a child with `env` added to the environment; returns its text ("" and a
-/// "child failed" marker if it crashed).
+/// Runs `body` in a child whose environment has `env` and no other SMCOMPAT_FAKE_* or CUDA_*
+/// variable; returns its text, or "child failed: ..." if it crashed.
 inline std::string in_child(const std::map<std::string, std::string>& env,
                             const std::function<std::string()>& body) {
   int fds[2];
@@ -31,6 +32,14 @@ inline std::string in_child(const std::map<std::string, std::string>& env,
   pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
+    // Only the test's configuration: nothing the fake or a driver reads comes from outside.
+    std::vector<std::string> inherited;
+    for (char** e = environ; e && *e; ++e) {
+      std::string entry = *e;
+      if (entry.rfind("SMCOMPAT_FAKE_", 0) == 0 || entry.rfind("CUDA_", 0) == 0)
+        inherited.push_back(entry.substr(0, entry.find('=')));
+    }
+    for (const auto& name : inherited) unsetenv(name.c_str());
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     std::string text = body();
     std::size_t off = 0;

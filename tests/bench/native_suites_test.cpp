@@ -427,6 +427,10 @@ TEST(BenchNative, P2PSmCopyWithAKernel) {
   json sm = find_result(run, "sm unidirectional 64 MiB gpu0->gpu1");
   expect_relative(sm["value"].get<double>(), 64.0 * kMiB / 200e-6 / 1e9);
   EXPECT_EQ(sm["params"]["blocking_kernel"], "true");
+  // Held by the spin kernel, the two-stream copy still times only the copies.
+  json bi = find_result(run, "copy_engine bidirectional 64 MiB gpu1->gpu0");
+  EXPECT_EQ(bi["params"]["blocking_kernel"], "true");
+  expect_relative(bi["value"].get<double>(), 900.0);
   json staged = fake_run({{"SMCOMPAT_FAKE_GPUS", "H100,H100"}, {"SMCOMPAT_FAKE_P2P", "0"}}, o);
   EXPECT_TRUE(contains(find_result(staged, "sm unidirectional 64 MiB gpu0->gpu1")["skip_reason"],
                        "needs peer access"));

@@ -72,9 +72,10 @@ struct SuiteContext {
   MeasureSpec spec() const;
 };
 
-/// The copy sizes of the memory suite for a GPU with `l2_bytes` of L2 and `memory_bytes` of
-/// memory: powers of two from the largest one whose source and destination both fit in L2
-/// (at least 1 MiB) up to 4 GiB (--quick: that first size, 64 MiB and 1 GiB).
+/// The copy sizes of the memory suite for a GPU with `l2_bytes` of L2: powers of two from the
+/// largest one whose source and destination both fit in L2 (at least 1 MiB) up to 4 GiB
+/// (--quick: that first size, 64 MiB and 1 GiB). Sizes that do not fit the GPU's memory become
+/// skips when run.
 std::vector<std::uint64_t> memory_sizes(int l2_bytes, bool quick);
 /// "4 KiB", "256 MiB", "1 GiB", or bytes.
 std::string size_label(std::uint64_t bytes);
