@@ -72,11 +72,26 @@ class FakeDriverSuites : public ::testing::Test {
     if (!std::filesystem::exists(test::kFakeCuda)) {
       GTEST_SKIP() << "fake driver not built (targets fake_cuda fake_nvml)";
     }
-    if (kernel_images_toolkit() != "13.0") GTEST_SKIP() << "images not built by nvcc 13.0";
   }
+  // The jit tests expect nvcc 13.0's images.
+  static bool skip_without_images() { return kernel_images_toolkit() != "13.0"; }
 };
 
+#define SKIP_WITHOUT_IMAGES() \
+  if (skip_without_images()) GTEST_SKIP() << "images not built by nvcc 13.0"
+
+TEST_F(FakeDriverSuites, JitWithoutEmbeddedKernelsIsASkip) {
+  if (!kernel_images().empty())
+    GTEST_SKIP() << "built with kernels (the nvcc-less build runs this)";
+  const auto lines = run_on_fake("RTX 5090", "jit", run_jit_suite);
+  const std::string all = joined(lines);
+  EXPECT_TRUE(has(lines, "jit sm_120 SASS gpu0|no bench kernels embedded: ")) << all;
+  EXPECT_TRUE(has(lines, "jit sm_89 SASS (never runs) gpu0|sm_89 SASS cannot run on 12.0")) << all;
+  for (const auto& l : lines) EXPECT_NE(l.find("|none|"), std::string::npos) << l;
+}
+
 TEST_F(FakeDriverSuites, JitOnRtx5090) {
+  SKIP_WITHOUT_IMAGES();
   const auto lines = run_on_fake("RTX 5090", "jit", run_jit_suite);
   const std::string all = joined(lines);
   // Exact SASS and the older-generation PTX load and are measured, with the load time.
@@ -94,6 +109,7 @@ TEST_F(FakeDriverSuites, JitOnRtx5090) {
 }
 
 TEST_F(FakeDriverSuites, ForcedSm90CubinOnRtx5090IsARecordedSkip) {
+  SKIP_WITHOUT_IMAGES();
   const auto lines = run_on_fake("RTX 5090", "jit", [](SuiteContext& ctx) {
     JitVariant v;
     v.role = JitRole::kExactSass;
@@ -109,6 +125,7 @@ TEST_F(FakeDriverSuites, ForcedSm90CubinOnRtx5090IsARecordedSkip) {
 }
 
 TEST_F(FakeDriverSuites, JitOnH100AndRtx5090) {
+  SKIP_WITHOUT_IMAGES();
   // Each GPU gets its own plan; names carry the ordinal.
   const auto lines = run_on_fake("H100,RTX 5090", "jit", run_jit_suite);
   const std::string all = joined(lines);
@@ -153,6 +170,7 @@ TEST_F(FakeDriverSuites, GemmWithoutCublasLt) {
 }
 
 TEST_F(FakeDriverSuites, EmbeddedKernelsForTheRunner) {
+  SKIP_WITHOUT_IMAGES();
   const ComputeCapability one[] = {{12, 0}};
   auto k = embedded_device_kernels(one);
   ASSERT_TRUE(k.ok());

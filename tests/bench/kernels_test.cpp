@@ -58,6 +58,11 @@ TEST(BenchKernels, CubinsAreTheArchTheySay) {
     for (const char* k : {kSpinKernel, kEmptyKernel, kCopyKernel, kTriadKernel, kMmaF16Kernel}) {
       EXPECT_TRUE(names.count(k)) << k;
     }
+    // The mma loop keeps its accumulators in registers: no local-memory frame, room to spare.
+    for (const auto& k : info->kernels) {
+      EXPECT_EQ(k.stack_bytes.value_or(0), 0u) << k.name;
+      if (k.registers) EXPECT_LE(*k.registers, 128u) << k.name;
+    }
     // bf16 mma exists from sm_80 only.
     EXPECT_EQ(names.count(kMmaBf16Kernel) == 1, image.target.arch >= 80);
     // Kept modest: a handful of small kernels per image.
