@@ -1,8 +1,8 @@
 // The gemm suite on a GPU (gemm.hpp's run_gemm_suite): cuBLASLt (cublaslt.hpp, dlopened) runs
 // each configuration of gemm_plan() with the algorithm its heuristic picks, timed by the runner's
 // measurement loop (measure.hpp), reported as TFLOPS and % of the catalog peak. Each precision is
-// first verified on the exact 128×128×64 case against the CPU reference. Every failure is a recorded
-// skip naming the cuBLASLt status or the CUresult.
+// first verified on the exact 128×128×64 case against the CPU reference. Every failure is a
+// recorded skip naming the cuBLASLt status or the CUresult.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -263,6 +263,7 @@ BenchResult row(const GemmConfig& cfg, int ordinal, const cl::Library* lib) {
 std::vector<BenchResult> run_gemm_suite(SuiteContext& ctx, const GemmSuiteOptions& options) {
   std::vector<BenchResult> out;
   auto lib = cl::Library::load(options.paths);
+  if (lib) ctx.libraries["cublasLt"] = lib->version_string();
   for (DeviceContext* dev : ctx.devices) {
     const int ordinal = dev->ordinal();
     const ProbeDevice* pd = ctx.probe_device(ordinal);

@@ -638,7 +638,7 @@ Result<BenchRun> run_native_suites(const NativeOptions& options) {
     contexts.push_back(std::move(*ctx));
   }
 
-  SuiteContext ctx{**session, nvml.get(), probe, options, run.method.stop, {}, {}};
+  SuiteContext ctx{**session, nvml.get(), probe, options, run.method.stop, {}, {}, {}};
   for (auto& c : contexts) ctx.devices.push_back(c.get());
   for (const auto& name : suites) {
     std::vector<BenchResult> results;
@@ -653,6 +653,7 @@ Result<BenchRun> run_native_suites(const NativeOptions& options) {
     for (auto& r : results) run.results.push_back(std::move(r));
   }
   for (auto& w : ctx.warnings) run.warnings.push_back(std::move(w));
+  for (auto& [name, version] : ctx.libraries) run.libraries[name] = version;
   if ((*session)->is_fake_driver()) {
     // Never let a figure of the timing model pass for a measurement.
     for (auto& r : run.results) r.origin = Origin::kSynthetic;

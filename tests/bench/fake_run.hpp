@@ -96,6 +96,7 @@ inline std::string run_json(const Result<bench::BenchRun>& run) {
     nlohmann::json x;
     x["suite"] = r.suite;
     x["name"] = r.name;
+    x["origin"] = bench::to_string(r.origin);
     x["devices"] = r.devices;
     x["params"] = r.params;
     x["value"] = r.value ? nlohmann::json(*r.value) : nlohmann::json(nullptr);

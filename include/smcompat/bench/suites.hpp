@@ -70,6 +70,8 @@ struct SuiteContext {
   StopRule stop;
   std::vector<DeviceContext*> devices;  ///< the selected GPUs, in the order asked for
   std::vector<std::string> warnings;    ///< run-level notes (end up in BenchRun::warnings)
+  /// Libraries a suite used, name → version (end up in BenchRun::libraries: "cublasLt").
+  std::map<std::string, std::string> libraries;
 
   const ProbeDevice* probe_device(int ordinal) const;
   /// The catalog row of a device (nullptr if the catalog does not know it).
