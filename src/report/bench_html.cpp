@@ -251,12 +251,21 @@ json chart_configs(const bench::BenchRun& run) {
   add_bar_chart(charts, colours, "jit:", jit_load, "JIT vs native: first load (ms, log scale)",
                 "ms", /*log_y=*/true);
   std::map<std::string, Bars> torch;  // by unit
+  std::vector<const bench::BenchResult*> paired;
   for (const auto& p : side_by_side(run)) {
+    paired.push_back(p.torch);
     torch[p.native->unit].add(p.native->suite + " " + p.native->name, "native", *p.native->value);
     torch[p.native->unit].add(p.native->suite + " " + p.native->name, "torch", *p.torch->value);
   }
   for (const auto& [unit, b] : torch)
     add_bar_chart(charts, colours, "torch:", b, "native and torch (" + unit + ")", unit);
+  // The other torch rows (SDPA, conv, ResNet-50, ...), one chart per unit.
+  std::map<std::string, Bars> torch_rows;
+  for (const auto& r : run.results)
+    if (r.value && is_torch_side(r) && std::find(paired.begin(), paired.end(), &r) == paired.end())
+      torch_rows[r.unit].add(r.suite + " " + r.name, "torch", *r.value);
+  for (const auto& [unit, b] : torch_rows)
+    add_bar_chart(charts, colours, "torch:", b, "torch rows (" + unit + ")", unit);
   return charts;
 }
 

@@ -10,10 +10,6 @@ namespace smcompat::bench_view {
 
 namespace {
 
-bool is_torch_side(const bench::BenchResult& r) {
-  return r.suite.rfind("torch.", 0) == 0 || r.origin == bench::Origin::kTorch;
-}
-
 // The native suite a torch row stands beside: "torch.gemm" → "gemm".
 std::string base_suite(const std::string& suite) {
   return suite.rfind("torch.", 0) == 0 ? suite.substr(6) : suite;
@@ -85,6 +81,10 @@ std::string synthetic_banner(const bench::BenchRun& run) {
   return fmt::format(
       "SYNTHETIC: {} of {} rows are made-up figures (tests, examples), not measurements", n,
       run.results.size());
+}
+
+bool is_torch_side(const bench::BenchResult& r) {
+  return r.suite.rfind("torch.", 0) == 0 || r.origin == bench::Origin::kTorch;
 }
 
 std::vector<SuiteGroup> group_by_suite(const bench::BenchRun& run) {

@@ -53,6 +53,9 @@ std::string extra_text(const bench::BenchResult& r);
 /// Whether any row of the group names devices other than GPU 0 (then a GPU column is shown).
 bool needs_device_column(const bench::BenchRun& run);
 
+/// Whether a row is the PyTorch view: a "torch.*" suite or origin torch.
+bool is_torch_side(const bench::BenchResult& r);
+
 /// A configuration measured both natively and through torch: the torch row's suite is
 /// "torch." + the native suite (or the same suite with origin torch) and the names are equal.
 struct SidePair {

@@ -61,7 +61,7 @@ TEST_F(BenchHtml, SelfContainedPageWithChartJsInlined) {
 
 TEST_F(BenchHtml, ChartConfigurations) {
   const json charts = charts_of(render_bench_html(run));
-  ASSERT_EQ(charts.size(), 6u);
+  ASSERT_EQ(charts.size(), 8u);
   std::vector<std::string> titles;
   for (const auto& c : charts) {
     titles.push_back(c["options"]["plugins"]["title"]["text"]);
@@ -71,7 +71,8 @@ TEST_F(BenchHtml, ChartConfigurations) {
             (std::vector<std::string>{
                 "GEMM: TFLOPS vs size, per type", "Memory: GB/s vs size",
                 "JIT vs native: steady state (GB/s)", "JIT vs native: steady state (TFLOPS)",
-                "JIT vs native: first load (ms, log scale)", "native and torch (TFLOPS)"}));
+                "JIT vs native: first load (ms, log scale)", "native and torch (TFLOPS)",
+                "torch rows (img/s)", "torch rows (ms)"}));
   // GEMM: one line per type, points sorted by size, skipped rows absent.
   const json& gemm = charts[0];
   EXPECT_EQ(gemm["type"], "line");
@@ -96,6 +97,12 @@ TEST_F(BenchHtml, ChartConfigurations) {
   EXPECT_EQ(charts[5]["data"]["labels"],
             json::parse(R"(["gemm bf16 8192x8192x8192", "gemm fp16 8192x8192x8192"])"));
   EXPECT_EQ(charts[5]["data"]["datasets"][1]["data"], json::parse("[705.3, 717.0]"));
+  // torch rows not beside a native one, each unit its own chart.
+  EXPECT_EQ(charts[6]["data"]["labels"], json::array({"torch.resnet50 fp16 batch 256"}));
+  EXPECT_EQ(charts[7]["data"]["labels"], json::array({"torch.sdpa bf16 b8 h16 s4096 d128"}));
+  EXPECT_EQ(charts[7]["data"]["datasets"][0]["data"], json::array({4.21}));
+  EXPECT_EQ(charts[7]["data"]["datasets"][0]["backgroundColor"],
+            charts[5]["data"]["datasets"][1]["backgroundColor"]);  // torch's colour throughout
   // Every series has its own colour, and keeps it from chart to chart (JIT images).
   std::set<std::string> colours;
   size_t series = 0;
