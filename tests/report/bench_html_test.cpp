@@ -172,6 +172,9 @@ TEST(BenchHtmlNoPlots, SaysSoAndKeepsTheTables) {
                               "</td><td class=\"num\">498.7 TFLOPS</td><td class=\"num\">50.4 %"
                               "</td><td>±1.10 % n=180 not converged (timeout)</td><td>yes</td>"));
   EXPECT_THAT(html, HasSubstr("<tr class=\"thr\"><td>fp16 8192x8192x8192"));
+  // Columns no row of a suite fills are left out.
+  EXPECT_THAT(html, HasSubstr("<h2>launch</h2>\n<table class=\"results\"><tr><th>configuration"
+                              "</th><th>GPU</th><th>value</th><th>noise</th><th>origin</th></tr>"));
   EXPECT_THAT(html, HasSubstr("<tr class=\"bad\"><td>fp64 1024x1024x1024"));
   EXPECT_THAT(html, HasSubstr("<li>fp4 8192x8192x8192 (GPU 0): no fp4 on 9.0</li>"));
   // The P2P heat map: the fastest link darkest, no link on the diagonal.
