@@ -398,8 +398,8 @@ void comparison_table(std::string& out, const BenchComparison& c) {
     out += "<tr class=\"v-" + cls + "\"><td>" + esc(row.suite) + "</td><td>" + esc(row.name) +
            "</td><td>" + esc(devices_text(row.devices)) + "</td><td class=\"num\">" +
            esc(val(row.baseline_value)) + "</td><td class=\"num\">" + esc(val(row.value)) +
-           "</td><td class=\"num\">" + esc(change_text(row)) + "</td><td>" + esc(verdict) +
-           "</td></tr>\n";
+           "</td><td class=\"num\">" + esc(change_text(row)) + "</td><td>" +
+           esc(verdict_shown(row)) + "</td></tr>\n";
   }
   out += "</table>\n";
 }

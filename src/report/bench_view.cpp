@@ -208,6 +208,15 @@ std::string change_text(const BenchComparisonRow& row) {
   return row.change_percent ? fmt::format("{:+.1f} %", *row.change_percent) : std::string();
 }
 
+std::string verdict_shown(const BenchComparisonRow& row) {
+  const std::string verdict = verdict_text(row);
+  if (verdict != "changed" || !row.change_percent) return verdict;
+  const bool time_unit = row.unit == "s" || row.unit == "ms" || row.unit == "us" ||
+                         row.unit == "ns" || row.unit == "µs";
+  const bool faster = time_unit ? *row.change_percent < 0 : *row.change_percent > 0;
+  return verdict + (faster ? " (faster)" : " (slower)");
+}
+
 bool listed(const BenchComparisonRow& row) { return verdict_text(row) != "within noise"; }
 
 std::string comparison_title(const BenchComparison& c) {

@@ -69,6 +69,9 @@ std::string ratio_text(const SidePair& p);
 /// "changed", "within noise", "noise unknown" (no samples), "skipped" (a side has no value),
 /// "units differ", "new", "missing" for a comparison row.
 std::string verdict_text(const BenchComparisonRow& row);
+/// The verdict as printed: "changed" gains "(faster)" or "(slower)" — higher is faster for
+/// throughput units, lower for times (s, ms, us, ns).
+std::string verdict_shown(const BenchComparisonRow& row);
 /// Whether text and Markdown list the row (all but "within noise", which are only counted).
 bool listed(const BenchComparisonRow& row);
 /// "+11.1 %"; "" when there is no change to state.

@@ -183,9 +183,10 @@ TEST(BenchHtmlNoPlots, SaysSoAndKeepsTheTables) {
   EXPECT_THAT(html, HasSubstr("<tr><th>GPU 1</th><td style=\"background:#08306b;color:#fff\">"
                               "391.2</td><td class=\"none\">&mdash;</td></tr>"));
   // The comparison lists every row, changed ones marked.
-  EXPECT_THAT(html, HasSubstr("<tr class=\"v-changed\"><td>gemm</td><td>bf16 8192x8192x8192</td>"
-                              "<td>0</td><td class=\"num\">641.2 TFLOPS</td><td class=\"num\">"
-                              "712.4 TFLOPS</td><td class=\"num\">+11.1 %</td><td>changed</td>"));
+  EXPECT_THAT(
+      html, HasSubstr("<tr class=\"v-changed\"><td>gemm</td><td>bf16 8192x8192x8192</td>"
+                      "<td>0</td><td class=\"num\">641.2 TFLOPS</td><td class=\"num\">"
+                      "712.4 TFLOPS</td><td class=\"num\">+11.1 %</td><td>changed (faster)</td>"));
   EXPECT_THAT(html, HasSubstr("<tr class=\"v-within-noise\"><td>gemm</td><td>bf16 "
                               "4096x4096x4096</td>"));
   EXPECT_THAT(html, HasSubstr("<tr class=\"v-new\"><td>torch.resnet50</td>"));
