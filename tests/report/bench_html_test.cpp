@@ -145,6 +145,17 @@ TEST(BenchHtmlEscaping, HostileStringsAreEscaped) {
             "</script><script>alert(4)</script>");
 }
 
+TEST(BenchHtmlEscaping, HostileOrdinalsDoNotBlowUpTheHeatMap) {
+  auto run = bench_fixture("run_synthetic.json");
+  run.devices[1].ordinal = 2147483647;
+  for (auto& r : run.results)
+    if (r.suite == "p2p") r.devices = {0, 2000000000};
+  const std::string html = render_bench_html(run, nullptr, {.plots = false});
+  EXPECT_LT(html.size(), 100000u);
+  EXPECT_THAT(html, Not(HasSubstr("<h2>P2P matrix</h2>")));
+  EXPECT_THAT(html, HasSubstr("<h2>p2p</h2>"));  // the rows are still listed
+}
+
 TEST(BenchHtmlNoPlots, BuildWithoutChartJs) {
   if (bench_html_plots_available()) GTEST_SKIP() << "this build has Chart.js";
   const std::string html = render_bench_html(bench_fixture("run_synthetic.json"));
