@@ -226,7 +226,10 @@ json chart_configs(const bench::BenchRun& run) {
   Bars jit_load;
   for (const auto& r : run.results) {
     if (!r.value) continue;
-    if (r.suite == "gemm" && param(r, "batch", "1") == "1")
+    // Square, unbatched GEMMs only: the x axis is one size.
+    const std::string m_text = param(r, "m", "");
+    if (r.suite == "gemm" && r.unit == "TFLOPS" && param(r, "batch", "1") == "1" &&
+        param(r, "n", m_text) == m_text && param(r, "k", m_text) == m_text)
       if (auto m = param_number(r, "m"))
         gemm.add(param(r, "dtype", first_word(r.name)), *m, *r.value);
     if (r.suite == "memory")

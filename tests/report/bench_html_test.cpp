@@ -83,6 +83,12 @@ TEST_F(BenchHtml, ChartConfigurations) {
   EXPECT_EQ(gemm["data"]["datasets"][0]["data"],
             json::parse(R"([{"x":1024.0,"y":320.6},{"x":2048.0,"y":498.7},{"x":4096.0,"y":641.1},
                             {"x":8192.0,"y":712.4}])"));
+  // Batched or non-square GEMMs are tables only.
+  auto odd = run;
+  odd.results[0].params["batch"] = "32";
+  odd.results[1].params["k"] = "64";
+  EXPECT_EQ(charts_of(render_bench_html(odd))[0]["data"]["datasets"][0]["data"],
+            json::parse(R"([{"x":4096.0,"y":641.1},{"x":8192.0,"y":712.4}])"));
   // Memory: bandwidth against bytes, one line per engine and operation.
   std::vector<std::string> engines;
   for (const auto& d : charts[1]["data"]["datasets"]) engines.push_back(d["label"]);
