@@ -41,11 +41,14 @@ std::string_view chartjs_source() {
 
 // The embedded script, unless it could end the <script> element it is placed in.
 bool chartjs_inlinable() {
-  std::string lower(chartjs_source());
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return !lower.empty() && lower.find("</script") == std::string::npos &&
-         lower.find("<!--") == std::string::npos;
+  static const bool inlinable = [] {
+    std::string lower(chartjs_source());
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return !lower.empty() && lower.find("</script") == std::string::npos &&
+           lower.find("<!--") == std::string::npos;
+  }();
+  return inlinable;
 }
 
 std::string esc(const std::string& s) {
@@ -223,7 +226,10 @@ json chart_configs(const bench::BenchRun& run) {
   Bars jit_load;
   for (const auto& r : run.results) {
     if (!r.value) continue;
-    if (r.suite == "gemm" && param(r, "batch", "1") == "1")
+    // Square, unbatched GEMMs only: the x axis is one size.
+    const std::string m_text = param(r, "m", "");
+    if (r.suite == "gemm" && r.unit == "TFLOPS" && param(r, "batch", "1") == "1" &&
+        param(r, "n", m_text) == m_text && param(r, "k", m_text) == m_text)
       if (auto m = param_number(r, "m"))
         gemm.add(param(r, "dtype", first_word(r.name)), *m, *r.value);
     if (r.suite == "memory")
@@ -251,12 +257,21 @@ json chart_configs(const bench::BenchRun& run) {
   add_bar_chart(charts, colours, "jit:", jit_load, "JIT vs native: first load (ms, log scale)",
                 "ms", /*log_y=*/true);
   std::map<std::string, Bars> torch;  // by unit
+  std::vector<const bench::BenchResult*> paired;
   for (const auto& p : side_by_side(run)) {
+    paired.push_back(p.torch);
     torch[p.native->unit].add(p.native->suite + " " + p.native->name, "native", *p.native->value);
     torch[p.native->unit].add(p.native->suite + " " + p.native->name, "torch", *p.torch->value);
   }
   for (const auto& [unit, b] : torch)
     add_bar_chart(charts, colours, "torch:", b, "native and torch (" + unit + ")", unit);
+  // The other torch rows (SDPA, conv, ResNet-50, ...), one chart per unit.
+  std::map<std::string, Bars> torch_rows;
+  for (const auto& r : run.results)
+    if (r.value && is_torch_side(r) && std::find(paired.begin(), paired.end(), &r) == paired.end())
+      torch_rows[r.unit].add(r.suite + " " + r.name, "torch", *r.value);
+  for (const auto& [unit, b] : torch_rows)
+    add_bar_chart(charts, colours, "torch:", b, "torch rows (" + unit + ")", unit);
   return charts;
 }
 
@@ -270,12 +285,16 @@ std::string heat(double t) {
 void p2p_heat_maps(std::string& out, const bench::BenchRun& run) {
   // (engine direction, unit) → src → dst → value
   std::map<std::pair<std::string, std::string>, std::map<int, std::map<int, double>>> maps;
+  // Ordinals beyond kMaxGpus (only a hostile file has them) are left out rather than letting
+  // one row ask for a matrix of 2^31 squared cells.
+  constexpr int kMaxGpus = 256;
+  auto plausible = [](int ordinal) { return ordinal >= 0 && ordinal < kMaxGpus; };
   int n = 0;
-  for (const auto& d : run.devices) n = std::max(n, d.ordinal + 1);
+  for (const auto& d : run.devices)
+    if (plausible(d.ordinal)) n = std::max(n, d.ordinal + 1);
   for (const auto& r : run.results) {
     if (r.suite != "p2p" || !r.value || r.devices.size() != 2) continue;
-    if (r.devices[0] < 0 || r.devices[1] < 0 || r.devices[0] > 1023 || r.devices[1] > 1023)
-      continue;
+    if (!plausible(r.devices[0]) || !plausible(r.devices[1])) continue;
     const std::string kind = param(r, "engine", "") + " " + param(r, "direction", "");
     maps[{kind == " " ? "p2p" : kind, r.unit}][r.devices[0]][r.devices[1]] = *r.value;
     n = std::max({n, r.devices[0] + 1, r.devices[1] + 1});
@@ -313,12 +332,25 @@ void p2p_heat_maps(std::string& out, const bench::BenchRun& run) {
 
 void suite_table(std::string& out, const SuiteGroup& g, bool device_column) {
   out += "<h2>" + esc(g.suite) + "</h2>\n";
+  bool any_extra = false, any_verified = false, any_peak = false, any_flag = false;
+  for (const auto* r : g.measured) {
+    any_extra |= !r->extra.empty();
+    any_verified |= r->verified.has_value();
+    any_peak |= r->percent_of_peak().has_value();
+    any_flag |= throttled(*r);
+  }
   if (!g.measured.empty()) {
+    // Columns that no row of the suite fills are left out.
     out += "<table class=\"results\"><tr><th>configuration</th>";
     if (device_column) out += "<th>GPU</th>";
-    out +=
-        "<th>value</th><th>% of peak</th><th>noise</th><th>verified</th><th>origin</th>"
-        "<th>extra</th><th>flags</th></tr>\n";
+    out += "<th>value</th>";
+    if (any_peak) out += "<th>% of peak</th>";
+    out += "<th>noise</th>";
+    if (any_verified) out += "<th>verified</th>";
+    out += "<th>origin</th>";
+    if (any_extra) out += "<th>extra</th>";
+    if (any_flag) out += "<th>flags</th>";
+    out += "</tr>\n";
     for (const auto* r : g.measured) {
       std::string cls;
       if (not_converged(*r)) cls += " nc";
@@ -331,12 +363,13 @@ void suite_table(std::string& out, const SuiteGroup& g, bool device_column) {
       out += "</td>";
       if (device_column) out += "<td>" + esc(devices_text(r->devices)) + "</td>";
       out += "<td class=\"num\">" + esc(value_text(*r)) + "</td>";
-      out += "<td class=\"num\">" + esc(percent_text(*r)) + "</td>";
+      if (any_peak) out += "<td class=\"num\">" + esc(percent_text(*r)) + "</td>";
       out += "<td>" + esc(noise_text(*r)) + "</td>";
-      out += "<td>" + esc(verified_text(*r)) + "</td>";
+      if (any_verified) out += "<td>" + esc(verified_text(*r)) + "</td>";
       out += std::string("<td>") + bench::to_string(r->origin) + "</td>";
-      out += "<td>" + esc(extra_text(*r)) + "</td>";
-      out += "<td>" + esc(flags_text(*r)) + "</td></tr>\n";
+      if (any_extra) out += "<td>" + esc(extra_text(*r)) + "</td>";
+      if (any_flag) out += "<td>" + esc(flags_text(*r)) + "</td>";
+      out += "</tr>\n";
     }
     out += "</table>\n";
     bool any_note = false;
@@ -375,8 +408,8 @@ void comparison_table(std::string& out, const BenchComparison& c) {
     out += "<tr class=\"v-" + cls + "\"><td>" + esc(row.suite) + "</td><td>" + esc(row.name) +
            "</td><td>" + esc(devices_text(row.devices)) + "</td><td class=\"num\">" +
            esc(val(row.baseline_value)) + "</td><td class=\"num\">" + esc(val(row.value)) +
-           "</td><td class=\"num\">" + esc(change_text(row)) + "</td><td>" + esc(verdict) +
-           "</td></tr>\n";
+           "</td><td class=\"num\">" + esc(change_text(row)) + "</td><td>" +
+           esc(verdict_shown(row)) + "</td></tr>\n";
   }
   out += "</table>\n";
 }

@@ -139,7 +139,8 @@ std::string render_bench_markdown(const bench::BenchRun& run, const BenchCompari
       };
       const std::string verdict = verdict_text(r);
       out += row({md(r.suite), md(r.name), devices_text(r.devices), val(r.baseline_value),
-                  val(r.value), change_text(r), verdict == "changed" ? "**changed**" : verdict});
+                  val(r.value), change_text(r),
+                  verdict == "changed" ? "**" + verdict_shown(r) + "**" : verdict});
     }
     out += "\n" + comparison_summary(*comparison) + "\n";
     if (hidden > 0) out += fmt::format("({} rows within the noise not listed)\n", hidden);

@@ -97,9 +97,10 @@ void comparison_section(std::string& out, const BenchComparison& c, const Style&
       return v ? number(*v) + " " + term(row.unit) : std::string("-");
     };
     const std::string verdict = verdict_text(row);
-    std::string shown = verdict == "changed"                       ? st.yellow(verdict)
-                        : verdict == "new" || verdict == "missing" ? st.cyan(verdict)
-                                                                   : st.dim(verdict);
+    const std::string text = verdict_shown(row);
+    std::string shown = verdict == "changed"                       ? st.yellow(text)
+                        : verdict == "new" || verdict == "missing" ? st.cyan(text)
+                                                                   : st.dim(text);
     t.add_row({term(row.suite), term(row.name), devices_text(row.devices), val(row.baseline_value),
                val(row.value), change_text(row), shown});
   }

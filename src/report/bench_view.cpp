@@ -10,10 +10,6 @@ namespace smcompat::bench_view {
 
 namespace {
 
-bool is_torch_side(const bench::BenchResult& r) {
-  return r.suite.rfind("torch.", 0) == 0 || r.origin == bench::Origin::kTorch;
-}
-
 // The native suite a torch row stands beside: "torch.gemm" → "gemm".
 std::string base_suite(const std::string& suite) {
   return suite.rfind("torch.", 0) == 0 ? suite.substr(6) : suite;
@@ -85,6 +81,10 @@ std::string synthetic_banner(const bench::BenchRun& run) {
   return fmt::format(
       "SYNTHETIC: {} of {} rows are made-up figures (tests, examples), not measurements", n,
       run.results.size());
+}
+
+bool is_torch_side(const bench::BenchResult& r) {
+  return r.suite.rfind("torch.", 0) == 0 || r.origin == bench::Origin::kTorch;
 }
 
 std::vector<SuiteGroup> group_by_suite(const bench::BenchRun& run) {
@@ -206,6 +206,15 @@ std::string verdict_text(const BenchComparisonRow& row) {
 
 std::string change_text(const BenchComparisonRow& row) {
   return row.change_percent ? fmt::format("{:+.1f} %", *row.change_percent) : std::string();
+}
+
+std::string verdict_shown(const BenchComparisonRow& row) {
+  const std::string verdict = verdict_text(row);
+  if (verdict != "changed" || !row.change_percent) return verdict;
+  const bool time_unit = row.unit == "s" || row.unit == "ms" || row.unit == "us" ||
+                         row.unit == "ns" || row.unit == "µs";
+  const bool faster = time_unit ? *row.change_percent < 0 : *row.change_percent > 0;
+  return verdict + (faster ? " (faster)" : " (slower)");
 }
 
 bool listed(const BenchComparisonRow& row) { return verdict_text(row) != "within noise"; }

@@ -53,6 +53,9 @@ std::string extra_text(const bench::BenchResult& r);
 /// Whether any row of the group names devices other than GPU 0 (then a GPU column is shown).
 bool needs_device_column(const bench::BenchRun& run);
 
+/// Whether a row is the PyTorch view: a "torch.*" suite or origin torch.
+bool is_torch_side(const bench::BenchResult& r);
+
 /// A configuration measured both natively and through torch: the torch row's suite is
 /// "torch." + the native suite (or the same suite with origin torch) and the names are equal.
 struct SidePair {
@@ -66,6 +69,9 @@ std::string ratio_text(const SidePair& p);
 /// "changed", "within noise", "noise unknown" (no samples), "skipped" (a side has no value),
 /// "units differ", "new", "missing" for a comparison row.
 std::string verdict_text(const BenchComparisonRow& row);
+/// The verdict as printed: "changed" gains "(faster)" or "(slower)" — higher is faster for
+/// throughput units, lower for times (s, ms, us, ns).
+std::string verdict_shown(const BenchComparisonRow& row);
 /// Whether text and Markdown list the row (all but "within noise", which are only counted).
 bool listed(const BenchComparisonRow& row);
 /// "+11.1 %"; "" when there is no change to state.

@@ -61,7 +61,7 @@ TEST_F(BenchHtml, SelfContainedPageWithChartJsInlined) {
 
 TEST_F(BenchHtml, ChartConfigurations) {
   const json charts = charts_of(render_bench_html(run));
-  ASSERT_EQ(charts.size(), 6u);
+  ASSERT_EQ(charts.size(), 8u);
   std::vector<std::string> titles;
   for (const auto& c : charts) {
     titles.push_back(c["options"]["plugins"]["title"]["text"]);
@@ -71,7 +71,8 @@ TEST_F(BenchHtml, ChartConfigurations) {
             (std::vector<std::string>{
                 "GEMM: TFLOPS vs size, per type", "Memory: GB/s vs size",
                 "JIT vs native: steady state (GB/s)", "JIT vs native: steady state (TFLOPS)",
-                "JIT vs native: first load (ms, log scale)", "native and torch (TFLOPS)"}));
+                "JIT vs native: first load (ms, log scale)", "native and torch (TFLOPS)",
+                "torch rows (img/s)", "torch rows (ms)"}));
   // GEMM: one line per type, points sorted by size, skipped rows absent.
   const json& gemm = charts[0];
   EXPECT_EQ(gemm["type"], "line");
@@ -82,6 +83,12 @@ TEST_F(BenchHtml, ChartConfigurations) {
   EXPECT_EQ(gemm["data"]["datasets"][0]["data"],
             json::parse(R"([{"x":1024.0,"y":320.6},{"x":2048.0,"y":498.7},{"x":4096.0,"y":641.1},
                             {"x":8192.0,"y":712.4}])"));
+  // Batched or non-square GEMMs are tables only.
+  auto odd = run;
+  odd.results[0].params["batch"] = "32";
+  odd.results[1].params["k"] = "64";
+  EXPECT_EQ(charts_of(render_bench_html(odd))[0]["data"]["datasets"][0]["data"],
+            json::parse(R"([{"x":4096.0,"y":641.1},{"x":8192.0,"y":712.4}])"));
   // Memory: bandwidth against bytes, one line per engine and operation.
   std::vector<std::string> engines;
   for (const auto& d : charts[1]["data"]["datasets"]) engines.push_back(d["label"]);
@@ -96,6 +103,12 @@ TEST_F(BenchHtml, ChartConfigurations) {
   EXPECT_EQ(charts[5]["data"]["labels"],
             json::parse(R"(["gemm bf16 8192x8192x8192", "gemm fp16 8192x8192x8192"])"));
   EXPECT_EQ(charts[5]["data"]["datasets"][1]["data"], json::parse("[705.3, 717.0]"));
+  // torch rows not beside a native one, each unit its own chart.
+  EXPECT_EQ(charts[6]["data"]["labels"], json::array({"torch.resnet50 fp16 batch 256"}));
+  EXPECT_EQ(charts[7]["data"]["labels"], json::array({"torch.sdpa bf16 b8 h16 s4096 d128"}));
+  EXPECT_EQ(charts[7]["data"]["datasets"][0]["data"], json::array({4.21}));
+  EXPECT_EQ(charts[7]["data"]["datasets"][0]["backgroundColor"],
+            charts[5]["data"]["datasets"][1]["backgroundColor"]);  // torch's colour throughout
   // Every series has its own colour, and keeps it from chart to chart (JIT images).
   std::set<std::string> colours;
   size_t series = 0;
@@ -138,6 +151,17 @@ TEST(BenchHtmlEscaping, HostileStringsAreEscaped) {
             "</script><script>alert(4)</script>");
 }
 
+TEST(BenchHtmlEscaping, HostileOrdinalsDoNotBlowUpTheHeatMap) {
+  auto run = bench_fixture("run_synthetic.json");
+  run.devices[1].ordinal = 2147483647;
+  for (auto& r : run.results)
+    if (r.suite == "p2p") r.devices = {0, 2000000000};
+  const std::string html = render_bench_html(run, nullptr, {.plots = false});
+  EXPECT_LT(html.size(), 100000u);
+  EXPECT_THAT(html, Not(HasSubstr("<h2>P2P matrix</h2>")));
+  EXPECT_THAT(html, HasSubstr("<h2>p2p</h2>"));  // the rows are still listed
+}
+
 TEST(BenchHtmlNoPlots, BuildWithoutChartJs) {
   if (bench_html_plots_available()) GTEST_SKIP() << "this build has Chart.js";
   const std::string html = render_bench_html(bench_fixture("run_synthetic.json"));
@@ -165,6 +189,9 @@ TEST(BenchHtmlNoPlots, SaysSoAndKeepsTheTables) {
                               "</td><td class=\"num\">498.7 TFLOPS</td><td class=\"num\">50.4 %"
                               "</td><td>±1.10 % n=180 not converged (timeout)</td><td>yes</td>"));
   EXPECT_THAT(html, HasSubstr("<tr class=\"thr\"><td>fp16 8192x8192x8192"));
+  // Columns no row of a suite fills are left out.
+  EXPECT_THAT(html, HasSubstr("<h2>launch</h2>\n<table class=\"results\"><tr><th>configuration"
+                              "</th><th>GPU</th><th>value</th><th>noise</th><th>origin</th></tr>"));
   EXPECT_THAT(html, HasSubstr("<tr class=\"bad\"><td>fp64 1024x1024x1024"));
   EXPECT_THAT(html, HasSubstr("<li>fp4 8192x8192x8192 (GPU 0): no fp4 on 9.0</li>"));
   // The P2P heat map: the fastest link darkest, no link on the diagonal.
@@ -173,9 +200,10 @@ TEST(BenchHtmlNoPlots, SaysSoAndKeepsTheTables) {
   EXPECT_THAT(html, HasSubstr("<tr><th>GPU 1</th><td style=\"background:#08306b;color:#fff\">"
                               "391.2</td><td class=\"none\">&mdash;</td></tr>"));
   // The comparison lists every row, changed ones marked.
-  EXPECT_THAT(html, HasSubstr("<tr class=\"v-changed\"><td>gemm</td><td>bf16 8192x8192x8192</td>"
-                              "<td>0</td><td class=\"num\">641.2 TFLOPS</td><td class=\"num\">"
-                              "712.4 TFLOPS</td><td class=\"num\">+11.1 %</td><td>changed</td>"));
+  EXPECT_THAT(
+      html, HasSubstr("<tr class=\"v-changed\"><td>gemm</td><td>bf16 8192x8192x8192</td>"
+                      "<td>0</td><td class=\"num\">641.2 TFLOPS</td><td class=\"num\">"
+                      "712.4 TFLOPS</td><td class=\"num\">+11.1 %</td><td>changed (faster)</td>"));
   EXPECT_THAT(html, HasSubstr("<tr class=\"v-within-noise\"><td>gemm</td><td>bf16 "
                               "4096x4096x4096</td>"));
   EXPECT_THAT(html, HasSubstr("<tr class=\"v-new\"><td>torch.resnet50</td>"));

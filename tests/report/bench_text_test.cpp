@@ -143,7 +143,7 @@ TEST_F(BenchPrinters, TextComparison) {
   EXPECT_THAT(text, Contains("compared with the baseline of 2026-11-01T04:00:00Z on synthetic-host "
                              "(smcompat 0.9.0)"));
   EXPECT_THAT(text, Contains("  gemm            bf16 8192x8192x8192         0    641.2 TFLOPS  "
-                             "712.4 TFLOPS  +11.1 %  changed"));
+                             "712.4 TFLOPS  +11.1 %  changed (faster)"));
   EXPECT_THAT(text, Contains("  jit             triad compute_80 PTX (JIT)  0               -   "
                              "3004.5 GB/s           new"));
   EXPECT_THAT(text, Contains("  torch.resnet50  fp16 batch 256              0               -  "
@@ -179,6 +179,17 @@ TEST_F(BenchPrinters, ComparisonModel) {
   EXPECT_EQ(find("jit", "triad compute_80 PTX (JIT)").status, BenchComparisonRow::Status::kNew);
   EXPECT_EQ(find("gemm", "fp64 8192x8192x8192").status, BenchComparisonRow::Status::kMissing);
   EXPECT_FALSE(find("gemm", "fp4 8192x8192x8192").beyond_noise.has_value());
+  // A time that grew is slower; a throughput that grew is faster.
+  auto later = run;
+  for (auto& r : later.results)
+    if (r.name == "graph launch") {
+      r.value = 1.5;
+      r.time->median_s = 1.5e-6;
+    }
+  auto c4 = compare_bench_runs(run, later);
+  EXPECT_THAT(render_bench_text(later, Style::plain(), &c4),
+              HasSubstr("  launch  graph launch           0    1.120 us  1.500 us  +33.9 %  "
+                        "changed (slower)\n"));
   // Same name on other devices is another configuration.
   auto moved = run;
   moved.results[0].devices = {1};
@@ -202,7 +213,7 @@ TEST_F(BenchPrinters, ColourOnlyWhenAsked) {
   EXPECT_THAT(text, HasSubstr("\x1b[33m±1.10 % n=180 not converged (timeout)\x1b[0m"));
   EXPECT_THAT(text, HasSubstr("\x1b[31mNO\x1b[0m"));
   EXPECT_THAT(text, HasSubstr("\x1b[33mthrottled 4 samples (sw_power_cap)\x1b[0m"));
-  EXPECT_THAT(text, HasSubstr("\x1b[33mchanged\x1b[0m"));
+  EXPECT_THAT(text, HasSubstr("\x1b[33mchanged (faster)\x1b[0m"));
 }
 
 TEST_F(BenchPrinters, Markdown) {
@@ -227,7 +238,7 @@ TEST_F(BenchPrinters, Markdown) {
   EXPECT_THAT(md, Contains("- fp4 8192x8192x8192 (GPU 0): no fp4 on 9.0"));
   EXPECT_THAT(md, Contains("| gemm | bf16 8192x8192x8192 | 712.4 TFLOPS | 705.3 TFLOPS | 0.99× |"));
   EXPECT_THAT(md, Contains("| gemm | bf16 8192x8192x8192 | 0 | 641.2 TFLOPS | 712.4 TFLOPS | "
-                           "+11.1 % | **changed** |"));
+                           "+11.1 % | **changed (faster)** |"));
   EXPECT_THAT(md, Contains("| torch.resnet50 | fp16 batch 256 | 0 | - | 3120.0 img/s |  | new |"));
   EXPECT_THAT(md, Contains("| gemm | fp64 8192x8192x8192 | 0 | 52.00 TFLOPS | - |  | missing |"));
   EXPECT_THAT(md, Contains("1 changed beyond the noise, 38 within it, 2 not comparable, 2 new, 1 "
