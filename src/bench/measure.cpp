@@ -107,6 +107,7 @@ Result<void> fork_join(DeviceContext& device, const std::function<Result<void>(S
 
 Result<Measurement> measure(DeviceContext& device, const MeasureSpec& spec, const EnqueueFn& work,
                             const NvmlReader* nvml) {
+  if (spec.on_start) spec.on_start();
   CudaSession& s = device.session();
   SMCOMPAT_CHECK(device.activate());
   Measurement m;

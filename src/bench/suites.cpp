@@ -490,6 +490,7 @@ MeasureSpec SuiteContext::spec() const {
   MeasureSpec m;
   m.stop = stop;
   m.flush_l2 = options.l2_flush;
+  if (options.progress) m.on_start = [this] { options.progress(suite, ++started); };
   return m;
 }
 
@@ -638,10 +639,13 @@ Result<BenchRun> run_native_suites(const NativeOptions& options) {
     contexts.push_back(std::move(*ctx));
   }
 
-  SuiteContext ctx{**session, nvml.get(), probe, options, run.method.stop, {}, {}, {}};
+  SuiteContext ctx{**session, nvml.get(), probe, options, run.method.stop, {}, {}, {}, {}, 0};
   for (auto& c : contexts) ctx.devices.push_back(c.get());
   for (const auto& name : suites) {
     std::vector<BenchResult> results;
+    ctx.suite = name;
+    ctx.started = 0;
+    if (options.progress) options.progress(name, 0);
     if (name == "memory")
       results = run_memory_suite(ctx);
     else if (name == "launch")

@@ -118,6 +118,9 @@ TEST_F(BenchCli, FakeDriverRunIsSyntheticWithTheModelsFigures) {
   Output text = run("bench launch --quick", fake_env("H100"));
   ASSERT_EQ(text.code, 0);
   EXPECT_NE(text.out.find("SYNTHETIC"), std::string::npos) << text.out;
+  // Progress goes to stderr, one line per suite when stderr is not a terminal.
+  EXPECT_NE(text.err.find("smcompat bench: launch\n"), std::string::npos) << text.err;
+  EXPECT_EQ(text.out.find("smcompat bench: launch\n"), std::string::npos);
 }
 
 TEST_F(BenchCli, ReportRendersARecordedRun) {

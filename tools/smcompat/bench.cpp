@@ -5,6 +5,7 @@
 // report/bench_report.hpp; docs/bench.md. Exit codes: 0 the run finished (skips are recorded),
 // 2 usage or I/O error, or no usable GPU.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -131,7 +132,18 @@ int run_bench(const BenchArgs& args, Context& ctx) {
                                  std::optional<Version> driver_cuda) {
       return bench::embedded_device_kernels(ccs, driver_cuda);
     };
+    // Progress on stderr: a line rewritten in place on a terminal, one line per suite otherwise.
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    options.progress = [tty](std::string_view suite, int started) {
+      if (tty) {
+        fmt::print(stderr, "\r\033[Ksmcompat bench: {} ({} configurations started)", suite,
+                   started);
+      } else if (started == 0) {
+        fmt::print(stderr, "smcompat bench: {}\n", suite);
+      }
+    };
     auto native_run = bench::run_native_suites(options);
+    if (tty) fmt::print(stderr, "\r\033[K");
     if (!native_run) {
       fmt::print(stderr, "smcompat bench: {}\n", native_run.error().to_string());
       return kExitError;

@@ -119,6 +119,8 @@ struct MeasureSpec {
   bool allow_blocking = true;
   /// Operations the work queues per sample; the summary is per operation.
   unsigned iterations = 1;
+  /// Called once as measure() starts (progress for people; may be empty).
+  std::function<void()> on_start;
 };
 
 /// The work of one sample, queued on the given stream (the device's main stream).

@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "smcompat/bench/cuda_session.hpp"
@@ -59,6 +60,9 @@ struct NativeOptions {
       kernel_provider;
   /// Suites from other parts of the build ("gemm", "jit"), run with the same context.
   std::map<std::string, SuiteFn> extra_suites;
+  /// Progress for people, called with the suite's name and the number of configurations it has
+  /// started measuring so far (0 as a suite begins). May be empty.
+  std::function<void(std::string_view suite, int started)> progress;
 };
 
 /// What a suite runs with.
@@ -72,6 +76,8 @@ struct SuiteContext {
   std::vector<std::string> warnings;    ///< run-level notes (end up in BenchRun::warnings)
   /// Libraries a suite used, name → version (end up in BenchRun::libraries: "cublasLt").
   std::map<std::string, std::string> libraries;
+  std::string suite;        ///< the suite running now (for progress)
+  mutable int started = 0;  ///< configurations of `suite` whose measurement has started
 
   const ProbeDevice* probe_device(int ordinal) const;
   /// The catalog row of a device (nullptr if the catalog does not know it).
