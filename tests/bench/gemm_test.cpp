@@ -6,8 +6,6 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -18,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_run.hpp"
 #include "smcompat/bench/cublaslt.hpp"
 
 namespace smcompat::bench {
@@ -360,38 +359,19 @@ TEST(CublasLtLoader, ToolkitLibraryVersion) {
 // name (or why it got none) to a pipe.
 TEST(CublasLtLoader, CreateUnderTheFakeDriver) {
   if (!fs::exists(kToolkitLt)) GTEST_SKIP() << kToolkitLt << " not installed";
-  const std::string fake = std::string(SMCOMPAT_BINARY_DIR) + "/tests/fakedriver/lib/libcuda.so.1";
+  const std::string& fake = test::kFakeCuda;
   if (!fs::exists(fake)) GTEST_SKIP() << fake << " not built (target fake_cuda)";
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    close(fds[0]);
-    setenv("SMCOMPAT_FAKE_GPUS", "H100", 1);
+  // test::in_child: the fake's configuration only, and "child failed: ..." if cuBLASLt crashed.
+  const std::string msg = test::in_child({{"SMCOMPAT_FAKE_GPUS", "H100"}}, [&]() -> std::string {
     // Loaded first, the fake is what cuBLASLt's dlopen("libcuda.so.1") finds (same soname).
-    std::string msg;
-    if (!dlopen(fake.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
-      msg = "no fake driver";
-    } else if (auto lib = cl::Library::open(kToolkitLt, "toolkit"); !lib) {
-      msg = "load failed: " + lib.error().what;
-    } else {
-      cl::Handle h = nullptr;
-      const cl::Status s = lib->fn().create(&h);
-      msg = "cublasLtCreate: " + lib->name(s);
-      if (s == cl::kSuccess) lib->fn().destroy(h);
-    }
-    (void)!write(fds[1], msg.data(), msg.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string msg;
-  char buf[256];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) msg.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << "child died with signal " << WTERMSIG(status);
+    if (!dlopen(fake.c_str(), RTLD_NOW | RTLD_GLOBAL)) return "no fake driver";
+    auto lib = cl::Library::open(kToolkitLt, "toolkit");
+    if (!lib) return "load failed: " + lib.error().what;
+    cl::Handle h = nullptr;
+    const cl::Status s = lib->fn().create(&h);
+    if (s == cl::kSuccess) lib->fn().destroy(h);
+    return "cublasLtCreate: " + lib->name(s);
+  });
   // Either outcome is a status the gemm suite records; it must be one.
   EXPECT_EQ(msg.rfind("cublasLtCreate: CUBLAS_STATUS_", 0), 0u) << msg;
   std::cout << "[ note ] under the fake driver " << msg << "\n";
