@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ clang pkg-config libzstd-dev liblz4-dev libzip-dev zlib1g-dev
       libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libclang-rt-14-dev clang-format zip ccache libpng-dev
+      libclang-rt-14-dev clang-format zip ccache libpng-dev libssl-dev
       libjs-chart.js chromium)
 missing=()
 for p in "${pkgs[@]}"; do

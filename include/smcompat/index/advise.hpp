@@ -1,0 +1,82 @@
+// Answers from the wheel index: which release of a package to install for a GPU (advise), the
+// packages x versions x verdict table for one GPU (query), and what a release added or dropped
+// (diff). Pure functions of a WheelIndex and a Target; the CLI gathers the environment.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "smcompat/index/record.hpp"
+#include "smcompat/verdict/targets.hpp"
+
+namespace smcompat {
+
+/// The machine (wheel platform) a GPU is used with: "aarch64" for Grace-based and Jetson/DGX
+/// Spark parts (GB10, GH200, GB200, Thor, Orin), else "x86_64". Overridable by the caller.
+std::string default_machine_for(const Target& target);
+
+/// How one indexed release fits (its wheel for the machine).
+struct ReleaseFit {
+  std::string version;
+  std::string filename;
+  WheelVerdict verdict;
+  std::string cuda;  ///< the CUDA runtime it needs (WheelRecord::cuda)
+  /// The torch release it is built for when it pins one ("2.9.0" from "torch==2.9.0"), else "".
+  std::string torch_pin;
+};
+
+/// What the environment already has, so that advice keeps lockstep packages in step.
+struct AdviseEnvironment {
+  std::vector<std::pair<std::string, std::string>> installed;  ///< (normalised name, version)
+  std::string python;                  ///< the interpreter, for the pip command ("" -> "pip")
+  std::optional<Version> driver_cuda;  ///< what the driver supports, for PTX-only releases
+};
+
+struct PackageAdvice {
+  std::string package;  ///< normalised
+  std::string machine;
+  bool indexed = false;  ///< the index has wheels of it for this machine
+  std::vector<ReleaseFit> releases;       ///< newest first
+  std::optional<std::string> newest_native;  ///< newest release with native/compatible SASS
+  std::optional<std::string> first_native;   ///< oldest release of the newest run of native ones
+  bool first_native_is_oldest_indexed = false;  ///< the index starts there: "at or before"
+  std::vector<std::string> jit_only;          ///< releases that would only JIT
+  std::optional<std::string> installed_version;
+  std::optional<std::string> recommended;     ///< the version to install (honouring pins)
+  std::string install_command;                ///< exact pip command, or "" when none runs
+  std::vector<std::string> notes;             ///< why: pins honoured, driver needed, gaps
+};
+
+std::vector<PackageAdvice> advise(const WheelIndex& index, const std::vector<std::string>& packages,
+                                  const Target& target, const AdviseEnvironment& environment,
+                                  const std::string& machine = {});
+
+/// One row of the query table.
+struct QueryRow {
+  std::string package, version, machine, filename, cuda;
+  WheelVerdict verdict;
+};
+/// Every indexed wheel for `machine` (all machines when empty), judged for `target`, sorted by
+/// package and version (newest first); `packages` restricts the rows when not empty.
+std::vector<QueryRow> query_index(const WheelIndex& index, const Target& target,
+                                  const std::string& machine = {},
+                                  const std::vector<std::string>& packages = {});
+
+/// What one wheel (or release) added or dropped against another.
+struct WheelDiff {
+  std::string package, machine;
+  std::string old_version, new_version;
+  std::string old_filename, new_filename;
+  std::vector<std::string> added_sass, dropped_sass;
+  std::vector<std::string> added_ptx, dropped_ptx;  ///< by target, ISA changes listed as both
+  std::vector<std::string> added_files, dropped_files;  ///< members with device code
+  std::string old_cuda, new_cuda;
+  bool dropped_any() const { return !dropped_sass.empty() || !dropped_ptx.empty(); }
+};
+/// Pairs records by (package, machine): the newest version on each side (one record each when
+/// both sides hold a single wheel, whatever their names), and compares them.
+std::vector<WheelDiff> diff_records(const std::vector<WheelRecord>& old_side,
+                                    const std::vector<WheelRecord>& new_side);
+
+}  // namespace smcompat
