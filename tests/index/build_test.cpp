@@ -1,0 +1,558 @@
+// build_wheel_index() end to end against a local PEP 503 repository of real wheels
+// (tests/index/fixtures/make_index.py, built at build time): pip lists, resolves and downloads
+// from `--index-url file://.../simple` exactly as it would from PyPI. What the records must say
+// comes from the fixture's nvcc flags and its file facts (expected.json), the wheel hashes from
+// Python's hashlib, never from smcompat. Every bad input of the repository must become exactly
+// one recorded failure (or, for a library that cannot be read, a record with a file error) while
+// the good package is still indexed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "smcompat/index/build.hpp"
+#include "smcompat/index/record.hpp"
+
+namespace smcompat {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string repo_dir() { return SMCOMPAT_INDEX_FIXTURE_DIR; }
+
+std::pair<int, std::string> run(const std::string& cmd) {
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return {-1, ""};
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// The hex SHA-256 of a file, by Python's hashlib (independent of the library's libcrypto use).
+std::string sha256_of(const fs::path& file) {
+  auto [rc, out] = run("python3 -c 'import hashlib,sys; "
+                       "print(hashlib.sha256(open(sys.argv[1],\"rb\").read()).hexdigest())' " +
+                       quote(file.string()));
+  EXPECT_EQ(rc, 0) << out;
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+// Empty when the tests can run; otherwise why not (for GTEST_SKIP). Only a missing pip is a skip;
+// a repository that was not built while nvcc and python3 exist is a build failure, not a skip.
+std::string cannot_run_reason() {
+  if (!fs::exists(repo_dir() + "/stamp"))
+    return "index test repository not built in " + repo_dir() +
+           " (needs nvcc and python3 when CMake runs; target smcompat_index_fixtures)";
+  static const std::pair<int, std::string> pip = run("python3 -m pip --version");
+  if (pip.first != 0)
+    return "`python3 -m pip --version` failed (exit " + std::to_string(pip.first) +
+           "): the index build needs pip: " + pip.second;
+  return {};
+}
+#define REQUIRE_PIP_AND_REPO()                               \
+  do {                                                       \
+    std::string why_ = cannot_run_reason();                  \
+    if (!why_.empty()) GTEST_SKIP() << why_;                 \
+  } while (0)
+
+const nlohmann::json& expected() {
+  static const nlohmann::json j = [] {
+    std::ifstream in(repo_dir() + "/expected.json");
+    return in ? nlohmann::json::parse(in) : nlohmann::json::object();
+  }();
+  return j;
+}
+
+// A fresh directory under the system's temporary directory, removed with the object.
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    std::string t = (fs::temp_directory_path() / ("smcompat-index-" + tag + "-XXXXXX")).string();
+    path = ::mkdtemp(t.data()) ? fs::path(t) : fs::path();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+std::vector<fs::path> wheels_under(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".whl") out.push_back(it->path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+IndexBuildOptions options_for(const std::vector<std::string>& requests, const fs::path& cache) {
+  IndexBuildOptions o;
+  for (const auto& r : requests) {
+    auto req = PackageRequest::parse(r);
+    EXPECT_TRUE(req.ok()) << r << ": " << (req.ok() ? "" : req.error().to_string());
+    if (req.ok()) o.packages.push_back(*req);
+  }
+  o.python = "python3";
+  o.pip_args = {"--index-url", "file://" + repo_dir() + "/simple"};
+  o.cache_dir = cache.string();
+  o.jobs = 2;
+  return o;
+}
+
+IndexBuildResult build_or_fail(const IndexBuildOptions& o) {
+  auto r = build_wheel_index(o);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  return r.ok() ? std::move(*r) : IndexBuildResult{};
+}
+
+std::string describe(const std::vector<IndexFailure>& failures) {
+  std::string s;
+  for (const auto& f : failures)
+    s += "\n  {" + f.package + ", " + f.version + ", " + f.platform + ", " + f.stage + ": " +
+         f.message + "}";
+  return s.empty() ? " (none)" : s;
+}
+
+std::string describe(const std::vector<WheelRecord>& wheels) {
+  std::string s;
+  for (const auto& w : wheels) s += "\n  " + w.filename + (w.errors.empty() ? "" : " (errors)");
+  return s.empty() ? " (none)" : s;
+}
+
+std::vector<std::string> strings(const nlohmann::json& a) {
+  std::vector<std::string> v;
+  for (const auto& x : a) v.push_back(x.get<std::string>());
+  return v;
+}
+
+const WheelRecord* find_wheel(const WheelIndex& index, const std::string& filename) {
+  for (const auto& w : index.wheels)
+    if (w.filename == filename) return &w;
+  return nullptr;
+}
+
+std::vector<std::string> versions_of(const WheelIndex& index, const std::string& package,
+                                     const std::string& machine = {}) {
+  std::set<std::string> v;
+  for (const auto& w : index.wheels)
+    if (w.package == package && (machine.empty() || w.machine == machine)) v.insert(w.version);
+  return {v.begin(), v.end()};
+}
+
+// The signature of a unit, images sorted as the index keeps them.
+UnitSignature unit(const std::vector<std::string>& images, size_t count = 1) {
+  UnitSignature u;
+  for (const auto& i : images) {
+    auto parsed = IndexedImage::parse(i);
+    EXPECT_TRUE(parsed.has_value()) << i;
+    if (parsed) u.images.push_back(*parsed);
+  }
+  std::sort(u.images.begin(), u.images.end());
+  u.count = count;
+  return u;
+}
+
+// Every package of the repository and one it does not have; both platform sets (the default).
+const std::vector<std::string> kAll = {"smc-good",      "smc-sdist-only", "smc-missing-file",
+                                       "smc-truncated", "smc-broken-so",  "smc-pure",
+                                       "nosuch-pkg"};
+
+// One full build shared by the tests that only read it (pip is slow; the build is deterministic).
+class IndexBuildTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!cannot_run_reason().empty()) return;
+    cache_ = new TempDir("full");
+    IndexBuildOptions o = options_for(kAll, cache_->path);
+    o.progress = [](const IndexBuildProgress& p) { progress_.push_back(p); };
+    full_ = new IndexBuildResult(build_or_fail(o));
+  }
+  static void TearDownTestSuite() {
+    delete full_;
+    delete cache_;
+    full_ = nullptr;
+    cache_ = nullptr;
+  }
+  void SetUp() override {
+    REQUIRE_PIP_AND_REPO();
+    ASSERT_NE(full_, nullptr);
+  }
+  static IndexBuildResult* full_;
+  static TempDir* cache_;
+  static std::vector<IndexBuildProgress> progress_;
+};
+IndexBuildResult* IndexBuildTest::full_ = nullptr;
+TempDir* IndexBuildTest::cache_ = nullptr;
+std::vector<IndexBuildProgress> IndexBuildTest::progress_;
+
+TEST_F(IndexBuildTest, GoodWheelsAreRecordedExactly) {
+  const nlohmann::json& ex = expected();
+  const std::string isa = ex["ptx_isa"];
+  size_t good = 0;
+  for (const auto& [filename, w] : ex["wheels"].items()) {
+    if (w["package"] != "smc-good") continue;
+    ++good;
+    SCOPED_TRACE(filename);
+    const WheelRecord* r = find_wheel(full_->index, filename);
+    ASSERT_NE(r, nullptr) << "not indexed; wheels:" << describe(full_->index.wheels)
+                          << "\nfailures:" << describe(full_->index.failures);
+    fs::path file = fs::path(repo_dir()) / "files" / filename;
+    const bool arm = filename.find("aarch64") != std::string::npos;
+    const std::string tag = arm ? "manylinux_2_28_aarch64" : "manylinux_2_28_x86_64";
+    const nlohmann::json& lib = ex["libs"][w["lib"].get<std::string>()];
+    EXPECT_EQ(r->package, "smc-good");
+    EXPECT_EQ(r->version, w["version"]);
+    EXPECT_EQ(r->python_tag, "py3");
+    EXPECT_EQ(r->abi_tag, "none");
+    EXPECT_EQ(r->platform_tag, tag);
+    EXPECT_EQ(r->machine, arm ? "aarch64" : "x86_64");
+    EXPECT_EQ(r->size, fs::file_size(file));
+    EXPECT_EQ(r->sha256, sha256_of(file));
+    EXPECT_EQ(r->members, w["members"].get<size_t>());
+    // Only the lines that pin torch or name NVIDIA/CUDA wheels; numpy is left out.
+    std::vector<std::string> pins;
+    for (const auto& req : strings(w["requires"]))
+      if (!req.starts_with("numpy")) pins.push_back(req);
+    EXPECT_EQ(r->requires_dist, pins);
+    std::string runtime_pin = pins.at(1);  // nvidia-cuda-runtime-cu12==12.X.Y
+    std::string runtime = runtime_pin.substr(runtime_pin.find("==") + 2);
+    EXPECT_EQ(r->cuda, runtime.substr(0, runtime.rfind('.')));
+    EXPECT_EQ(r->cuda_evidence, "requires " + runtime_pin);
+
+    std::vector<std::string> sass = strings(lib["sass"]), ptx;
+    for (const auto& p : strings(lib["ptx"])) ptx.push_back(p + "@" + isa);
+    EXPECT_EQ(r->sass, sass);
+    EXPECT_EQ(r->ptx, ptx);
+    EXPECT_TRUE(r->lto.empty());
+    EXPECT_TRUE(r->errors.empty()) << r->errors.front();
+    // One library: nvcc's container with every -gencode target, and the kernel-less module nvcc
+    // links in with one SASS image per target (docs/testing.md, fixture `app`).
+    ASSERT_EQ(r->files.size(), 1u);
+    const IndexedFile& f = r->files[0];
+    EXPECT_EQ(f.path, w["member"]);
+    EXPECT_EQ(f.size, lib["size"].get<uint64_t>());
+    EXPECT_EQ(f.images, 2 * sass.size() + ptx.size());
+    std::vector<std::string> all = sass;
+    all.insert(all.end(), ptx.begin(), ptx.end());
+    std::vector<UnitSignature> units = {unit(all), unit(sass)};
+    std::sort(units.begin(), units.end());
+    EXPECT_EQ(f.units, units);
+    EXPECT_TRUE(f.errors.empty());
+  }
+  EXPECT_EQ(good, 5u);
+  EXPECT_EQ(versions_of(full_->index, "smc-good", "x86_64"),
+            (std::vector<std::string>{"0.10.0", "0.9.0", "1.0.0"}));
+  EXPECT_EQ(versions_of(full_->index, "smc-good", "aarch64"),
+            (std::vector<std::string>{"0.10.0", "1.0.0"}));
+}
+
+TEST_F(IndexBuildTest, TargetsAddedAndDroppedBetweenVersionsAreVisible) {
+  auto sass_of = [&](const std::string& version) {
+    for (const auto& w : full_->index.wheels)
+      if (w.package == "smc-good" && w.version == version && w.machine == "x86_64") return w.sass;
+    return std::vector<std::string>{};
+  };
+  EXPECT_EQ(sass_of("0.9.0"), (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_EQ(sass_of("0.10.0"), (std::vector<std::string>{"sm_80", "sm_90", "sm_120"}));  // added
+  EXPECT_EQ(sass_of("1.0.0"), (std::vector<std::string>{"sm_90", "sm_120"}));  // sm_80 dropped
+}
+
+TEST_F(IndexBuildTest, WheelsAreInCanonicalOrder) {
+  // By package, then PEP 440 version (0.9.0 < 0.10.0 < 1.0.0), then file name.
+  std::vector<std::string> names;
+  for (const auto& w : full_->index.wheels) names.push_back(w.filename);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       expected()["broken_so_file"].get<std::string>(),
+                       "smc_good-0.9.0-py3-none-manylinux_2_28_x86_64.whl",
+                       "smc_good-0.10.0-py3-none-manylinux_2_28_aarch64.whl",
+                       "smc_good-0.10.0-py3-none-manylinux_2_28_x86_64.whl",
+                       "smc_good-1.0.0-py3-none-manylinux_2_28_aarch64.whl",
+                       "smc_good-1.0.0-py3-none-manylinux_2_28_x86_64.whl",
+                       "smc_pure-1.0.0-py3-none-any.whl",
+                   }));
+  EXPECT_EQ(full_->index.platforms, (std::vector<std::string>{"linux_x86_64", "linux_aarch64"}));
+  EXPECT_EQ(full_->index.tool_version.empty(), false);
+  EXPECT_EQ(full_->index.built.size(), 10u) << full_->index.built;  // YYYY-MM-DD
+}
+
+TEST_F(IndexBuildTest, PureWheelIsOneRecordWithoutDeviceCode) {
+  const std::string filename = "smc_pure-1.0.0-py3-none-any.whl";
+  const WheelRecord* r = find_wheel(full_->index, filename);
+  ASSERT_NE(r, nullptr) << describe(full_->index.wheels);
+  fs::path file = fs::path(repo_dir()) / "files" / filename;
+  EXPECT_EQ(r->package, "smc-pure");
+  EXPECT_EQ(r->platform_tag, "any");
+  EXPECT_EQ(r->machine, "any");
+  EXPECT_EQ(r->sha256, sha256_of(file));
+  EXPECT_EQ(r->size, fs::file_size(file));
+  EXPECT_EQ(r->members, 4u);
+  EXPECT_TRUE(r->requires_dist.empty());  // numpy only
+  EXPECT_EQ(r->cuda, "");
+  EXPECT_TRUE(r->sass.empty() && r->ptx.empty() && r->lto.empty() && r->files.empty());
+  EXPECT_TRUE(r->errors.empty());
+  // The same file serves both platform sets: indexed once.
+  EXPECT_EQ(std::count_if(full_->index.wheels.begin(), full_->index.wheels.end(),
+                          [](const WheelRecord& w) { return w.package == "smc-pure"; }),
+            1);
+}
+
+TEST_F(IndexBuildTest, UnreadableLibraryIsARecordWithAFileError) {
+  const std::string filename = expected()["broken_so_file"];
+  const WheelRecord* r = find_wheel(full_->index, filename);
+  ASSERT_NE(r, nullptr) << describe(full_->index.wheels) << describe(full_->index.failures);
+  EXPECT_TRUE(r->errors.empty()) << "the wheel itself is a valid zip";
+  EXPECT_EQ(r->sha256, sha256_of(fs::path(repo_dir()) / "files" / filename));
+  ASSERT_EQ(r->files.size(), 1u);
+  EXPECT_EQ(r->files[0].path, expected()["broken_so_member"]);
+  EXPECT_EQ(r->files[0].size, expected()["broken_so_size"].get<uint64_t>());
+  ASSERT_EQ(r->files[0].errors.size(), 1u);
+  // The library was cut at half its size: its section header table is past the end. The error
+  // is the inventory's own, without the path (record.hpp).
+  EXPECT_NE(r->files[0].errors[0].find("lies past the end of the"), std::string::npos)
+      << r->files[0].errors[0];
+  EXPECT_EQ(r->files[0].errors[0].find(filename), std::string::npos) << r->files[0].errors[0];
+}
+
+TEST_F(IndexBuildTest, EachBadInputIsExactlyOneRecordedFailure) {
+  const auto& failures = full_->index.failures;
+  auto of = [&](const std::string& package) {
+    std::vector<IndexFailure> v;
+    for (const auto& f : failures)
+      if (f.package == package) v.push_back(f);
+    return v;
+  };
+  auto contains = [](const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+  };
+  SCOPED_TRACE("failures:" + describe(failures));
+
+  // A name the repository does not have: the whole package, at the list stage.
+  auto unknown = of("nosuch-pkg");
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_EQ(unknown[0].version, "");
+  EXPECT_EQ(unknown[0].platform, "");
+  EXPECT_EQ(unknown[0].stage, "list");
+  EXPECT_TRUE(contains(unknown[0].message, "nosuch-pkg")) << unknown[0].message;
+
+  // Only an sdist: no binary wheel for any platform, the whole package.
+  auto sdist = of("smc-sdist-only");
+  ASSERT_EQ(sdist.size(), 1u);
+  EXPECT_EQ(sdist[0].version, "");
+  EXPECT_EQ(sdist[0].platform, "");
+  EXPECT_EQ(sdist[0].stage, "list");
+  EXPECT_TRUE(contains(sdist[0].message, "smc-sdist-only")) << sdist[0].message;
+
+  // A link whose file is missing: one failure for the x86-64 wheel, with pip's error naming it.
+  auto missing = of("smc-missing-file");
+  ASSERT_EQ(missing.size(), 1u);
+  EXPECT_EQ(missing[0].version, "1.0.0");
+  EXPECT_EQ(missing[0].platform, "linux_x86_64");
+  EXPECT_TRUE(missing[0].stage == "resolve" || missing[0].stage == "download") << missing[0].stage;
+  EXPECT_TRUE(contains(missing[0].message, expected()["missing_file"].get<std::string>()))
+      << missing[0].message;
+
+  // A truncated wheel is not a zip: pip refuses it when it downloads it.
+  auto truncated = of("smc-truncated");
+  ASSERT_EQ(truncated.size(), 1u);
+  EXPECT_EQ(truncated[0].version, "1.0.0");
+  EXPECT_EQ(truncated[0].platform, "linux_x86_64");
+  EXPECT_TRUE(contains(truncated[0].message, "invalid")) << truncated[0].message;
+
+  // Nothing else failed: the good package, the pure wheel and the broken library are indexed.
+  EXPECT_TRUE(of("smc-good").empty());
+  EXPECT_TRUE(of("smc-pure").empty());
+  EXPECT_TRUE(of("smc-broken-so").empty());
+  EXPECT_EQ(failures.size(), 4u);
+  EXPECT_EQ(full_->stats.failures, failures.size());
+}
+
+TEST_F(IndexBuildTest, StatsAndProgressCountTheWork) {
+  const IndexBuildStats& s = full_->stats;
+  EXPECT_EQ(s.wheels_indexed, full_->index.wheels.size());
+  EXPECT_EQ(s.wheels_reused, 0u);
+  EXPECT_GT(s.bytes_downloaded, 0u);
+  EXPECT_GE(s.seconds_total, s.seconds_scan);
+  ASSERT_FALSE(progress_.empty());
+  EXPECT_EQ(progress_.back().items_done, progress_.back().items_total);
+  EXPECT_EQ(progress_.back().items_total, s.items);
+}
+
+TEST_F(IndexBuildTest, WithoutKeepNoWheelIsLeftInTheCache) {
+  EXPECT_TRUE(fs::exists(cache_->path));
+  EXPECT_TRUE(wheels_under(cache_->path).empty())
+      << wheels_under(cache_->path).front().string();
+}
+
+TEST_F(IndexBuildTest, ResumeReusesEveryWheelByHashAndDownloadsNothing) {
+  TempDir cache("resume");
+  IndexBuildOptions o = options_for(kAll, cache.path);
+  o.resume = &full_->index;
+  o.keep = true;  // anything downloaded would stay in the cache
+  IndexBuildResult again = build_or_fail(o);
+  EXPECT_EQ(again.stats.wheels_reused, full_->index.wheels.size());
+  EXPECT_EQ(again.stats.wheels_indexed, 0u);
+  EXPECT_EQ(again.stats.bytes_downloaded, 0u);
+  EXPECT_TRUE(wheels_under(cache.path).empty()) << wheels_under(cache.path).front().string();
+  EXPECT_EQ(again.index.wheels, full_->index.wheels);
+  EXPECT_EQ(again.index.failures, full_->index.failures);
+}
+
+TEST_F(IndexBuildTest, ShardsPartitionTheWorkAndMergeToTheFullBuild) {
+  std::vector<WheelIndex> parts;
+  std::set<std::string> seen;
+  size_t items = 0;
+  for (size_t k = 0; k < 3; ++k) {
+    SCOPED_TRACE("shard " + std::to_string(k + 1) + "/3");
+    TempDir cache("shard");
+    IndexBuildOptions o = options_for(kAll, cache.path);
+    o.shard_index = k;
+    o.shard_count = 3;
+    IndexBuildResult r = build_or_fail(o);
+    items += r.stats.items;
+    EXPECT_GT(r.stats.items, 0u);
+    for (const auto& w : r.index.wheels)
+      EXPECT_TRUE(seen.insert(w.sha256).second) << w.filename << " indexed by two shards";
+    parts.push_back(std::move(r.index));
+  }
+  EXPECT_EQ(items, full_->stats.items);
+  WheelIndex merged = merge_indexes(parts);
+  EXPECT_EQ(merged.wheels, full_->index.wheels) << "merged:" << describe(merged.wheels)
+                                                << "\nfull:" << describe(full_->index.wheels);
+  EXPECT_EQ(merged.failures, full_->index.failures)
+      << "merged:" << describe(merged.failures) << "\nfull:" << describe(full_->index.failures);
+}
+
+// Builds of their own (small ones).
+
+TEST(IndexBuild, KeepLeavesTheDownloadedWheelsInTheCache) {
+  REQUIRE_PIP_AND_REPO();
+  TempDir cache("keep");
+  IndexBuildOptions o = options_for({"smc-good==1.0.0"}, cache.path);
+  o.keep = true;
+  IndexBuildResult r = build_or_fail(o);
+  ASSERT_EQ(r.index.wheels.size(), 2u) << describe(r.index.failures);
+  std::vector<fs::path> kept = wheels_under(cache.path);
+  ASSERT_EQ(kept.size(), 2u);
+  std::set<std::string> kept_hashes, record_hashes;
+  for (const auto& k : kept) kept_hashes.insert(sha256_of(k));
+  for (const auto& w : r.index.wheels) record_hashes.insert(w.sha256);
+  EXPECT_EQ(kept_hashes, record_hashes);
+}
+
+TEST(IndexBuild, LastPicksTheNewestVersionsInPep440Order) {
+  REQUIRE_PIP_AND_REPO();
+  TempDir cache("last");
+  IndexBuildOptions o = options_for({"smc-good"}, cache.path);
+  o.last = 2;
+  IndexBuildResult r = build_or_fail(o);
+  // String order would pick 0.9.0 over 0.10.0.
+  EXPECT_EQ(versions_of(r.index, "smc-good"), (std::vector<std::string>{"0.10.0", "1.0.0"}));
+  EXPECT_EQ(r.index.wheels.size(), 4u);
+  EXPECT_TRUE(r.index.failures.empty()) << describe(r.index.failures);
+
+  TempDir cache1("last1");
+  IndexBuildOptions o1 = options_for({"smc-good"}, cache1.path);
+  o1.last = 1;
+  IndexBuildResult r1 = build_or_fail(o1);
+  EXPECT_EQ(versions_of(r1.index, "smc-good"), (std::vector<std::string>{"1.0.0"}));
+}
+
+TEST(IndexBuild, SpecifierSelectsVersions) {
+  REQUIRE_PIP_AND_REPO();
+  TempDir cache("spec");
+  IndexBuildOptions o = options_for({"smc-good>=0.9,<1.0"}, cache.path);
+  o.platforms = {*find_index_platform("linux_x86_64")};
+  IndexBuildResult r = build_or_fail(o);
+  EXPECT_EQ(versions_of(r.index, "smc-good"), (std::vector<std::string>{"0.10.0", "0.9.0"}));
+  EXPECT_EQ(r.index.wheels.size(), 2u);
+  EXPECT_TRUE(r.index.failures.empty()) << describe(r.index.failures);
+
+  TempDir cache2("pin");
+  IndexBuildOptions pin = options_for({"smc-good==0.10.0"}, cache2.path);
+  IndexBuildResult p = build_or_fail(pin);
+  EXPECT_EQ(versions_of(p.index, "smc-good"), (std::vector<std::string>{"0.10.0"}));
+  EXPECT_EQ(p.index.wheels.size(), 2u);  // x86_64 and aarch64
+}
+
+TEST(IndexBuild, OnePlatformSetOnly) {
+  REQUIRE_PIP_AND_REPO();
+  auto arm = find_index_platform("linux_aarch64");
+  ASSERT_TRUE(arm.ok());
+  EXPECT_EQ(arm->machine, "aarch64");
+  TempDir cache("arm");
+  IndexBuildOptions o = options_for({"smc-good", "smc-pure"}, cache.path);
+  o.platforms = {*arm};
+  IndexBuildResult r = build_or_fail(o);
+  EXPECT_EQ(r.index.platforms, (std::vector<std::string>{"linux_aarch64"}));
+  std::vector<std::string> names;
+  for (const auto& w : r.index.wheels) names.push_back(w.filename);
+  EXPECT_EQ(names, (std::vector<std::string>{"smc_good-0.10.0-py3-none-manylinux_2_28_aarch64.whl",
+                                             "smc_good-1.0.0-py3-none-manylinux_2_28_aarch64.whl",
+                                             "smc_pure-1.0.0-py3-none-any.whl"}));
+  EXPECT_TRUE(r.index.failures.empty()) << describe(r.index.failures);
+}
+
+TEST(IndexBuild, UnusableOptionsAreErrors) {
+  REQUIRE_PIP_AND_REPO();
+  TempDir cache("bad");
+  IndexBuildOptions no_python = options_for({"smc-good"}, cache.path);
+  no_python.python = "/nonexistent/python3";
+  auto r = build_wheel_index(no_python);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().what.find("/nonexistent/python3"), std::string::npos) << r.error().what;
+
+  IndexBuildOptions bad_shard = options_for({"smc-good"}, cache.path);
+  bad_shard.shard_index = 3;
+  bad_shard.shard_count = 3;
+  EXPECT_FALSE(build_wheel_index(bad_shard).ok());
+}
+
+TEST(IndexBuildOptionsParse, ShardsAndRequests) {
+  auto s = parse_shard("2/3");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(*s, (std::pair<size_t, size_t>{2, 3}));
+  for (const char* bad : {"0/3", "4/3", "3", "/3", "a/b", "1/0", "-1/3", ""})
+    EXPECT_FALSE(parse_shard(bad).ok()) << bad;
+
+  auto plain = PackageRequest::parse("torch");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->name, "torch");
+  EXPECT_EQ(plain->specifier, "");
+  auto pinned = PackageRequest::parse("Flash_Attn==2.8.3");
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_EQ(pinned->name, "Flash_Attn");
+  EXPECT_EQ(pinned->specifier, "==2.8.3");
+  auto range = PackageRequest::parse("torch>=2.7,<2.10");
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ(range->name, "torch");
+  EXPECT_EQ(range->specifier, ">=2.7,<2.10");
+  EXPECT_FALSE(PackageRequest::parse("").ok());
+  EXPECT_FALSE(PackageRequest::parse("==2.9").ok());
+
+  EXPECT_EQ(default_index_platforms().size(), 2u);
+  EXPECT_FALSE(find_index_platform("windows_amd64").ok());
+}
+
+}  // namespace
+}  // namespace smcompat
