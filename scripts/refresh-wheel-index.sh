@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Rebuilds the shipped wheel index, data/wheel_index.json (schema smcompat.index/1,
+# docs/json-schema.md), from PyPI: `smcompat index build` lists each package's releases with pip,
+# downloads the wheels of the newest ones for the Linux x86-64 and aarch64 GPU machines' platform
+# tags, scans each wheel and records what could not be done; `smcompat index merge` then joins the
+# new builds with the old index, so that releases which have left the newest N stay indexed.
+#
+# Every build resumes from the current index: a wheel already in it (same sha256) is neither
+# downloaded nor scanned again, so a refresh costs only the new releases. Wheels are downloaded to
+# a cache directory and deleted once scanned (the whole set is hundreds of GB; see
+# docs/index-scale.md to split the work over many machines with --shard K/N).
+#
+# Usage: scripts/refresh-wheel-index.sh [--dry-run] [EXTRA BUILD OPTIONS...]
+#   --dry-run   print the commands instead of running them
+#   extra options are passed to every `smcompat index build` (for example --shard 2/4)
+# Environment:
+#   SMCOMPAT             the smcompat binary (default: build/bin/smcompat of this checkout)
+#   SMCOMPAT_INDEX_CACHE where wheels are downloaded (default: ~/.cache/smcompat-index)
+#   SMCOMPAT_INDEX_OUT   the index to write (default: data/wheel_index.json of this checkout)
+# Exit status: 0 when the index was rewritten (failures recorded in it are not errors), non-zero
+# when a build or the merge could not run at all.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+smcompat="${SMCOMPAT:-$root/build/bin/smcompat}"
+cache="${SMCOMPAT_INDEX_CACHE:-$HOME/.cache/smcompat-index}"
+index="${SMCOMPAT_INDEX_OUT:-$root/data/wheel_index.json}"
+say() { echo "refresh-wheel-index: $*" >&2; }
+
+dry_run=0
+if [ "${1:-}" = "--dry-run" ]; then
+  dry_run=1
+  shift
+fi
+extra=("$@")
+
+# The packages of issue 11 whose PyPI wheels carry device code (names checked with
+# `pip index versions NAME`, 2026-11-25). Left out, with the reason:
+#   flashinfer-python     a py3-none-any wheel without device code (it compiles its kernels at run
+#                         time; 0.7.2.post1 has no .so or .cubin member); its prebuilt kernels
+#                         are flashinfer-cubin, below
+#   flashinfer-jit-cache  not on PyPI (served from https://flashinfer.ai/whl/cu12X/)
+frameworks=(
+  torch torchvision torchaudio xformers triton vllm sgl-kernel flashinfer-cubin
+  cupy-cuda12x cupy-cuda13x onnxruntime-gpu
+  jax-cuda12-plugin jax-cuda12-pjrt jax-cuda13-plugin jax-cuda13-pjrt
+)
+nvidia_libraries=(
+  nvidia-cublas-cu12 nvidia-cublas nvidia-cudnn-cu12 nvidia-cudnn-cu13
+  nvidia-cuda-runtime-cu12 nvidia-cuda-runtime nvidia-nccl-cu12 nvidia-nccl-cu13
+  nvidia-cusparselt-cu12 nvidia-cufft-cu12 nvidia-cuda-nvrtc-cu12
+)
+# bitsandbytes goes further back: its first release with sm_120 SASS, 0.45.3, must be inside.
+long_history=(bitsandbytes)
+
+run() {
+  if ((dry_run)); then
+    printf '%q ' "$@" >&2
+    echo >&2
+  else
+    "$@"
+  fi
+}
+
+if ((!dry_run)); then
+  [ -x "$smcompat" ] || { say "no smcompat at $smcompat (build it, or set SMCOMPAT)"; exit 2; }
+  [ -f "$index" ] || { say "no index at $index to resume from"; exit 2; }
+fi
+mkdir -p "$cache"
+work="$(mktemp -d "${TMPDIR:-/tmp}/smcompat-refresh.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+# Both platform sets (linux_x86_64, linux_aarch64) are the build's default.
+say "building ${#frameworks[@]} + ${#nvidia_libraries[@]} packages (newest 8 releases each)"
+run "$smcompat" index build "${frameworks[@]}" "${nvidia_libraries[@]}" --last 8 \
+  --resume "$index" --cache-dir "$cache" -o "$work/recent.json" "${extra[@]}"
+say "building ${long_history[*]} (newest 16 releases)"
+run "$smcompat" index build "${long_history[@]}" --last 16 \
+  --resume "$index" --cache-dir "$cache" -o "$work/long.json" "${extra[@]}"
+
+# The old index first: wheels of releases no longer among the newest stay; a failure that a new
+# build has now indexed is dropped by the merge.
+run "$smcompat" index merge "$index" "$work/recent.json" "$work/long.json" -o "$work/merged.json"
+if ((!dry_run)); then
+  mv "$work/merged.json" "$index"
+  say "wrote $index"
+fi
