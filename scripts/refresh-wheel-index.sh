@@ -18,7 +18,9 @@
 #   SMCOMPAT_INDEX_CACHE where wheels are downloaded (default: ~/.cache/smcompat-index)
 #   SMCOMPAT_INDEX_OUT   the index to write (default: data/wheel_index.json of this checkout)
 # Exit status: 0 when the index was rewritten (failures recorded in it are not errors), non-zero
-# when a build or the merge could not run at all.
+# when a build or the merge could not run at all. `smcompat index build` exits 1 when it wrote
+# its index but something failed (a package without wheels for aarch64, a download): that is
+# recorded in the index and the refresh goes on; 2 is a real error and stops it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 smcompat="${SMCOMPAT:-$root/build/bin/smcompat}"
@@ -60,6 +62,15 @@ run() {
     "$@"
   fi
 }
+# A build: exit 1 (written, with failures recorded in it) is fine.
+build() {
+  local status=0
+  run "$smcompat" index build "$@" || status=$?
+  if ((status > 1)); then
+    say "smcompat index build failed (exit $status)"
+    exit "$status"
+  fi
+}
 
 if ((!dry_run)); then
   [ -x "$smcompat" ] || { say "no smcompat at $smcompat (build it, or set SMCOMPAT)"; exit 2; }
@@ -71,11 +82,11 @@ trap 'rm -rf "$work"' EXIT
 
 # Both platform sets (linux_x86_64, linux_aarch64) are the build's default.
 say "building ${#frameworks[@]} + ${#nvidia_libraries[@]} packages (newest 8 releases each)"
-run "$smcompat" index build "${frameworks[@]}" "${nvidia_libraries[@]}" --last 8 \
-  --resume "$index" --cache-dir "$cache" -o "$work/recent.json" "${extra[@]}"
+build "${frameworks[@]}" "${nvidia_libraries[@]}" --last 8 \
+  --resume "$index" --cache "$cache" -o "$work/recent.json" "${extra[@]}"
 say "building ${long_history[*]} (newest 16 releases)"
-run "$smcompat" index build "${long_history[@]}" --last 16 \
-  --resume "$index" --cache-dir "$cache" -o "$work/long.json" "${extra[@]}"
+build "${long_history[@]}" --last 16 \
+  --resume "$index" --cache "$cache" -o "$work/long.json" "${extra[@]}"
 
 # The old index first: wheels of releases no longer among the newest stay; a failure that a new
 # build has now indexed is dropped by the merge.

@@ -134,6 +134,15 @@ std::string describe(const std::vector<IndexFailure>& failures) {
   return s.empty() ? " (none)" : s;
 }
 
+// Failures without their messages: pip's messages can name its temporary directories
+// ("Wheel ... located at /tmp/pip-unpack-XXXX/... is invalid"), which differ from run to run.
+std::vector<std::string> keys(const std::vector<IndexFailure>& failures) {
+  std::vector<std::string> out;
+  for (const auto& f : failures)
+    out.push_back(f.package + " " + f.version + " " + f.platform + " " + f.stage);
+  return out;
+}
+
 std::string describe(const std::vector<WheelRecord>& wheels) {
   std::string s;
   for (const auto& w : wheels) s += "\n  " + w.filename + (w.errors.empty() ? "" : " (errors)");
@@ -291,7 +300,7 @@ TEST_F(IndexBuildTest, WheelsAreInCanonicalOrder) {
                        "smc_good-1.0.0-py3-none-manylinux_2_28_x86_64.whl",
                        "smc_pure-1.0.0-py3-none-any.whl",
                    }));
-  EXPECT_EQ(full_->index.platforms, (std::vector<std::string>{"linux_x86_64", "linux_aarch64"}));
+  EXPECT_EQ(full_->index.platforms, (std::vector<std::string>{"linux_aarch64", "linux_x86_64"}));
   EXPECT_EQ(full_->index.tool_version.empty(), false);
   EXPECT_EQ(full_->index.built.size(), 10u) << full_->index.built;  // YYYY-MM-DD
 }
@@ -336,10 +345,10 @@ TEST_F(IndexBuildTest, UnreadableLibraryIsARecordWithAFileError) {
 
 TEST_F(IndexBuildTest, EachBadInputIsExactlyOneRecordedFailure) {
   const auto& failures = full_->index.failures;
-  auto of = [&](const std::string& package) {
+  auto of = [&](const std::string& package, const std::string& platform) {
     std::vector<IndexFailure> v;
     for (const auto& f : failures)
-      if (f.package == package) v.push_back(f);
+      if (f.package == package && f.platform == platform) v.push_back(f);
     return v;
   };
   auto contains = [](const std::string& s, const std::string& part) {
@@ -347,50 +356,71 @@ TEST_F(IndexBuildTest, EachBadInputIsExactlyOneRecordedFailure) {
   };
   SCOPED_TRACE("failures:" + describe(failures));
 
-  // A name the repository does not have: the whole package, at the list stage.
-  auto unknown = of("nosuch-pkg");
+  // A name the repository does not have: the whole package (no platform), at the list stage.
+  auto unknown = of("nosuch-pkg", "");
   ASSERT_EQ(unknown.size(), 1u);
   EXPECT_EQ(unknown[0].version, "");
-  EXPECT_EQ(unknown[0].platform, "");
   EXPECT_EQ(unknown[0].stage, "list");
   EXPECT_TRUE(contains(unknown[0].message, "nosuch-pkg")) << unknown[0].message;
+  EXPECT_TRUE(contains(unknown[0].message, "No matching distribution")) << unknown[0].message;
 
-  // Only an sdist: no binary wheel for any platform, the whole package.
-  auto sdist = of("smc-sdist-only");
+  // Only an sdist: no binary wheel for any platform; the whole package, once.
+  auto sdist = of("smc-sdist-only", "");
   ASSERT_EQ(sdist.size(), 1u);
   EXPECT_EQ(sdist[0].version, "");
-  EXPECT_EQ(sdist[0].platform, "");
   EXPECT_EQ(sdist[0].stage, "list");
   EXPECT_TRUE(contains(sdist[0].message, "smc-sdist-only")) << sdist[0].message;
 
-  // A link whose file is missing: one failure for the x86-64 wheel, with pip's error naming it.
-  auto missing = of("smc-missing-file");
+  // A link whose file is missing: one failure for the x86-64 release, with pip's error naming
+  // the file. pip 23 reads the wheel itself in its dry run when the link is a file:// URL (stage
+  // resolve); a pip that resolves from the PEP 658 metadata alone fails at the download.
+  auto missing = of("smc-missing-file", "linux_x86_64");
   ASSERT_EQ(missing.size(), 1u);
   EXPECT_EQ(missing[0].version, "1.0.0");
-  EXPECT_EQ(missing[0].platform, "linux_x86_64");
   EXPECT_TRUE(missing[0].stage == "resolve" || missing[0].stage == "download") << missing[0].stage;
   EXPECT_TRUE(contains(missing[0].message, expected()["missing_file"].get<std::string>()))
       << missing[0].message;
 
-  // A truncated wheel is not a zip: pip refuses it when it downloads it.
-  auto truncated = of("smc-truncated");
+  // A wheel cut in half is not a zip: pip refuses it when it downloads it ("... is invalid").
+  auto truncated = of("smc-truncated", "linux_x86_64");
   ASSERT_EQ(truncated.size(), 1u);
   EXPECT_EQ(truncated[0].version, "1.0.0");
-  EXPECT_EQ(truncated[0].platform, "linux_x86_64");
-  EXPECT_TRUE(contains(truncated[0].message, "invalid")) << truncated[0].message;
+  EXPECT_EQ(truncated[0].stage, "download");
+  EXPECT_TRUE(contains(truncated[0].message, "is invalid")) << truncated[0].message;
+  EXPECT_TRUE(contains(truncated[0].message, "smc-truncated")) << truncated[0].message;
 
-  // Nothing else failed: the good package, the pure wheel and the broken library are indexed.
-  EXPECT_TRUE(of("smc-good").empty());
-  EXPECT_TRUE(of("smc-pure").empty());
-  EXPECT_TRUE(of("smc-broken-so").empty());
-  EXPECT_EQ(failures.size(), 4u);
-  EXPECT_EQ(full_->stats.failures, failures.size());
+  // These three have x86-64 wheels only: for aarch64, pip lists nothing, a list failure each.
+  for (const char* x86_only : {"smc-missing-file", "smc-truncated", "smc-broken-so"}) {
+    auto arm = of(x86_only, "linux_aarch64");
+    ASSERT_EQ(arm.size(), 1u) << x86_only;
+    EXPECT_EQ(arm[0].version, "") << x86_only;
+    EXPECT_EQ(arm[0].stage, "list") << x86_only;
+    EXPECT_TRUE(contains(arm[0].message, x86_only)) << arm[0].message;
+    EXPECT_TRUE(contains(arm[0].message, "linux_aarch64")) << arm[0].message;
+  }
+
+  // Nothing else failed: the good package, the pure wheel and the broken library are indexed
+  // (smc-good has no aarch64 wheel of 0.9.0, and pip does not list it there: no failure).
+  for (const char* fine : {"smc-good", "smc-pure"}) {
+    EXPECT_TRUE(of(fine, "").empty() && of(fine, "linux_x86_64").empty() &&
+                of(fine, "linux_aarch64").empty())
+        << fine;
+  }
+  EXPECT_TRUE(of("smc-broken-so", "linux_x86_64").empty());
+  EXPECT_EQ(failures.size(), 7u);
 }
 
 TEST_F(IndexBuildTest, StatsAndProgressCountTheWork) {
   const IndexBuildStats& s = full_->stats;
+  // 10 work items: smc-good 0.9.0, 0.10.0, 1.0.0 and the four single-release packages on x86-64;
+  // smc-good 0.10.0, 1.0.0 and smc-pure on aarch64.
+  EXPECT_EQ(s.items, 10u);
   EXPECT_EQ(s.wheels_indexed, full_->index.wheels.size());
+  // build.hpp: "already in `resume`, skipped by hash"; this build has no resume. (The pure wheel
+  // serves both platform sets and is scanned once; that is not a wheel taken from `resume`.)
   EXPECT_EQ(s.wheels_reused, 0u);
+  // Every failure of the index is one the build met (the CLI prints this count beside them).
+  EXPECT_EQ(s.failures, full_->index.failures.size());
   EXPECT_GT(s.bytes_downloaded, 0u);
   EXPECT_GE(s.seconds_total, s.seconds_scan);
   ASSERT_FALSE(progress_.empty());
@@ -410,12 +440,16 @@ TEST_F(IndexBuildTest, ResumeReusesEveryWheelByHashAndDownloadsNothing) {
   o.resume = &full_->index;
   o.keep = true;  // anything downloaded would stay in the cache
   IndexBuildResult again = build_or_fail(o);
-  EXPECT_EQ(again.stats.wheels_reused, full_->index.wheels.size());
+  // Every item whose wheel is in the index: the 7 wheels, and the pure wheel again for the
+  // second platform set. The truncated wheel was never indexed: pip tries it again and fails.
+  EXPECT_EQ(again.stats.wheels_reused, full_->index.wheels.size() + 1);
   EXPECT_EQ(again.stats.wheels_indexed, 0u);
   EXPECT_EQ(again.stats.bytes_downloaded, 0u);
   EXPECT_TRUE(wheels_under(cache.path).empty()) << wheels_under(cache.path).front().string();
   EXPECT_EQ(again.index.wheels, full_->index.wheels);
-  EXPECT_EQ(again.index.failures, full_->index.failures);
+  EXPECT_EQ(keys(again.index.failures), keys(full_->index.failures))
+      << "again:" << describe(again.index.failures) << "\nfull:" << describe(full_->index.failures);
+  EXPECT_EQ(again.index.platforms, full_->index.platforms);
 }
 
 TEST_F(IndexBuildTest, ShardsPartitionTheWorkAndMergeToTheFullBuild) {
@@ -439,7 +473,7 @@ TEST_F(IndexBuildTest, ShardsPartitionTheWorkAndMergeToTheFullBuild) {
   WheelIndex merged = merge_indexes(parts);
   EXPECT_EQ(merged.wheels, full_->index.wheels) << "merged:" << describe(merged.wheels)
                                                 << "\nfull:" << describe(full_->index.wheels);
-  EXPECT_EQ(merged.failures, full_->index.failures)
+  EXPECT_EQ(keys(merged.failures), keys(full_->index.failures))
       << "merged:" << describe(merged.failures) << "\nfull:" << describe(full_->index.failures);
 }
 
@@ -493,6 +527,17 @@ TEST(IndexBuild, SpecifierSelectsVersions) {
   IndexBuildResult p = build_or_fail(pin);
   EXPECT_EQ(versions_of(p.index, "smc-good"), (std::vector<std::string>{"0.10.0"}));
   EXPECT_EQ(p.index.wheels.size(), 2u);  // x86_64 and aarch64
+
+  // A specifier nothing matches: a list failure per platform set, naming the specifier.
+  TempDir cache3("none");
+  IndexBuildResult none = build_or_fail(options_for({"smc-good==3.0"}, cache3.path));
+  EXPECT_TRUE(none.index.wheels.empty());
+  ASSERT_EQ(none.index.failures.size(), 2u) << describe(none.index.failures);
+  for (const auto& f : none.index.failures) {
+    EXPECT_EQ(f.stage, "list");
+    EXPECT_EQ(f.version, "");
+    EXPECT_NE(f.message.find("==3.0"), std::string::npos) << f.message;
+  }
 }
 
 TEST(IndexBuild, OnePlatformSetOnly) {
