@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -21,12 +22,12 @@ namespace fs = std::filesystem;
 std::string repo_dir() { return SMCOMPAT_INDEX_FIXTURE_DIR; }
 std::string index_url() { return "file://" + repo_dir() + "/simple"; }
 
-struct Run {
+struct CliResult {
   int code;
   std::string out, err;
 };
 
-Run smcompat(const std::string& args, const fs::path& dir) {
+CliResult smcompat(const std::string& args, const fs::path& dir) {
   fs::path err_file = dir / "stderr.txt";
   std::string cmd = std::string(SMCOMPAT_CLI) + " " + args + " 2>" + err_file.string();
   FILE* p = ::popen(cmd.c_str(), "r");
@@ -63,7 +64,7 @@ class IndexBuildCli : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_, ec);
   }
   // `index build` on the local repository, quiet, with a cache of this test.
-  Run build(const std::string& args) {
+  CliResult build(const std::string& args) {
     return smcompat("index build " + args + " --index-url " + index_url() + " --cache " +
                         (dir_ / "cache").string() + " -q",
                     dir_);
@@ -86,8 +87,8 @@ bool contains(const std::string& s, const std::string& part) {
 }
 
 TEST_F(IndexBuildCli, BuildWritesTheIndexAndNamesEachFailure) {
-  Run r = build("smc-good smc-sdist-only nosuch-pkg -o " + p("out.json"));
-  EXPECT_EQ(r.code, 1) << r.err;  // written, but two packages failed
+  CliResult r = build("smc-good smc-sdist-only nosuch-pkg -o " + p("out.json"));
+  EXPECT_EQ(r.code, 1) << r.err;        // written, but two packages failed
   EXPECT_TRUE(r.out.empty()) << r.out;  // the index goes to -o, people's text to stderr
   // One line per failure, naming the package and why.
   EXPECT_TRUE(contains(r.err, "list [all] no release of smc-sdist-only for any platform")) << r.err;
@@ -116,8 +117,9 @@ TEST_F(IndexBuildCli, BuildWritesTheIndexAndNamesEachFailure) {
   }
   EXPECT_EQ(wheels_under(dir_ / "cache"), 0u) << "wheels are deleted after scanning (no --keep)";
 
-  // Run again into the same file: it is resumed, nothing is fetched, the failures are old news.
-  Run again = build("smc-good smc-sdist-only nosuch-pkg -o " + p("out.json"));
+  // CliResult again into the same file: it is resumed, nothing is fetched, the failures are old
+  // news.
+  CliResult again = build("smc-good smc-sdist-only nosuch-pkg -o " + p("out.json"));
   EXPECT_EQ(again.code, 0) << again.err;
   EXPECT_TRUE(contains(again.err, "0 wheels indexed, 5 already indexed")) << again.err;
   EXPECT_EQ(read_json(p("out.json"))["wheels"], j["wheels"]);
@@ -130,8 +132,8 @@ TEST_F(IndexBuildCli, MergeJoinsPlatformBuildsIntoTheFullBuild) {
   EXPECT_EQ(read_json(p("x86.json"))["wheels"].size(), 3u);
   EXPECT_EQ(read_json(p("arm.json"))["platforms"], (nlohmann::json{"linux_aarch64"}));
 
-  Run m = smcompat("index merge " + p("x86.json") + " " + p("arm.json") + " -o " + p("merged.json"),
-                   dir_);
+  CliResult m = smcompat(
+      "index merge " + p("x86.json") + " " + p("arm.json") + " -o " + p("merged.json"), dir_);
   EXPECT_EQ(m.code, 0) << m.err;
   EXPECT_TRUE(contains(m.err, "wrote " + p("merged.json") + " (5 wheels, 0 failures) from 2 files"))
       << m.err;
@@ -142,7 +144,7 @@ TEST_F(IndexBuildCli, MergeJoinsPlatformBuildsIntoTheFullBuild) {
   EXPECT_EQ(merged["platforms"], both["platforms"]);
 
   // Without -o the merged index goes to stdout.
-  Run to_stdout = smcompat("index merge " + p("arm.json") + " " + p("x86.json"), dir_);
+  CliResult to_stdout = smcompat("index merge " + p("arm.json") + " " + p("x86.json"), dir_);
   EXPECT_EQ(to_stdout.code, 0) << to_stdout.err;
   auto j = nlohmann::json::parse(to_stdout.out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << to_stdout.out.substr(0, 500);
@@ -153,14 +155,23 @@ TEST_F(IndexBuildCli, ShardsMergeToTheFullBuild) {
   ASSERT_EQ(build("smc-good smc-pure -o " + p("full.json")).code, 0);
   ASSERT_EQ(build("smc-good smc-pure --shard 1/2 -o " + p("s1.json")).code, 0);
   ASSERT_EQ(build("smc-good smc-pure --shard 2/2 -o " + p("s2.json")).code, 0);
-  size_t n1 = read_json(p("s1.json"))["wheels"].size(), n2 = read_json(p("s2.json"))["wheels"].size();
-  EXPECT_GT(n1, 0u);
-  EXPECT_GT(n2, 0u);
-  EXPECT_EQ(n1 + n2, 6u);  // smc-good's five wheels and smc-pure's one, each in one shard
-  ASSERT_EQ(smcompat("index merge " + p("s1.json") + " " + p("s2.json") + " -o " + p("m.json"),
-                     dir_)
-                .code,
-            0);
+  // Every wheel is in one shard or the other; smc-pure's py3-none-any wheel serves both platform
+  // sets (two work items), so it can be in both.
+  const nlohmann::json j1 = read_json(p("s1.json")), j2 = read_json(p("s2.json"));
+  std::set<std::string> s1, s2, all;
+  for (const auto& w : j1["wheels"]) s1.insert(w["filename"]);
+  for (const auto& w : j2["wheels"]) s2.insert(w["filename"]);
+  EXPECT_FALSE(s1.empty());
+  EXPECT_FALSE(s2.empty());
+  for (const auto& f : s1)
+    EXPECT_TRUE(!s2.count(f) || f == "smc_pure-1.0.0-py3-none-any.whl") << f << " in both shards";
+  all.insert(s1.begin(), s1.end());
+  all.insert(s2.begin(), s2.end());
+  EXPECT_EQ(all.size(), 6u);  // smc-good's five wheels and smc-pure's one
+  ASSERT_EQ(
+      smcompat("index merge " + p("s1.json") + " " + p("s2.json") + " -o " + p("m.json"), dir_)
+          .code,
+      0);
   EXPECT_EQ(read_json(p("m.json"))["wheels"], read_json(p("full.json"))["wheels"]);
 }
 
@@ -177,14 +188,15 @@ TEST_F(IndexBuildCli, UsageAndIoErrorsExitTwoWithAReason) {
       {"'==1.0'", "is not a package name"},
   };
   for (const auto& c : cases) {
-    Run r = build(c.args + " -o " + p("never.json"));
+    CliResult r = build(c.args + " -o " + p("never.json"));
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
     EXPECT_TRUE(contains(r.err, c.says)) << c.args << "\n" << r.err;
     EXPECT_FALSE(fs::exists(p("never.json"))) << c.args;
   }
-  Run none = smcompat("index build", dir_);
+  CliResult none = smcompat("index build", dir_);
   EXPECT_EQ(none.code, 2) << none.err;
-  Run merge_missing = smcompat("index merge " + p("missing.json") + " -o " + p("never.json"), dir_);
+  CliResult merge_missing =
+      smcompat("index merge " + p("missing.json") + " -o " + p("never.json"), dir_);
   EXPECT_EQ(merge_missing.code, 2);
   EXPECT_TRUE(contains(merge_missing.err, p("missing.json"))) << merge_missing.err;
   EXPECT_FALSE(fs::exists(p("never.json")));

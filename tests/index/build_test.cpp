@@ -5,6 +5,8 @@
 // Python's hashlib, never from smcompat. Every bad input of the repository must become exactly
 // one recorded failure (or, for a library that cannot be read, a record with a file error) while
 // the good package is still indexed.
+#include "smcompat/index/build.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -19,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "smcompat/index/build.hpp"
 #include "smcompat/index/record.hpp"
 
 namespace smcompat {
@@ -47,9 +48,10 @@ std::string quote(const std::string& s) {
 
 // The hex SHA-256 of a file, by Python's hashlib (independent of the library's libcrypto use).
 std::string sha256_of(const fs::path& file) {
-  auto [rc, out] = run("python3 -c 'import hashlib,sys; "
-                       "print(hashlib.sha256(open(sys.argv[1],\"rb\").read()).hexdigest())' " +
-                       quote(file.string()));
+  auto [rc, out] =
+      run("python3 -c 'import hashlib,sys; "
+          "print(hashlib.sha256(open(sys.argv[1],\"rb\").read()).hexdigest())' " +
+          quote(file.string()));
   EXPECT_EQ(rc, 0) << out;
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out;
@@ -67,10 +69,10 @@ std::string cannot_run_reason() {
            "): the index build needs pip: " + pip.second;
   return {};
 }
-#define REQUIRE_PIP_AND_REPO()                               \
-  do {                                                       \
-    std::string why_ = cannot_run_reason();                  \
-    if (!why_.empty()) GTEST_SKIP() << why_;                 \
+#define REQUIRE_PIP_AND_REPO()               \
+  do {                                       \
+    std::string why_ = cannot_run_reason();  \
+    if (!why_.empty()) GTEST_SKIP() << why_; \
   } while (0)
 
 const nlohmann::json& expected() {
@@ -196,35 +198,15 @@ const std::vector<std::string> kAll = {"smc-good",      "smc-sdist-only", "smc-m
                                        "smc-truncated", "smc-broken-so",  "smc-pure",
                                        "nosuch-pkg"};
 
-// One full build shared by the tests that only read it (pip is slow; the build is deterministic).
-class IndexBuildTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (!cannot_run_reason().empty()) return;
-    cache_ = new TempDir("full");
-    IndexBuildOptions o = options_for(kAll, cache_->path);
-    o.progress = [](const IndexBuildProgress& p) { progress_.push_back(p); };
-    full_ = new IndexBuildResult(build_or_fail(o));
-  }
-  static void TearDownTestSuite() {
-    delete full_;
-    delete cache_;
-    full_ = nullptr;
-    cache_ = nullptr;
-  }
-  void SetUp() override {
-    REQUIRE_PIP_AND_REPO();
-    ASSERT_NE(full_, nullptr);
-  }
-  static IndexBuildResult* full_;
-  static TempDir* cache_;
-  static std::vector<IndexBuildProgress> progress_;
+// The checks on one build of every package (pip is slow: one build serves them all). Each is a
+// function over that build; FullBuildOfTheRepository below runs them in turn.
+struct FullBuild {
+  IndexBuildResult result;
+  fs::path cache;
+  std::vector<IndexBuildProgress> progress;
 };
-IndexBuildResult* IndexBuildTest::full_ = nullptr;
-TempDir* IndexBuildTest::cache_ = nullptr;
-std::vector<IndexBuildProgress> IndexBuildTest::progress_;
 
-TEST_F(IndexBuildTest, GoodWheelsAreRecordedExactly) {
+void GoodWheelsAreRecordedExactly(const FullBuild& b) {
   const nlohmann::json& ex = expected();
   const std::string isa = ex["ptx_isa"];
   size_t good = 0;
@@ -232,9 +214,9 @@ TEST_F(IndexBuildTest, GoodWheelsAreRecordedExactly) {
     if (w["package"] != "smc-good") continue;
     ++good;
     SCOPED_TRACE(filename);
-    const WheelRecord* r = find_wheel(full_->index, filename);
-    ASSERT_NE(r, nullptr) << "not indexed; wheels:" << describe(full_->index.wheels)
-                          << "\nfailures:" << describe(full_->index.failures);
+    const WheelRecord* r = find_wheel(b.result.index, filename);
+    ASSERT_NE(r, nullptr) << "not indexed; wheels:" << describe(b.result.index.wheels)
+                          << "\nfailures:" << describe(b.result.index.failures);
     fs::path file = fs::path(repo_dir()) / "files" / filename;
     const bool arm = filename.find("aarch64") != std::string::npos;
     const std::string tag = arm ? "manylinux_2_28_aarch64" : "manylinux_2_28_x86_64";
@@ -282,15 +264,15 @@ TEST_F(IndexBuildTest, GoodWheelsAreRecordedExactly) {
     EXPECT_TRUE(f.errors.empty());
   }
   EXPECT_EQ(good, 5u);
-  EXPECT_EQ(versions_of(full_->index, "smc-good", "x86_64"),
+  EXPECT_EQ(versions_of(b.result.index, "smc-good", "x86_64"),
             (std::vector<std::string>{"0.10.0", "0.9.0", "1.0.0"}));
-  EXPECT_EQ(versions_of(full_->index, "smc-good", "aarch64"),
+  EXPECT_EQ(versions_of(b.result.index, "smc-good", "aarch64"),
             (std::vector<std::string>{"0.10.0", "1.0.0"}));
 }
 
-TEST_F(IndexBuildTest, TargetsAddedAndDroppedBetweenVersionsAreVisible) {
+void TargetsAddedAndDroppedBetweenVersionsAreVisible(const FullBuild& b) {
   auto sass_of = [&](const std::string& version) {
-    for (const auto& w : full_->index.wheels)
+    for (const auto& w : b.result.index.wheels)
       if (w.package == "smc-good" && w.version == version && w.machine == "x86_64") return w.sass;
     return std::vector<std::string>{};
   };
@@ -299,10 +281,10 @@ TEST_F(IndexBuildTest, TargetsAddedAndDroppedBetweenVersionsAreVisible) {
   EXPECT_EQ(sass_of("1.0.0"), (std::vector<std::string>{"sm_90", "sm_120"}));  // sm_80 dropped
 }
 
-TEST_F(IndexBuildTest, WheelsAreInCanonicalOrder) {
+void WheelsAreInCanonicalOrder(const FullBuild& b) {
   // By package, then PEP 440 version (0.9.0 < 0.10.0 < 1.0.0), then file name.
   std::vector<std::string> names;
-  for (const auto& w : full_->index.wheels) names.push_back(w.filename);
+  for (const auto& w : b.result.index.wheels) names.push_back(w.filename);
   EXPECT_EQ(names, (std::vector<std::string>{
                        expected()["broken_so_file"].get<std::string>(),
                        "smc_good-0.9.0-py3-none-manylinux_2_28_x86_64.whl",
@@ -312,15 +294,15 @@ TEST_F(IndexBuildTest, WheelsAreInCanonicalOrder) {
                        "smc_good-1.0.0-py3-none-manylinux_2_28_x86_64.whl",
                        "smc_pure-1.0.0-py3-none-any.whl",
                    }));
-  EXPECT_EQ(full_->index.platforms, (std::vector<std::string>{"linux_aarch64", "linux_x86_64"}));
-  EXPECT_EQ(full_->index.tool_version.empty(), false);
-  EXPECT_EQ(full_->index.built.size(), 10u) << full_->index.built;  // YYYY-MM-DD
+  EXPECT_EQ(b.result.index.platforms, (std::vector<std::string>{"linux_aarch64", "linux_x86_64"}));
+  EXPECT_EQ(b.result.index.tool_version.empty(), false);
+  EXPECT_EQ(b.result.index.built.size(), 10u) << b.result.index.built;  // YYYY-MM-DD
 }
 
-TEST_F(IndexBuildTest, PureWheelIsOneRecordWithoutDeviceCode) {
+void PureWheelIsOneRecordWithoutDeviceCode(const FullBuild& b) {
   const std::string filename = "smc_pure-1.0.0-py3-none-any.whl";
-  const WheelRecord* r = find_wheel(full_->index, filename);
-  ASSERT_NE(r, nullptr) << describe(full_->index.wheels);
+  const WheelRecord* r = find_wheel(b.result.index, filename);
+  ASSERT_NE(r, nullptr) << describe(b.result.index.wheels);
   fs::path file = fs::path(repo_dir()) / "files" / filename;
   EXPECT_EQ(r->package, "smc-pure");
   EXPECT_EQ(r->platform_tag, "any");
@@ -333,15 +315,15 @@ TEST_F(IndexBuildTest, PureWheelIsOneRecordWithoutDeviceCode) {
   EXPECT_TRUE(r->sass.empty() && r->ptx.empty() && r->lto.empty() && r->files.empty());
   EXPECT_TRUE(r->errors.empty());
   // The same file serves both platform sets: indexed once.
-  EXPECT_EQ(std::count_if(full_->index.wheels.begin(), full_->index.wheels.end(),
+  EXPECT_EQ(std::count_if(b.result.index.wheels.begin(), b.result.index.wheels.end(),
                           [](const WheelRecord& w) { return w.package == "smc-pure"; }),
             1);
 }
 
-TEST_F(IndexBuildTest, UnreadableLibraryIsARecordWithAFileError) {
+void UnreadableLibraryIsARecordWithAFileError(const FullBuild& b) {
   const std::string filename = expected()["broken_so_file"];
-  const WheelRecord* r = find_wheel(full_->index, filename);
-  ASSERT_NE(r, nullptr) << describe(full_->index.wheels) << describe(full_->index.failures);
+  const WheelRecord* r = find_wheel(b.result.index, filename);
+  ASSERT_NE(r, nullptr) << describe(b.result.index.wheels) << describe(b.result.index.failures);
   EXPECT_TRUE(r->errors.empty()) << "the wheel itself is a valid zip";
   EXPECT_EQ(r->sha256, sha256_of(fs::path(repo_dir()) / "files" / filename));
   ASSERT_EQ(r->files.size(), 1u);
@@ -355,8 +337,8 @@ TEST_F(IndexBuildTest, UnreadableLibraryIsARecordWithAFileError) {
   EXPECT_EQ(r->files[0].errors[0].find(filename), std::string::npos) << r->files[0].errors[0];
 }
 
-TEST_F(IndexBuildTest, EachBadInputIsExactlyOneRecordedFailure) {
-  const auto& failures = full_->index.failures;
+void EachBadInputIsExactlyOneRecordedFailure(const FullBuild& b) {
+  const auto& failures = b.result.index.failures;
   auto of = [&](const std::string& package, const std::string& platform) {
     std::vector<IndexFailure> v;
     for (const auto& f : failures)
@@ -425,49 +407,49 @@ TEST_F(IndexBuildTest, EachBadInputIsExactlyOneRecordedFailure) {
   EXPECT_EQ(failures.size(), 7u);
 }
 
-TEST_F(IndexBuildTest, StatsAndProgressCountTheWork) {
-  const IndexBuildStats& s = full_->stats;
+void StatsAndProgressCountTheWork(const FullBuild& b) {
+  const IndexBuildStats& s = b.result.stats;
   // 10 work items: smc-good 0.9.0, 0.10.0, 1.0.0 and the four single-release packages on x86-64;
   // smc-good 0.10.0, 1.0.0 and smc-pure on aarch64.
   EXPECT_EQ(s.items, 10u);
-  EXPECT_EQ(s.wheels_indexed, full_->index.wheels.size());
+  EXPECT_EQ(s.wheels_indexed, b.result.index.wheels.size());
   // build.hpp: "already in `resume`, skipped by hash"; this build has no resume. (The pure wheel
   // serves both platform sets and is scanned once; that is not a wheel taken from `resume`.)
   EXPECT_EQ(s.wheels_reused, 0u);
   // Every failure of the index is one the build met (the CLI prints this count beside them).
-  EXPECT_EQ(s.failures, full_->index.failures.size());
+  EXPECT_EQ(s.failures, b.result.index.failures.size());
   EXPECT_GT(s.bytes_downloaded, 0u);
   EXPECT_GE(s.seconds_total, s.seconds_scan);
-  ASSERT_FALSE(progress_.empty());
-  EXPECT_EQ(progress_.back().items_done, progress_.back().items_total);
-  EXPECT_EQ(progress_.back().items_total, s.items);
+  ASSERT_FALSE(b.progress.empty());
+  EXPECT_EQ(b.progress.back().items_done, b.progress.back().items_total);
+  EXPECT_EQ(b.progress.back().items_total, s.items);
 }
 
-TEST_F(IndexBuildTest, WithoutKeepNoWheelIsLeftInTheCache) {
-  EXPECT_TRUE(fs::exists(cache_->path));
-  EXPECT_TRUE(wheels_under(cache_->path).empty())
-      << wheels_under(cache_->path).front().string();
+void WithoutKeepNoWheelIsLeftInTheCache(const FullBuild& b) {
+  EXPECT_TRUE(fs::exists(b.cache));
+  EXPECT_TRUE(wheels_under(b.cache).empty()) << wheels_under(b.cache).front().string();
 }
 
-TEST_F(IndexBuildTest, ResumeReusesEveryWheelByHashAndDownloadsNothing) {
+void ResumeReusesEveryWheelByHashAndDownloadsNothing(const FullBuild& b) {
   TempDir cache("resume");
   IndexBuildOptions o = options_for(kAll, cache.path);
-  o.resume = &full_->index;
+  o.resume = &b.result.index;
   o.keep = true;  // anything downloaded would stay in the cache
   IndexBuildResult again = build_or_fail(o);
   // Every item whose wheel is in the index: the 7 wheels, and the pure wheel again for the
   // second platform set. The truncated wheel was never indexed: pip tries it again and fails.
-  EXPECT_EQ(again.stats.wheels_reused, full_->index.wheels.size() + 1);
+  EXPECT_EQ(again.stats.wheels_reused, b.result.index.wheels.size() + 1);
   EXPECT_EQ(again.stats.wheels_indexed, 0u);
   EXPECT_EQ(again.stats.bytes_downloaded, 0u);
   EXPECT_TRUE(wheels_under(cache.path).empty()) << wheels_under(cache.path).front().string();
-  EXPECT_EQ(again.index.wheels, full_->index.wheels);
-  EXPECT_EQ(keys(again.index.failures), keys(full_->index.failures))
-      << "again:" << describe(again.index.failures) << "\nfull:" << describe(full_->index.failures);
-  EXPECT_EQ(again.index.platforms, full_->index.platforms);
+  EXPECT_EQ(again.index.wheels, b.result.index.wheels);
+  EXPECT_EQ(keys(again.index.failures), keys(b.result.index.failures))
+      << "again:" << describe(again.index.failures)
+      << "\nfull:" << describe(b.result.index.failures);
+  EXPECT_EQ(again.index.platforms, b.result.index.platforms);
 }
 
-TEST_F(IndexBuildTest, ShardsPartitionTheWorkAndMergeToTheFullBuild) {
+void ShardsPartitionTheWorkAndMergeToTheFullBuild(const FullBuild& b) {
   std::vector<WheelIndex> parts;
   std::set<std::string> seen;
   size_t items = 0;
@@ -487,12 +469,42 @@ TEST_F(IndexBuildTest, ShardsPartitionTheWorkAndMergeToTheFullBuild) {
           << w.filename << " indexed by two shards";
     parts.push_back(std::move(r.index));
   }
-  EXPECT_EQ(items, full_->stats.items);
+  EXPECT_EQ(items, b.result.stats.items);
   WheelIndex merged = merge_indexes(parts);
-  EXPECT_EQ(merged.wheels, full_->index.wheels) << "merged:" << describe(merged.wheels)
-                                                << "\nfull:" << describe(full_->index.wheels);
-  EXPECT_EQ(keys(merged.failures), keys(full_->index.failures))
-      << "merged:" << describe(merged.failures) << "\nfull:" << describe(full_->index.failures);
+  EXPECT_EQ(merged.wheels, b.result.index.wheels)
+      << "merged:" << describe(merged.wheels) << "\nfull:" << describe(b.result.index.wheels);
+  EXPECT_EQ(keys(merged.failures), keys(b.result.index.failures))
+      << "merged:" << describe(merged.failures) << "\nfull:" << describe(b.result.index.failures);
+}
+
+TEST(IndexBuild, FullBuildOfTheRepository) {
+  REQUIRE_PIP_AND_REPO();
+  TempDir cache("full");
+  FullBuild b;
+  b.cache = cache.path;
+  IndexBuildOptions o = options_for(kAll, cache.path);
+  o.progress = [&](const IndexBuildProgress& p) { b.progress.push_back(p); };
+  b.result = build_or_fail(o);
+  using Check = void (*)(const FullBuild&);
+  const std::pair<const char*, Check> checks[] = {
+      {"GoodWheelsAreRecordedExactly", GoodWheelsAreRecordedExactly},
+      {"TargetsAddedAndDroppedBetweenVersionsAreVisible",
+       TargetsAddedAndDroppedBetweenVersionsAreVisible},
+      {"WheelsAreInCanonicalOrder", WheelsAreInCanonicalOrder},
+      {"PureWheelIsOneRecordWithoutDeviceCode", PureWheelIsOneRecordWithoutDeviceCode},
+      {"UnreadableLibraryIsARecordWithAFileError", UnreadableLibraryIsARecordWithAFileError},
+      {"EachBadInputIsExactlyOneRecordedFailure", EachBadInputIsExactlyOneRecordedFailure},
+      {"StatsAndProgressCountTheWork", StatsAndProgressCountTheWork},
+      {"WithoutKeepNoWheelIsLeftInTheCache", WithoutKeepNoWheelIsLeftInTheCache},
+      {"ResumeReusesEveryWheelByHashAndDownloadsNothing",
+       ResumeReusesEveryWheelByHashAndDownloadsNothing},
+      {"ShardsPartitionTheWorkAndMergeToTheFullBuild",
+       ShardsPartitionTheWorkAndMergeToTheFullBuild},
+  };
+  for (const auto& [name, check] : checks) {
+    SCOPED_TRACE(std::string("check ") + name);
+    check(b);
+  }
 }
 
 // Builds of their own (small ones).

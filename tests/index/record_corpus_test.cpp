@@ -62,9 +62,9 @@ std::pair<int, std::string> run(const std::string& cmd) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 
-#define REQUIRE_CORPUS_FILE(path)                                                              \
-  do {                                                                                         \
-    if (!fs::exists(path))                                                                     \
+#define REQUIRE_CORPUS_FILE(path)                                                             \
+  do {                                                                                        \
+    if (!fs::exists(path))                                                                    \
       GTEST_SKIP() << "corpus cache missing: " << (path) << " (run scripts/fetch-corpus.sh)"; \
   } while (0)
 
@@ -81,8 +81,8 @@ struct Listing {
 
 Listing cuobjdump(const fs::path& tool, const fs::path& file) {
   Listing l;
-  auto [rc, out] = run(quote(tool.string()) + " --list-elf --list-ptx --all-fatbin " +
-                       quote(file.string()));
+  auto [rc, out] =
+      run(quote(tool.string()) + " --list-elf --list-ptx --all-fatbin " + quote(file.string()));
   (void)rc;  // "No PTX file found" exits non-zero although the listing is complete
   static const std::regex line(R"(^(ELF|PTX) file\s+\d+: .*\.(sm_\w+)\.(cubin|ptx)$)");
   std::istringstream in(out);
@@ -219,8 +219,10 @@ bool lists_sass(const std::map<std::string, Listing>& oracle, const std::string&
 
 TEST(RecordCorpus, BitsandbytesGainsSm120Sass) {
   fs::path tool = corpus_dir() / "bin/cuobjdump";
-  fs::path old_wheel = corpus_dir() / "wheels/bitsandbytes-0.45.2-py3-none-manylinux_2_24_x86_64.whl";
-  fs::path new_wheel = corpus_dir() / "wheels/bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl";
+  fs::path old_wheel =
+      corpus_dir() / "wheels/bitsandbytes-0.45.2-py3-none-manylinux_2_24_x86_64.whl";
+  fs::path new_wheel =
+      corpus_dir() / "wheels/bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl";
   REQUIRE_CORPUS_FILE(tool);
   REQUIRE_CORPUS_FILE(old_wheel);
   REQUIRE_CORPUS_FILE(new_wheel);
