@@ -4,8 +4,9 @@
 // 1. NVIDIA's cuobjdump as the oracle for a record's target sets: every ELF member of three
 //    small-to-medium wheels (xformers, torchvision, jax-cuda13-plugin) is inflated (libzip) into a
 //    temporary directory and listed with `cuobjdump --list-elf --list-ptx --all-fatbin`. The
-//    record's SASS and PTX targets must be the union of cuobjdump's, and each indexed file's
-//    image count the number of images cuobjdump lists for it. These three have no device code
+//    record's SASS and PTX targets must be the union of cuobjdump's, the ISA of each PTX target
+//    the `.version` of its text (`cuobjdump --dump-ptx`), and each indexed file's image count the
+//    number of images cuobjdump lists for it. These three have no device code
 //    where cuobjdump does not look (other sections, bare cubins, LTO-IR) and no `f` targets,
 //    which cuobjdump names without their suffix (docs/testing.md, the corpus table), so equality
 //    is exact. bitsandbytes 0.45.2 against 0.50.2: sm_120 SASS must appear between them (0.45.3
@@ -71,7 +72,8 @@ std::pair<int, std::string> run(const std::string& cmd) {
 // What cuobjdump lists for one file: ("sass", "sm_90a") / ("ptx", "sm_120") -> count.
 struct Listing {
   std::map<std::pair<std::string, std::string>, size_t> images;
-  std::string fatal;  // "cuobjdump fatal : ..." when it refused the file
+  std::set<std::string> ptx_isa;  // "sm_80@8.7": PTX target and the `.version` of its text
+  std::string fatal;              // "cuobjdump fatal : ..." when it refused the file
   size_t total() const {
     size_t n = 0;
     for (const auto& [k, c] : images) n += c;
@@ -93,6 +95,27 @@ Listing cuobjdump(const fs::path& tool, const fs::path& file) {
       l.images[{m[1] == "ELF" ? "sass" : "ptx", m[2]}]++;
     else if (s.starts_with("cuobjdump fatal"))
       l.fatal = s;
+  }
+  if (l.images.empty() || l.fatal.size()) return l;
+  bool any_ptx = false;
+  for (const auto& [k, c] : l.images) any_ptx |= k.first == "ptx";
+  if (!any_ptx) return l;
+  // The PTX texts: "Fatbin ptx code:", "arch = sm_80", ..., ".version 8.7".
+  auto [rc2, text] = run(quote(tool.string()) + " --dump-ptx --all-fatbin " + quote(file.string()));
+  (void)rc2;
+  std::istringstream dump(text);
+  std::string arch;
+  bool in_ptx = false;
+  while (std::getline(dump, s)) {
+    if (s.starts_with("Fatbin ")) {
+      in_ptx = s.starts_with("Fatbin ptx code:");
+      arch.clear();
+    } else if (in_ptx && s.starts_with("arch = ")) {
+      arch = s.substr(7);
+    } else if (in_ptx && !arch.empty() && s.starts_with(".version ")) {
+      l.ptx_isa.insert(arch + "@" + s.substr(9));
+      arch.clear();
+    }
   }
   return l;
 }
@@ -146,9 +169,10 @@ std::map<std::string, Listing> cuobjdump_wheel(const fs::path& tool, const fs::p
   return out;
 }
 
-// "compute_90@8.4" -> "sm_90" (cuobjdump's name for PTX of compute_90).
-std::string ptx_as_cuobjdump_names_it(const std::string& ptx) {
-  std::string t = ptx.substr(0, ptx.find('@'));
+// "compute_90@8.4" -> "sm_90@8.4" (cuobjdump's name for PTX of compute_90), or "sm_90" without
+// the ISA.
+std::string ptx_as_cuobjdump_names_it(const std::string& ptx, bool with_isa) {
+  std::string t = with_isa ? ptx : ptx.substr(0, ptx.find('@'));
   return t.starts_with("compute_") ? "sm_" + t.substr(8) : t;
 }
 
@@ -175,22 +199,26 @@ TEST_P(RecordVsCuobjdump, TargetSetsAndImageCountsAgree) {
   EXPECT_TRUE(r.lto.empty());
 
   std::map<std::string, Listing> oracle = cuobjdump_wheel(tool, wheel);
-  std::set<std::string> sass, ptx;
+  std::set<std::string> sass, ptx, ptx_isa;
   std::set<std::string> members_with_code;
   for (const auto& [member, l] : oracle) {
     EXPECT_TRUE(l.fatal.empty()) << member << ": " << l.fatal;
     for (const auto& [k, c] : l.images) (k.first == "sass" ? sass : ptx).insert(k.second);
+    ptx_isa.insert(l.ptx_isa.begin(), l.ptx_isa.end());
     if (l.total() > 0) members_with_code.insert(member);
   }
   ASSERT_FALSE(members_with_code.empty()) << "cuobjdump found no device code in " << wheel;
 
   EXPECT_EQ(std::set<std::string>(r.sass.begin(), r.sass.end()), sass);
-  std::set<std::string> record_ptx;
+  std::set<std::string> record_ptx, record_ptx_isa;
   for (const auto& p : r.ptx) {
     EXPECT_NE(p.find('@'), std::string::npos) << p << ": a PTX target carries its ISA";
-    record_ptx.insert(ptx_as_cuobjdump_names_it(p));
+    record_ptx.insert(ptx_as_cuobjdump_names_it(p, false));
+    record_ptx_isa.insert(ptx_as_cuobjdump_names_it(p, true));
   }
   EXPECT_EQ(record_ptx, ptx);
+  // The ISA of each PTX target is the `.version` line of its text.
+  EXPECT_EQ(record_ptx_isa, ptx_isa);
 
   std::set<std::string> indexed;
   for (const auto& f : r.files) {
