@@ -339,71 +339,71 @@ void UnreadableLibraryIsARecordWithAFileError(const FullBuild& b) {
 
 void EachBadInputIsExactlyOneRecordedFailure(const FullBuild& b) {
   const auto& failures = b.result.index.failures;
-  auto of = [&](const std::string& package, const std::string& platform) {
+  SCOPED_TRACE("failures:" + describe(failures));
+  // The one failure of `package` for `platform` ("" = the whole package) goes to `check`; none
+  // or several is a test failure.
+  auto one = [&](const std::string& package, const std::string& platform, auto check) {
     std::vector<IndexFailure> v;
     for (const auto& f : failures)
       if (f.package == package && f.platform == platform) v.push_back(f);
-    return v;
+    EXPECT_EQ(v.size(), 1u) << package << " [" << platform << "]";
+    if (v.size() == 1) check(v[0]);
+  };
+  auto none = [&](const std::string& package) {
+    for (const auto& f : failures) EXPECT_NE(f.package, package) << f.message;
   };
   auto contains = [](const std::string& s, const std::string& part) {
     return s.find(part) != std::string::npos;
   };
-  SCOPED_TRACE("failures:" + describe(failures));
 
   // A name the repository does not have: the whole package (no platform), at the list stage.
-  auto unknown = of("nosuch-pkg", "");
-  ASSERT_EQ(unknown.size(), 1u);
-  EXPECT_EQ(unknown[0].version, "");
-  EXPECT_EQ(unknown[0].stage, "list");
-  EXPECT_TRUE(contains(unknown[0].message, "nosuch-pkg")) << unknown[0].message;
-  EXPECT_TRUE(contains(unknown[0].message, "No matching distribution")) << unknown[0].message;
+  one("nosuch-pkg", "", [&](const IndexFailure& f) {
+    EXPECT_EQ(f.version, "");
+    EXPECT_EQ(f.stage, "list");
+    EXPECT_TRUE(contains(f.message, "nosuch-pkg")) << f.message;
+    EXPECT_TRUE(contains(f.message, "No matching distribution")) << f.message;
+  });
 
   // Only an sdist: no binary wheel for any platform; the whole package, once (record.hpp:
   // version "" when the whole package failed: unknown, no binary wheels).
-  auto sdist = of("smc-sdist-only", "");
-  ASSERT_EQ(sdist.size(), 1u);
-  EXPECT_EQ(sdist[0].version, "");
-  EXPECT_EQ(sdist[0].stage, "list");
-  EXPECT_TRUE(contains(sdist[0].message, "smc-sdist-only")) << sdist[0].message;
+  one("smc-sdist-only", "", [&](const IndexFailure& f) {
+    EXPECT_EQ(f.version, "");
+    EXPECT_EQ(f.stage, "list");
+    EXPECT_TRUE(contains(f.message, "smc-sdist-only")) << f.message;
+  });
 
   // A link whose file is missing: one failure for the x86-64 release, with pip's error naming
   // the file. pip 23 reads the wheel itself in its dry run when the link is a file:// URL (stage
   // resolve); a pip that resolves from the PEP 658 metadata alone fails at the download.
-  auto missing = of("smc-missing-file", "linux_x86_64");
-  ASSERT_EQ(missing.size(), 1u);
-  EXPECT_EQ(missing[0].version, "1.0.0");
-  EXPECT_TRUE(missing[0].stage == "resolve" || missing[0].stage == "download") << missing[0].stage;
-  EXPECT_TRUE(contains(missing[0].message, expected()["missing_file"].get<std::string>()))
-      << missing[0].message;
+  one("smc-missing-file", "linux_x86_64", [&](const IndexFailure& f) {
+    EXPECT_EQ(f.version, "1.0.0");
+    EXPECT_TRUE(f.stage == "resolve" || f.stage == "download") << f.stage;
+    EXPECT_TRUE(contains(f.message, expected()["missing_file"].get<std::string>())) << f.message;
+  });
 
   // A wheel cut in half is not a zip: pip refuses it once it has it ("... is invalid"), in the
   // dry run (file:// links, as above) or at the download.
-  auto truncated = of("smc-truncated", "linux_x86_64");
-  ASSERT_EQ(truncated.size(), 1u);
-  EXPECT_EQ(truncated[0].version, "1.0.0");
-  EXPECT_TRUE(truncated[0].stage == "resolve" || truncated[0].stage == "download")
-      << truncated[0].stage;
-  EXPECT_TRUE(contains(truncated[0].message, "is invalid")) << truncated[0].message;
-  EXPECT_TRUE(contains(truncated[0].message, "smc-truncated")) << truncated[0].message;
+  one("smc-truncated", "linux_x86_64", [&](const IndexFailure& f) {
+    EXPECT_EQ(f.version, "1.0.0");
+    EXPECT_TRUE(f.stage == "resolve" || f.stage == "download") << f.stage;
+    EXPECT_TRUE(contains(f.message, "is invalid")) << f.message;
+    EXPECT_TRUE(contains(f.message, "smc-truncated")) << f.message;
+  });
 
   // These three have x86-64 wheels only: for aarch64, pip lists nothing, a list failure each.
   for (const char* x86_only : {"smc-missing-file", "smc-truncated", "smc-broken-so"}) {
-    auto arm = of(x86_only, "linux_aarch64");
-    ASSERT_EQ(arm.size(), 1u) << x86_only;
-    EXPECT_EQ(arm[0].version, "") << x86_only;
-    EXPECT_EQ(arm[0].stage, "list") << x86_only;
-    EXPECT_TRUE(contains(arm[0].message, x86_only)) << arm[0].message;
-    EXPECT_TRUE(contains(arm[0].message, "linux_aarch64")) << arm[0].message;
+    one(x86_only, "linux_aarch64", [&](const IndexFailure& f) {
+      EXPECT_EQ(f.version, "");
+      EXPECT_EQ(f.stage, "list");
+      EXPECT_TRUE(contains(f.message, x86_only)) << f.message;
+      EXPECT_TRUE(contains(f.message, "linux_aarch64")) << f.message;
+    });
   }
 
   // Nothing else failed: the good package, the pure wheel and the broken library are indexed
   // (smc-good has no aarch64 wheel of 0.9.0, and pip does not list it there: no failure).
-  for (const char* fine : {"smc-good", "smc-pure"}) {
-    EXPECT_TRUE(of(fine, "").empty() && of(fine, "linux_x86_64").empty() &&
-                of(fine, "linux_aarch64").empty())
-        << fine;
-  }
-  EXPECT_TRUE(of("smc-broken-so", "linux_x86_64").empty());
+  none("smc-good");
+  none("smc-pure");
   EXPECT_EQ(failures.size(), 7u);
 }
 
@@ -475,6 +475,28 @@ void ShardsPartitionTheWorkAndMergeToTheFullBuild(const FullBuild& b) {
       << "merged:" << describe(merged.wheels) << "\nfull:" << describe(b.result.index.wheels);
   EXPECT_EQ(keys(merged.failures), keys(b.result.index.failures))
       << "merged:" << describe(merged.failures) << "\nfull:" << describe(b.result.index.failures);
+  EXPECT_EQ(merged.platforms, b.result.index.platforms);
+  // The order of the parts does not matter, and merging again changes nothing.
+  WheelIndex reversed = merge_indexes({parts[2], parts[1], parts[0]});
+  EXPECT_EQ(reversed.wheels, merged.wheels);
+  EXPECT_EQ(keys(reversed.failures), keys(merged.failures));
+  WheelIndex twice = merge_indexes({merged, merged});
+  EXPECT_EQ(twice.wheels, merged.wheels);
+  EXPECT_EQ(twice.failures, merged.failures);
+}
+
+// The index survives its JSON form exactly (schema smcompat.index/1), real records included.
+void JsonRoundTripIsExact(const FullBuild& b) {
+  nlohmann::json j = to_json(b.result.index);
+  EXPECT_EQ(j["schema"], kWheelIndexSchema);
+  auto back = wheel_index_from_json(j, "full build");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(back->wheels, b.result.index.wheels);
+  EXPECT_EQ(back->failures, b.result.index.failures);
+  EXPECT_EQ(back->platforms, b.result.index.platforms);
+  EXPECT_EQ(back->built, b.result.index.built);
+  EXPECT_EQ(back->tool_version, b.result.index.tool_version);
+  EXPECT_EQ(back->rebuild, b.result.index.rebuild);
 }
 
 TEST(IndexBuild, FullBuildOfTheRepository) {
@@ -488,6 +510,7 @@ TEST(IndexBuild, FullBuildOfTheRepository) {
   using Check = void (*)(const FullBuild&);
   const std::pair<const char*, Check> checks[] = {
       {"GoodWheelsAreRecordedExactly", GoodWheelsAreRecordedExactly},
+      {"JsonRoundTripIsExact", JsonRoundTripIsExact},
       {"TargetsAddedAndDroppedBetweenVersionsAreVisible",
        TargetsAddedAndDroppedBetweenVersionsAreVisible},
       {"WheelsAreInCanonicalOrder", WheelsAreInCanonicalOrder},
