@@ -271,6 +271,27 @@ TEST(RecordCorpus, BitsandbytesGainsSm120Sass) {
   EXPECT_TRUE(lists_sass(cuobjdump_wheel(tool, new_wheel), "sm_120"));
 }
 
+// torch 2.15.0 pins its CUDA runtime through NVIDIA's metapackage, not nvidia-cuda-runtime:
+// its METADATA says `Requires-Dist: cuda-toolkit[cublas,cudart,...]==13.2.2; platform_system ==
+// "Linux"`, so the runtime it needs is 13.2 (record.hpp: `cuda` from "requires ...").
+TEST(RecordCorpus, TorchCudaRuntimeFromItsCudaToolkitPin) {
+  fs::path wheel = corpus_dir() / "wheels/torch-2.15.0-cp311-cp311-manylinux_2_28_x86_64.whl";
+  REQUIRE_CORPUS_FILE(wheel);
+  auto [rc, metadata] =
+      run("unzip -p " + quote(wheel.string()) + " torch-2.15.0.dist-info/METADATA");
+  ASSERT_EQ(rc, 0) << metadata.substr(0, 500);
+  const std::string pin =
+      "Requires-Dist: cuda-toolkit[cublas,cudart,cufft,cufile,cupti,cusolver,cusparse,nvjitlink,"
+      "nvrtc,nvtx]==13.2.2; platform_system == \"Linux\"";
+  ASSERT_NE(metadata.find(pin), std::string::npos) << "the wheel's METADATA changed";
+  auto r = index_wheel(wheel.string());
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_NE(std::find(r->requires_dist.begin(), r->requires_dist.end(), pin.substr(15)),
+            r->requires_dist.end());
+  EXPECT_EQ(r->cuda, "13.2") << r->cuda_evidence;
+  EXPECT_NE(r->cuda_evidence.find("cuda-toolkit"), std::string::npos) << r->cuda_evidence;
+}
+
 // The shipped index against fresh records.
 
 // The corpus wheels with device code (docs/testing.md, the corpus table) and the rest of those
