@@ -375,6 +375,7 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
   size_t done = 0;
   std::vector<WheelRecord> new_wheels;
   std::set<std::string> hashes_this_run;
+  auto last_checkpoint = std::chrono::steady_clock::now();
   auto report = [&](const std::string& what) {
     if (options.progress)
       options.progress({done, mine.size(), result.stats.bytes_downloaded, what});
@@ -455,6 +456,15 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
               }
               ++result.stats.wheels_indexed;
               new_wheels.push_back(std::move(*record));
+              if (options.checkpoint && seconds_since(last_checkpoint) >= options.checkpoint_seconds) {
+                WheelIndex partial = index;  // resume's wheels and failures
+                for (const auto& w : new_wheels) partial.wheels.push_back(w);
+                partial.built = today_utc();
+                partial.tool_version = SMCOMPAT_VERSION;
+                normalize(partial);
+                options.checkpoint(partial);
+                last_checkpoint = std::chrono::steady_clock::now();
+              }
             }
             if (options.keep && *wheel != kept) {
               fs::rename(*wheel, kept, wec);

@@ -396,14 +396,41 @@ std::string major_minor(std::string_view v) {
 
 // The CUDA runtime a wheel needs, with the evidence: its pinned runtime wheel, a bundled
 // libcudart, an NVIDIA wheel of one CUDA major, or a -cuNN / -cudaNNx package name.
-void infer_cuda(WheelRecord& record, const std::vector<std::string>& member_names) {
-  if (record.files.empty() && record.sass.empty() && record.ptx.empty()) {
-    // Still say what it needs if it is an NVIDIA runtime wheel itself (no device code).
+}  // namespace
+
+// Whether a requirement's environment marker can hold on `machine`: only platform_machine is
+// looked at ("nvidia-cuda-runtime-cu12==12.8.90; platform_machine == \"x86_64\"" does not apply
+// to an aarch64 wheel); everything else is assumed to hold on a Linux GPU machine.
+bool marker_applies(std::string_view requirement, std::string_view machine) {
+  auto semi = requirement.find(';');
+  if (semi == std::string_view::npos || machine == "any") return true;
+  std::string_view marker = requirement.substr(semi + 1);
+  for (size_t at = marker.find("platform_machine"); at != std::string_view::npos;
+       at = marker.find("platform_machine", at + 1)) {
+    std::string_view rest = trim(marker.substr(at + 16));
+    bool equal = starts_with(rest, "==");
+    if (!equal && !starts_with(rest, "!=")) continue;
+    rest = trim(rest.substr(2));
+    if (rest.empty() || (rest[0] != '"' && rest[0] != '\'')) continue;
+    auto close = rest.find(rest[0], 1);
+    if (close == std::string_view::npos) continue;
+    std::string_view value = rest.substr(1, close - 1);
+    if (equal != (value == machine)) return false;
   }
-  for (const auto& req : record.requires_dist) {
+  return true;
+}
+
+void infer_cuda(WheelRecord& record) {
+  record.cuda.clear();
+  record.cuda_evidence.clear();
+  std::vector<std::string> requires_here;
+  for (const auto& req : record.requires_dist)
+    if (marker_applies(req, record.machine)) requires_here.push_back(req);
+  for (const auto& req : requires_here) {
     std::string name = normalize_package_name(req.substr(0, req.find_first_of("=<>!~; [(")));
     if (name != "nvidia-cuda-runtime-cu11" && name != "nvidia-cuda-runtime-cu12" &&
-        name != "nvidia-cuda-runtime-cu13" && name != "nvidia-cuda-runtime")
+        name != "nvidia-cuda-runtime-cu13" && name != "nvidia-cuda-runtime" &&
+        name != "cuda-toolkit")
       continue;
     auto eq = req.find("==");
     if (eq != std::string::npos) {
@@ -419,7 +446,7 @@ void infer_cuda(WheelRecord& record, const std::vector<std::string>& member_name
       return;
     }
   }
-  for (const auto& base : member_names) {
+  for (const auto& base : record.runtime_libraries) {
     if (starts_with(base, "libcudart.so.")) {
       record.cuda = base.substr(std::string("libcudart.so.").size());
       if (auto dot = record.cuda.find('.'); dot != std::string::npos)
@@ -428,7 +455,7 @@ void infer_cuda(WheelRecord& record, const std::vector<std::string>& member_name
       return;
     }
   }
-  for (const auto& req : record.requires_dist) {
+  for (const auto& req : requires_here) {
     std::string name = normalize_package_name(req.substr(0, req.find_first_of("=<>!~; [(")));
     auto cu = name.rfind("-cu");
     if (starts_with(name, "nvidia-") && cu != std::string::npos && name.size() - cu <= 5 &&
@@ -479,8 +506,6 @@ void infer_cuda(WheelRecord& record, const std::vector<std::string>& member_name
   }
 }
 
-}  // namespace
-
 Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& options) {
   std::string filename = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
   auto name = parse_wheel_name(filename);
@@ -510,7 +535,10 @@ Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& o
   record.requires_dist = facts.requires_dist;
   add_inventories(record, inspect_buffer(bytes, path, options));
   if (facts.error && record.errors.empty()) record.errors.push_back(*facts.error);
-  infer_cuda(record, facts.names);
+  for (const auto& base : facts.names)
+    if (starts_with(base, "libcudart.so.")) record.runtime_libraries.push_back(base);
+  sorted_unique(record.runtime_libraries);
+  infer_cuda(record);
   return record;
 }
 
@@ -540,6 +568,7 @@ nlohmann::json to_json(const WheelRecord& r) {
             {"members", r.members},   {"cuda", r.cuda},           {"cuda_evidence", r.cuda_evidence},
             {"sass", r.sass},         {"ptx", r.ptx},             {"lto", r.lto},
             {"requires_dist", r.requires_dist},                   {"files", files}};
+  if (!r.runtime_libraries.empty()) j["runtime_libraries"] = r.runtime_libraries;
   if (!r.errors.empty()) j["errors"] = r.errors;
   return j;
 }
@@ -646,6 +675,7 @@ Result<WheelRecord> wheel_record_from_json(const nlohmann::json& j) {
   w.lto = r.strs("lto");
   w.requires_dist = r.strs("requires_dist");
   w.errors = r.strs("errors", false);
+  w.runtime_libraries = r.strs("runtime_libraries", false);
   if (r.error) return *r.error;
   if (!j.contains("files") || !j["files"].is_array())
     return make_error(r.where + ": \"files\" missing or not an array");
@@ -757,6 +787,8 @@ void normalize(WheelIndex& index) {
     if (seen.insert(key).second) unique.push_back(std::move(w));
   }
   index.wheels = std::move(unique);
+  // Derived facts follow the current rules, so a merge carries a corrected rule to every record.
+  for (auto& w : index.wheels) infer_cuda(w);
   // A failure for a (package, version, machine) that now has a wheel is history, not a gap.
   std::set<std::tuple<std::string, std::string, std::string>> indexed;
   for (const auto& w : index.wheels)

@@ -341,3 +341,83 @@ TEST(MergeIndexes, SortsDeduplicatesAndDropsSettledFailures) {
 
 }  // namespace
 }  // namespace smcompat
+
+namespace smcompat {
+namespace {
+
+// The CUDA runtime a wheel needs, from what real wheels say (torch 2.8.0 and 2.11.0 on PyPI,
+// bitsandbytes 0.50.2, nvidia-cublas-cu12, cupy-cuda12x: data/wheel_index.json).
+TEST(InferCuda, FromRequirementsWhoseMarkersHold) {
+  WheelRecord r;
+  r.package = "torch";
+  r.machine = "x86_64";
+  r.requires_dist = {
+      "nvidia-cuda-nvrtc-cu12==12.8.93; platform_system == \"Linux\" and platform_machine == "
+      "\"x86_64\"",
+      "nvidia-cuda-runtime-cu12==12.8.90; platform_system == \"Linux\" and platform_machine == "
+      "\"x86_64\""};
+  infer_cuda(r);
+  EXPECT_EQ(r.cuda, "12.8");
+  EXPECT_EQ(r.cuda_evidence, "requires nvidia-cuda-runtime-cu12==12.8.90");
+  // The same requirements on the aarch64 wheel (CPU-only on PyPI before 2.11): they do not apply.
+  r.machine = "aarch64";
+  infer_cuda(r);
+  EXPECT_EQ(r.cuda, "");
+  EXPECT_EQ(r.cuda_evidence, "");
+
+  WheelRecord t;
+  t.package = "torch";
+  t.machine = "aarch64";
+  t.requires_dist = {
+      "cuda-toolkit[cublas,cudart,cufft,cufile,cupti,curand,cusolver,cusparse,nvjitlink,nvrtc,"
+      "nvtx]==13.0.2; platform_system == \"Linux\"",
+      "nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\""};
+  infer_cuda(t);
+  EXPECT_EQ(t.cuda, "13.0");
+  EXPECT_EQ(t.cuda_evidence, "requires cuda-toolkit==13.0.2");
+
+  WheelRecord bundled;
+  bundled.package = "onnxruntime-gpu";
+  bundled.machine = "x86_64";
+  bundled.runtime_libraries = {"libcudart.so.12"};
+  infer_cuda(bundled);
+  EXPECT_EQ(bundled.cuda, "12");
+  EXPECT_EQ(bundled.cuda_evidence, "bundles libcudart.so.12");
+
+  WheelRecord named;
+  named.package = "cupy-cuda12x";
+  named.machine = "x86_64";
+  infer_cuda(named);
+  EXPECT_EQ(named.cuda, "12");
+  EXPECT_EQ(named.cuda_evidence, "-cuda12 in the package name");
+  named.package = "nvidia-cublas-cu12";
+  infer_cuda(named);
+  EXPECT_EQ(named.cuda, "12");
+  EXPECT_EQ(named.cuda_evidence, "-cu12 in the package name");
+
+  WheelRecord variants;
+  variants.package = "bitsandbytes";
+  variants.machine = "x86_64";
+  for (const char* lib : {"bitsandbytes/libbitsandbytes_cuda118.so",
+                          "bitsandbytes/libbitsandbytes_cuda130.so",
+                          "bitsandbytes/libbitsandbytes_cuda124.so", "bitsandbytes/libbitsandbytes_cpu.so"}) {
+    IndexedFile f;
+    f.path = lib;
+    variants.files.push_back(f);
+  }
+  infer_cuda(variants);
+  EXPECT_EQ(variants.cuda, "11.8;12.4;13.0");
+}
+
+TEST(InferCuda, MarkerReading) {
+  EXPECT_TRUE(marker_applies("x==1", "aarch64"));
+  EXPECT_TRUE(marker_applies("x==1; platform_machine == 'aarch64'", "aarch64"));
+  EXPECT_FALSE(marker_applies("x==1; platform_machine == 'aarch64'", "x86_64"));
+  EXPECT_FALSE(marker_applies("x==1; platform_machine != \"x86_64\"", "x86_64"));
+  EXPECT_TRUE(marker_applies("x==1; platform_machine != \"x86_64\"", "aarch64"));
+  EXPECT_TRUE(marker_applies("x==1; platform_machine == \"x86_64\"", "any"));
+  EXPECT_TRUE(marker_applies("x==1; python_version < \"3.15\"", "x86_64"));
+}
+
+}  // namespace
+}  // namespace smcompat

@@ -147,6 +147,10 @@ int run_build(const BuildArgs& a, Context& ctx) {
       }
     };
   }
+  if (!a.output.empty() && a.output != "-")
+    opt.checkpoint = [&a](const WheelIndex& partial) {
+      write_index(partial, a.output, "index build");  // a later run resumes from it
+    };
   auto built = build_wheel_index(opt);
   if (tty) fmt::print(stderr, "\r\033[K");
   if (!built) {
