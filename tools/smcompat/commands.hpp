@@ -33,6 +33,17 @@ void register_build_env(CLI::App& app, Context& ctx);
 void register_ptx(CLI::App& app, Context& ctx);
 void register_trace(CLI::App& app, Context& ctx);
 void register_bench(CLI::App& app, Context& ctx);
+void register_index_build(CLI::App& app, Context& ctx);
+
+/// The `index` command that `index build`, `merge`, `query` and `diff` hang under (created once).
+inline CLI::App& index_command(CLI::App& app) {
+  for (CLI::App* existing : app.get_subcommands({}))
+    if (existing->get_name() == "index") return *existing;
+  CLI::App* index = app.add_subcommand(
+      "index", "The wheel index: which released wheels carry code for which GPU");
+  index->require_subcommand(1);
+  return *index;
+}
 
 /// What `smcompat` with no arguments runs (the doctor once it exists).
 int run_default(Context& ctx);

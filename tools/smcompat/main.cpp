@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   register_ptx(app, ctx);
   register_trace(app, ctx);
   register_bench(app, ctx);
+  register_index_build(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -63,6 +63,10 @@ struct IndexBuildOptions {
   const WheelIndex* resume = nullptr;    ///< wheels already indexed (by sha256) are not redone
   InspectOptions inspect;
   std::function<void(const IndexBuildProgress&)> progress;
+  /// Called with the index so far (resume's wheels plus those done) at most every
+  /// `checkpoint_seconds` while wheels finish, so an interrupted build resumes from there.
+  std::function<void(const WheelIndex&)> checkpoint;
+  double checkpoint_seconds = 30;
 };
 
 struct IndexBuildStats {

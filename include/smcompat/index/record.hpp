@@ -71,6 +71,8 @@ struct WheelRecord {
   /// libcudart.so.12", "-cu12 in the package name").
   std::string cuda;
   std::string cuda_evidence;
+  /// CUDA runtime libraries the wheel bundles (member base names: "libcudart.so.12").
+  std::vector<std::string> runtime_libraries;
   std::vector<std::string> sass;  ///< distinct SASS targets over all files, ascending ("sm_120a")
   std::vector<std::string> ptx;   ///< distinct PTX targets with ISA ("compute_120@8.7")
   std::vector<std::string> lto;   ///< distinct LTO-IR targets
@@ -106,6 +108,13 @@ Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& o
 /// The record of a wheel from inventories of it (inspect_file's output) and its file-level facts;
 /// index_wheel() = this over inspect_file plus METADATA, hash and member count.
 void add_inventories(WheelRecord& record, const std::vector<FileInventory>& inventories);
+
+/// Sets `cuda` and `cuda_evidence` from the record's own facts (requirements whose markers hold
+/// on its machine, bundled runtimes, runtime-variant libraries, the package name). index_wheel()
+/// and normalize() call it, so a corrected rule reaches old records on the next merge.
+void infer_cuda(WheelRecord& record);
+/// Whether a Requires-Dist line's marker can hold on `machine` (only platform_machine is read).
+bool marker_applies(std::string_view requirement, std::string_view machine);
 
 /// PEP 503 name normalisation: "Flash_Attn" -> "flash-attn".
 std::string normalize_package_name(std::string_view name);

@@ -1,0 +1,960 @@
+// Wheel records: a wheel scanned once into what verdicts need (units reduced to their targets),
+// stored as JSON, and judged later through judge_file on the rebuilt units.
+#include "smcompat/index/record.hpp"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <fmt/ranges.h>
+#include <zip.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "smcompat/util/mapped_file.hpp"
+#include "smcompat/util/strings.hpp"
+#include "smcompat/verdict/verdict.hpp"
+
+namespace smcompat::embedded {
+extern const unsigned char wheel_index_json[];
+extern const std::size_t wheel_index_json_size;
+}  // namespace smcompat::embedded
+
+namespace smcompat {
+
+// ---- names and versions ------------------------------------------------------------------------
+
+std::string normalize_package_name(std::string_view name) {
+  std::string out;
+  bool in_run = false;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') {
+      if (!in_run && !out.empty()) out += '-';
+      in_run = true;
+      continue;
+    }
+    in_run = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+namespace {
+
+// PEP 440, as far as PyPI's GPU packages use it: [N!]N(.N)*[{a|b|rc}N][.postN][.devN][+local].
+struct Pep440 {
+  long epoch = 0;
+  std::vector<long> release;
+  int pre_kind = 3;  // 0 a, 1 b, 2 rc, 3 none (a final release sorts after its pre-releases)
+  long pre = 0;
+  long post = -1;  // -1: none
+  long dev = -1;   // -1: none (a dev release sorts before everything else of its release)
+  std::string local;
+};
+
+long take_number(std::string_view& s) {
+  long v = 0;
+  size_t i = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+    v = v * 10 + (s[i] - '0');
+    if (v > 1'000'000'000) v = 1'000'000'000;
+    ++i;
+  }
+  s.remove_prefix(i);
+  return v;
+}
+
+void skip_separator(std::string_view& s) {
+  if (!s.empty() && (s[0] == '.' || s[0] == '-' || s[0] == '_')) s.remove_prefix(1);
+}
+
+bool take_word(std::string_view& s, std::string_view word) {
+  if (s.size() >= word.size() && to_lower(s.substr(0, word.size())) == word) {
+    s.remove_prefix(word.size());
+    return true;
+  }
+  return false;
+}
+
+Pep440 parse_pep440(std::string_view text) {
+  Pep440 v;
+  std::string lowered = to_lower(trim(text));
+  std::string_view s = lowered;
+  if (!s.empty() && s[0] == 'v') s.remove_prefix(1);
+  if (auto plus = s.find('+'); plus != std::string_view::npos) {
+    v.local = std::string(s.substr(plus + 1));
+    s = s.substr(0, plus);
+  }
+  if (auto bang = s.find('!'); bang != std::string_view::npos) {
+    std::string_view e = s.substr(0, bang);
+    v.epoch = take_number(e);
+    s.remove_prefix(bang + 1);
+  }
+  while (!s.empty() && std::isdigit(static_cast<unsigned char>(s[0]))) {
+    v.release.push_back(take_number(s));
+    if (s.size() >= 2 && s[0] == '.' && std::isdigit(static_cast<unsigned char>(s[1])))
+      s.remove_prefix(1);
+    else
+      break;
+  }
+  while (!v.release.empty() && v.release.back() == 0 && v.release.size() > 1)
+    v.release.pop_back();  // 2.9.0 == 2.9
+  skip_separator(s);
+  if (take_word(s, "rc") || take_word(s, "c") || take_word(s, "pre") || take_word(s, "preview")) {
+    v.pre_kind = 2;
+  } else if (take_word(s, "alpha") || take_word(s, "a")) {
+    v.pre_kind = 0;
+  } else if (take_word(s, "beta") || take_word(s, "b")) {
+    v.pre_kind = 1;
+  }
+  if (v.pre_kind != 3) {
+    skip_separator(s);
+    v.pre = take_number(s);
+  }
+  skip_separator(s);
+  if (take_word(s, "post") || take_word(s, "rev") || take_word(s, "r")) {
+    skip_separator(s);
+    v.post = take_number(s);
+  }
+  skip_separator(s);
+  if (take_word(s, "dev")) {
+    skip_separator(s);
+    v.dev = take_number(s);
+  }
+  return v;
+}
+
+template <class T>
+int cmp(const T& a, const T& b) {
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+}  // namespace
+
+int compare_versions(std::string_view a, std::string_view b) {
+  Pep440 x = parse_pep440(a), y = parse_pep440(b);
+  if (int c = cmp(x.epoch, y.epoch)) return c;
+  size_t n = std::max(x.release.size(), y.release.size());
+  for (size_t i = 0; i < n; ++i) {
+    long p = i < x.release.size() ? x.release[i] : 0, q = i < y.release.size() ? y.release[i] : 0;
+    if (int c = cmp(p, q)) return c;
+  }
+  // A dev release without pre/post sorts before the release's pre-releases.
+  auto pre_key = [](const Pep440& v) {
+    if (v.pre_kind == 3 && v.post < 0 && v.dev >= 0) return std::pair<int, long>(-1, 0);
+    return std::pair<int, long>(v.pre_kind, v.pre);
+  };
+  if (int c = cmp(pre_key(x), pre_key(y))) return c;
+  if (int c = cmp(x.post, y.post)) return c;
+  auto dev_key = [](const Pep440& v) { return v.dev < 0 ? LONG_MAX : v.dev; };
+  if (int c = cmp(dev_key(x), dev_key(y))) return c;
+  return cmp(x.local, y.local);
+}
+
+// ---- images and units --------------------------------------------------------------------------
+
+std::string IndexedImage::to_string() const {
+  std::string s = target.to_string();
+  if (ptx_isa) s += "@" + ptx_isa->to_string();
+  return s;
+}
+
+std::optional<IndexedImage> IndexedImage::parse(std::string_view text) {
+  IndexedImage image;
+  std::string_view target = text;
+  if (auto at = text.find('@'); at != std::string_view::npos) {
+    auto isa = Version::parse(text.substr(at + 1));
+    if (!isa) return std::nullopt;
+    image.ptx_isa = isa;
+    target = text.substr(0, at);
+  }
+  auto t = SmTarget::parse(target);
+  if (!t) return std::nullopt;
+  image.target = *t;
+  return image;
+}
+
+namespace {
+
+IndexedImage indexed_image(const DeviceImage& image) {
+  IndexedImage out;
+  out.target = image.target;
+  if (image.target.kind == ImageKind::kPtx) out.ptx_isa = image.ptx_version;
+  return out;
+}
+
+UnitSignature signature_of(const FileInventory& inv, size_t first, size_t count, bool prelink,
+                           bool bare) {
+  UnitSignature unit;
+  std::set<IndexedImage> images;
+  for (size_t i = first; i < first + count && i < inv.images.size(); ++i)
+    images.insert(indexed_image(inv.images[i]));
+  unit.images.assign(images.begin(), images.end());
+  unit.prelink = prelink;
+  unit.bare = bare;
+  return unit;
+}
+
+std::string error_text(const Error& e) {
+  Error copy = e;
+  copy.file.clear();  // the member path is the record's own
+  return copy.to_string();
+}
+
+IndexedFile indexed_file(const FileInventory& inv) {
+  IndexedFile file;
+  file.path = inv.member.empty() ? inv.path : inv.member;
+  file.size = inv.size;
+  file.images = inv.images.size();
+  std::map<UnitSignature, size_t> counts;
+  std::vector<bool> in_container(inv.images.size(), false);
+  for (const auto& c : inv.containers) {
+    for (size_t i = c.first_image; i < c.first_image + c.image_count && i < inv.images.size(); ++i)
+      in_container[i] = true;
+    if (c.image_count == 0) continue;
+    ++counts[signature_of(inv, c.first_image, c.image_count, c.relocatable, false)];
+  }
+  for (size_t i = 0; i < inv.images.size(); ++i)
+    if (!in_container[i])
+      ++counts[signature_of(inv, i, 1, inv.images[i].relocatable, true)];
+  for (auto& [unit, n] : counts) {
+    UnitSignature u = unit;
+    u.count = n;
+    file.units.push_back(std::move(u));
+  }
+  for (const auto& e : inv.errors) file.errors.push_back(error_text(e));
+  return file;
+}
+
+void sorted_unique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+}  // namespace
+
+void add_inventories(WheelRecord& record, const std::vector<FileInventory>& inventories) {
+  std::set<SmTarget> sass, lto;
+  std::set<IndexedImage> ptx;
+  for (const auto& inv : inventories) {
+    if (inv.member.empty()) {  // the wheel file itself: its errors are the record's
+      for (const auto& e : inv.errors) record.errors.push_back(error_text(e));
+      continue;
+    }
+    if (inv.images.empty() && inv.errors.empty()) continue;
+    record.files.push_back(indexed_file(inv));
+    for (const auto& image : inv.images) {
+      switch (image.target.kind) {
+        case ImageKind::kSass: sass.insert(image.target); break;
+        case ImageKind::kLto: lto.insert(image.target); break;
+        case ImageKind::kPtx: ptx.insert(indexed_image(image)); break;
+      }
+    }
+  }
+  std::sort(record.files.begin(), record.files.end(),
+            [](const IndexedFile& a, const IndexedFile& b) { return a.path < b.path; });
+  for (const auto& t : sass) record.sass.push_back(t.to_string());
+  for (const auto& t : lto) record.lto.push_back(t.to_string());
+  for (const auto& t : ptx) record.ptx.push_back(t.to_string());
+}
+
+// ---- scanning a wheel --------------------------------------------------------------------------
+
+namespace {
+
+struct WheelName {
+  std::string name, version, python, abi, platform;
+};
+
+// {distribution}-{version}(-{build tag})?-{python tag}-{abi tag}-{platform tag}.whl (PEP 427).
+std::optional<WheelName> parse_wheel_name(std::string_view filename) {
+  if (!ends_with(filename, ".whl")) return std::nullopt;
+  auto parts = split(filename.substr(0, filename.size() - 4), '-');
+  if (parts.size() != 5 && parts.size() != 6) return std::nullopt;
+  for (auto p : parts)
+    if (p.empty()) return std::nullopt;
+  size_t n = parts.size();
+  return WheelName{std::string(parts[0]), std::string(parts[1]), std::string(parts[n - 3]),
+                   std::string(parts[n - 2]), std::string(parts[n - 1])};
+}
+
+std::string machine_of(std::string_view platform) {
+  if (platform == "any") return "any";
+  for (std::string_view m : {"x86_64", "aarch64", "ppc64le", "s390x", "armv7l", "i686", "amd64",
+                             "arm64", "win32"})
+    if (platform.find(m) != std::string_view::npos) return std::string(m);
+  return std::string(platform);
+}
+
+std::string sha256_hex(ByteView bytes) {
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return {};
+  // In slices, so a mapped file's pages stream through once.
+  const uint8_t* p = bytes.data();
+  uint64_t left = bytes.size();
+  while (left > 0) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(left, 64ull << 20));
+    if (EVP_DigestUpdate(ctx.get(), p, n) != 1) return {};
+    p += n;
+    left -= n;
+  }
+  if (EVP_DigestFinal_ex(ctx.get(), digest, &len) != 1) return {};
+  std::string out;
+  for (unsigned i = 0; i < len; ++i) out += fmt::format("{:02x}", digest[i]);
+  return out;
+}
+
+// The Requires-Dist lines worth keeping: torch-family pins and NVIDIA/CUDA wheels.
+bool relevant_requirement(std::string_view line) {
+  std::string name;
+  for (char c : line) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')
+      name += c;
+    else
+      break;
+  }
+  name = normalize_package_name(name);
+  for (std::string_view exact : {"torch", "torchvision", "torchaudio", "triton", "xformers",
+                                 "jaxlib", "jax"})
+    if (name == exact) return true;
+  for (std::string_view prefix : {"nvidia-", "cuda-", "jax-cuda", "cupy-cuda"})
+    if (starts_with(name, prefix)) return true;
+  return false;
+}
+
+struct ZipFacts {
+  size_t members = 0;
+  std::vector<std::string> requires_dist;
+  std::vector<std::string> names;  // member base names, for bundled runtimes
+  std::optional<std::string> error;
+};
+
+// Member count and METADATA's Requires-Dist, read with libzip (the inventory reads the members
+// with device code; these are the wheel's own facts).
+ZipFacts read_zip_facts(ByteView bytes) {
+  ZipFacts facts;
+  zip_error_t err;
+  zip_error_init(&err);
+  zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
+  zip_t* z = src ? zip_open_from_source(src, ZIP_RDONLY, &err) : nullptr;
+  if (!z) {
+    facts.error = fmt::format("zip: {}", zip_error_strerror(&err));
+    if (src) zip_source_free(src);
+    zip_error_fini(&err);
+    return facts;
+  }
+  zip_error_fini(&err);
+  std::unique_ptr<zip_t, int (*)(zip_t*)> zip(z, zip_close);
+  zip_int64_t n = zip_get_num_entries(z, 0);
+  for (zip_int64_t i = 0; i < n; ++i) {
+    const char* raw = zip_get_name(z, i, 0);
+    if (!raw) continue;
+    std::string name = raw;
+    if (name.empty() || name.back() == '/') continue;
+    ++facts.members;
+    auto slash = name.rfind('/');
+    facts.names.push_back(slash == std::string::npos ? name : name.substr(slash + 1));
+    // The top-level NAME-VER.dist-info/METADATA (PEP 427), bounded: metadata is small.
+    if (slash == std::string::npos || name.substr(slash + 1) != "METADATA") continue;
+    std::string dir = name.substr(0, slash);
+    if (dir.find('/') != std::string::npos || !ends_with(dir, ".dist-info")) continue;
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(z, i, 0, &st) != 0 || st.size > (16u << 20)) continue;
+    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(zip_fopen_index(z, i, 0), zip_fclose);
+    if (!f) continue;
+    std::string text(st.size, '\0');
+    zip_int64_t got = zip_fread(f.get(), text.data(), st.size);
+    if (got < 0) continue;
+    text.resize(static_cast<size_t>(got));
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.empty()) break;  // the headers end at the first empty line; the body follows
+      if (!starts_with(line, "Requires-Dist:")) continue;
+      std::string req(trim(std::string_view(line).substr(14)));
+      if (relevant_requirement(req)) facts.requires_dist.push_back(req);
+    }
+  }
+  return facts;
+}
+
+// "12.8.90" -> "12.8"
+std::string major_minor(std::string_view v) {
+  auto parts = split(v, '.');
+  if (parts.size() >= 2) return std::string(parts[0]) + "." + std::string(parts[1]);
+  return std::string(v);
+}
+
+// The CUDA runtime a wheel needs, with the evidence: its pinned runtime wheel, a bundled
+// libcudart, an NVIDIA wheel of one CUDA major, or a -cuNN / -cudaNNx package name.
+}  // namespace
+
+// Whether a requirement's environment marker can hold on `machine`: only platform_machine is
+// looked at ("nvidia-cuda-runtime-cu12==12.8.90; platform_machine == \"x86_64\"" does not apply
+// to an aarch64 wheel); everything else is assumed to hold on a Linux GPU machine.
+bool marker_applies(std::string_view requirement, std::string_view machine) {
+  auto semi = requirement.find(';');
+  if (semi == std::string_view::npos || machine == "any") return true;
+  std::string_view marker = requirement.substr(semi + 1);
+  for (size_t at = marker.find("platform_machine"); at != std::string_view::npos;
+       at = marker.find("platform_machine", at + 1)) {
+    std::string_view rest = trim(marker.substr(at + 16));
+    bool equal = starts_with(rest, "==");
+    if (!equal && !starts_with(rest, "!=")) continue;
+    rest = trim(rest.substr(2));
+    if (rest.empty() || (rest[0] != '"' && rest[0] != '\'')) continue;
+    auto close = rest.find(rest[0], 1);
+    if (close == std::string_view::npos) continue;
+    std::string_view value = rest.substr(1, close - 1);
+    if (equal != (value == machine)) return false;
+  }
+  return true;
+}
+
+void infer_cuda(WheelRecord& record) {
+  record.cuda.clear();
+  record.cuda_evidence.clear();
+  std::vector<std::string> requires_here;
+  for (const auto& req : record.requires_dist)
+    if (marker_applies(req, record.machine)) requires_here.push_back(req);
+  for (const auto& req : requires_here) {
+    std::string name = normalize_package_name(req.substr(0, req.find_first_of("=<>!~; [(")));
+    if (name != "nvidia-cuda-runtime-cu11" && name != "nvidia-cuda-runtime-cu12" &&
+        name != "nvidia-cuda-runtime-cu13" && name != "nvidia-cuda-runtime" &&
+        name != "cuda-toolkit")
+      continue;
+    auto eq = req.find("==");
+    if (eq != std::string::npos) {
+      std::string v(trim(std::string_view(req).substr(eq + 2)));
+      v = v.substr(0, v.find_first_of(" ;,"));
+      record.cuda = major_minor(v);
+      record.cuda_evidence = "requires " + name + "==" + v;
+      return;
+    }
+    if (starts_with(name, "nvidia-cuda-runtime-cu")) {
+      record.cuda = name.substr(std::string("nvidia-cuda-runtime-cu").size());
+      record.cuda_evidence = "requires " + std::string(trim(req.substr(0, req.find(';'))));
+      return;
+    }
+  }
+  for (const auto& base : record.runtime_libraries) {
+    if (starts_with(base, "libcudart.so.")) {
+      record.cuda = base.substr(std::string("libcudart.so.").size());
+      if (auto dot = record.cuda.find('.'); dot != std::string::npos)
+        record.cuda = record.cuda.substr(0, dot);
+      record.cuda_evidence = "bundles " + base;
+      return;
+    }
+  }
+  for (const auto& req : requires_here) {
+    std::string name = normalize_package_name(req.substr(0, req.find_first_of("=<>!~; [(")));
+    auto cu = name.rfind("-cu");
+    if (starts_with(name, "nvidia-") && cu != std::string::npos && name.size() - cu <= 5 &&
+        std::all_of(name.begin() + cu + 3, name.end(), ::isdigit) && name.size() > cu + 3) {
+      record.cuda = name.substr(cu + 3);
+      record.cuda_evidence = "requires " + name;
+      return;
+    }
+  }
+  // One library per CUDA runtime (libbitsandbytes_cuda118.so ... _cuda130.so): each of them.
+  std::set<std::pair<int, int>> variants;
+  std::string example;
+  for (const auto& file : record.files) {
+    auto base = file.path.substr(file.path.rfind('/') == std::string::npos ? 0
+                                                                          : file.path.rfind('/') + 1);
+    auto at = base.find("_cuda");
+    if (at == std::string::npos) continue;
+    size_t i = at + 5, j = i;
+    while (j < base.size() && std::isdigit(static_cast<unsigned char>(base[j]))) ++j;
+    if (j - i != 3 && j - i != 4) continue;  // 118 -> 11.8, 1210 (never seen) -> 12.10
+    int major = std::stoi(base.substr(i, 2)), minor = std::stoi(base.substr(i + 2, j - i - 2));
+    variants.insert({major, minor});
+    if (example.empty()) example = base;
+  }
+  if (variants.size() >= 2) {
+    std::vector<std::string> list;
+    for (auto [major, minor] : variants) list.push_back(fmt::format("{}.{}", major, minor));
+    record.cuda = fmt::format("{}", fmt::join(list, ";"));
+    record.cuda_evidence = fmt::format("one library per CUDA runtime ({} …), loaded by the "
+                                       "runtime torch uses",
+                                       example);
+    return;
+  }
+  // The package's own name: nvidia-cublas-cu12, cupy-cuda12x, jax-cuda13-plugin.
+  const std::string& p = record.package;
+  for (std::string_view marker : {"-cu", "-cuda"}) {
+    auto at = p.find(marker);
+    while (at != std::string::npos) {
+      size_t i = at + marker.size(), j = i;
+      while (j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]))) ++j;
+      if (j > i && j - i <= 3 && (j == p.size() || p[j] == '-' || p[j] == 'x')) {
+        record.cuda = p.substr(i, j - i);
+        record.cuda_evidence = "-" + p.substr(at + 1, j - at - 1) + " in the package name";
+        return;
+      }
+      at = p.find(marker, at + 1);
+    }
+  }
+}
+
+Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& options) {
+  std::string filename = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  auto name = parse_wheel_name(filename);
+  if (!name)
+    return make_error(fmt::format("'{}' is not a wheel's file name (NAME-VERSION-PYTHON-ABI-"
+                                  "PLATFORM.whl, PEP 427)",
+                                  filename))
+        .in_file(path);
+  WheelRecord record;
+  record.package = normalize_package_name(name->name);
+  record.version = name->version;
+  record.filename = filename;
+  record.python_tag = name->python;
+  record.abi_tag = name->abi;
+  record.platform_tag = name->platform;
+  record.machine = machine_of(name->platform);
+  auto mapped = MappedFile::open(path);
+  if (!mapped) {
+    record.errors.push_back(mapped.error().to_string());
+    return record;
+  }
+  ByteView bytes = mapped->view();
+  record.size = bytes.size();
+  record.sha256 = sha256_hex(bytes);
+  ZipFacts facts = read_zip_facts(bytes);
+  record.members = facts.members;
+  record.requires_dist = facts.requires_dist;
+  add_inventories(record, inspect_buffer(bytes, path, options));
+  if (facts.error && record.errors.empty()) record.errors.push_back(*facts.error);
+  for (const auto& base : facts.names)
+    if (starts_with(base, "libcudart.so.")) record.runtime_libraries.push_back(base);
+  sorted_unique(record.runtime_libraries);
+  infer_cuda(record);
+  return record;
+}
+
+// ---- JSON --------------------------------------------------------------------------------------
+
+nlohmann::json to_json(const WheelRecord& r) {
+  using nlohmann::json;
+  json files = json::array();
+  for (const auto& f : r.files) {
+    json units = json::array();
+    for (const auto& u : f.units) {
+      json images = json::array();
+      for (const auto& i : u.images) images.push_back(i.to_string());
+      json unit = {{"images", images}};
+      if (u.count != 1) unit["count"] = u.count;
+      if (u.prelink) unit["prelink"] = true;
+      if (u.bare) unit["bare"] = true;
+      units.push_back(std::move(unit));
+    }
+    json file = {{"path", f.path}, {"size", f.size}, {"images", f.images}, {"units", units}};
+    if (!f.errors.empty()) file["errors"] = f.errors;
+    files.push_back(std::move(file));
+  }
+  json j = {{"package", r.package},   {"version", r.version},     {"filename", r.filename},
+            {"python", r.python_tag}, {"abi", r.abi_tag},         {"platform", r.platform_tag},
+            {"machine", r.machine},   {"size", r.size},           {"sha256", r.sha256},
+            {"members", r.members},   {"cuda", r.cuda},           {"cuda_evidence", r.cuda_evidence},
+            {"sass", r.sass},         {"ptx", r.ptx},             {"lto", r.lto},
+            {"requires_dist", r.requires_dist},                   {"files", files}};
+  if (!r.runtime_libraries.empty()) j["runtime_libraries"] = r.runtime_libraries;
+  if (!r.errors.empty()) j["errors"] = r.errors;
+  return j;
+}
+
+nlohmann::json to_json(const WheelIndex& index) {
+  nlohmann::json wheels = nlohmann::json::array(), failures = nlohmann::json::array();
+  for (const auto& w : index.wheels) wheels.push_back(to_json(w));
+  for (const auto& f : index.failures)
+    failures.push_back({{"package", f.package},
+                        {"version", f.version},
+                        {"platform", f.platform},
+                        {"stage", f.stage},
+                        {"message", f.message}});
+  return {{"schema", kWheelIndexSchema}, {"built", index.built},
+          {"tool_version", index.tool_version}, {"rebuild", index.rebuild},
+          {"platforms", index.platforms}, {"wheels", wheels}, {"failures", failures}};
+}
+
+namespace {
+
+// Strict field readers: an index row that does not have the documented shape is an error that
+// names the row, not a silently empty record.
+struct Reader {
+  Reader(const nlohmann::json& json, std::string place) : j(json), where(std::move(place)) {}
+  const nlohmann::json& j;
+  std::string where;
+  std::optional<Error> error;
+
+  void fail(const std::string& what) {
+    if (!error) error = make_error(where + ": " + what);
+  }
+  std::string str(const char* key, bool required = true) {
+    if (!j.contains(key)) {
+      if (required) fail(fmt::format("missing \"{}\"", key));
+      return {};
+    }
+    if (!j[key].is_string()) {
+      fail(fmt::format("\"{}\" is not a string", key));
+      return {};
+    }
+    return j[key].get<std::string>();
+  }
+  uint64_t num(const char* key, bool required = true) {
+    if (!j.contains(key)) {
+      if (required) fail(fmt::format("missing \"{}\"", key));
+      return 0;
+    }
+    if (!j[key].is_number_unsigned()) {
+      fail(fmt::format("\"{}\" is not a non-negative integer", key));
+      return 0;
+    }
+    return j[key].get<uint64_t>();
+  }
+  std::vector<std::string> strs(const char* key, bool required = true) {
+    std::vector<std::string> out;
+    if (!j.contains(key)) {
+      if (required) fail(fmt::format("missing \"{}\"", key));
+      return out;
+    }
+    if (!j[key].is_array()) {
+      fail(fmt::format("\"{}\" is not an array", key));
+      return out;
+    }
+    for (const auto& v : j[key]) {
+      if (!v.is_string()) {
+        fail(fmt::format("\"{}\" holds a non-string", key));
+        return {};
+      }
+      out.push_back(v.get<std::string>());
+    }
+    return out;
+  }
+  bool flag(const char* key) {
+    if (!j.contains(key)) return false;
+    if (!j[key].is_boolean()) {
+      fail(fmt::format("\"{}\" is not a boolean", key));
+      return false;
+    }
+    return j[key].get<bool>();
+  }
+};
+
+}  // namespace
+
+Result<WheelRecord> wheel_record_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return make_error("a wheel record is not an object");
+  Reader r{j, "wheel"};
+  WheelRecord w;
+  w.filename = r.str("filename");
+  if (!w.filename.empty()) r.where = "wheel " + w.filename;
+  w.package = r.str("package");
+  w.version = r.str("version");
+  w.python_tag = r.str("python");
+  w.abi_tag = r.str("abi");
+  w.platform_tag = r.str("platform");
+  w.machine = r.str("machine");
+  w.size = r.num("size");
+  w.sha256 = r.str("sha256");
+  w.members = r.num("members");
+  w.cuda = r.str("cuda");
+  w.cuda_evidence = r.str("cuda_evidence");
+  w.sass = r.strs("sass");
+  w.ptx = r.strs("ptx");
+  w.lto = r.strs("lto");
+  w.requires_dist = r.strs("requires_dist");
+  w.errors = r.strs("errors", false);
+  w.runtime_libraries = r.strs("runtime_libraries", false);
+  if (r.error) return *r.error;
+  if (!j.contains("files") || !j["files"].is_array())
+    return make_error(r.where + ": \"files\" missing or not an array");
+  for (const auto& fj : j["files"]) {
+    if (!fj.is_object()) return make_error(r.where + ": a file entry is not an object");
+    Reader fr{fj, r.where};
+    IndexedFile f;
+    f.path = fr.str("path");
+    fr.where = r.where + " file " + f.path;
+    f.size = fr.num("size");
+    f.images = fr.num("images");
+    f.errors = fr.strs("errors", false);
+    if (fr.error) return *fr.error;
+    if (!fj.contains("units") || !fj["units"].is_array())
+      return make_error(fr.where + ": \"units\" missing or not an array");
+    for (const auto& uj : fj["units"]) {
+      if (!uj.is_object()) return make_error(fr.where + ": a unit is not an object");
+      Reader ur{uj, fr.where + " unit"};
+      UnitSignature u;
+      for (const auto& text : ur.strs("images")) {
+        auto image = IndexedImage::parse(text);
+        if (!image) return make_error(fmt::format("{}: image '{}' is not a target", ur.where, text));
+        u.images.push_back(*image);
+      }
+      u.count = uj.contains("count") ? ur.num("count") : 1;
+      u.prelink = ur.flag("prelink");
+      u.bare = ur.flag("bare");
+      if (ur.error) return *ur.error;
+      f.units.push_back(std::move(u));
+    }
+    w.files.push_back(std::move(f));
+  }
+  return w;
+}
+
+Result<WheelIndex> wheel_index_from_json(const nlohmann::json& j, const std::string& file) {
+  auto located = [&](Error e) { return e.in_file(file); };
+  if (!j.is_object()) return located(make_error("not a JSON object"));
+  if (!j.contains("schema") || !j["schema"].is_string())
+    return located(make_error("no \"schema\": not a smcompat index"));
+  std::string schema = j["schema"].get<std::string>();
+  if (schema != kWheelIndexSchema)
+    return located(make_error(fmt::format("schema is \"{}\", expected \"{}\"", schema,
+                                          kWheelIndexSchema)));
+  Reader r{j, "index"};
+  WheelIndex index;
+  index.built = r.str("built");
+  index.tool_version = r.str("tool_version");
+  index.rebuild = r.str("rebuild", false);
+  index.platforms = r.strs("platforms");
+  if (r.error) return located(*r.error);
+  if (!j.contains("wheels") || !j["wheels"].is_array())
+    return located(make_error("\"wheels\" missing or not an array"));
+  size_t row = 0;
+  for (const auto& wj : j["wheels"]) {
+    auto w = wheel_record_from_json(wj);
+    if (!w) {
+      Error e = w.error();
+      e.what = fmt::format("wheels[{}]: {}", row, e.what);
+      return located(e);
+    }
+    index.wheels.push_back(std::move(*w));
+    ++row;
+  }
+  if (j.contains("failures")) {
+    if (!j["failures"].is_array()) return located(make_error("\"failures\" is not an array"));
+    for (const auto& fj : j["failures"]) {
+      if (!fj.is_object()) return located(make_error("a failure is not an object"));
+      Reader fr{fj, "failure"};
+      IndexFailure f{fr.str("package"), fr.str("version"), fr.str("platform"), fr.str("stage"),
+                     fr.str("message")};
+      if (fr.error) return located(*fr.error);
+      index.failures.push_back(std::move(f));
+    }
+  }
+  return index;
+}
+
+Result<WheelIndex> read_wheel_index(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot open the index file").in_file(path);
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return make_error("not valid JSON").in_file(path);
+  return wheel_index_from_json(j, path);
+}
+
+const WheelIndex& builtin_wheel_index() {
+  static const WheelIndex index = [] {
+    const char* begin = reinterpret_cast<const char*>(embedded::wheel_index_json);
+    auto j = nlohmann::json::parse(begin, begin + embedded::wheel_index_json_size, nullptr, false);
+    auto parsed = wheel_index_from_json(j, "data/wheel_index.json");
+    // The shipped file is checked by the tests; a broken one must not take the tool down.
+    return parsed ? std::move(*parsed) : WheelIndex{};
+  }();
+  return index;
+}
+
+void normalize(WheelIndex& index) {
+  auto before = [](const WheelRecord& a, const WheelRecord& b) {
+    if (a.package != b.package) return a.package < b.package;
+    if (int c = compare_versions(a.version, b.version)) return c < 0;
+    return a.filename < b.filename;
+  };
+  std::stable_sort(index.wheels.begin(), index.wheels.end(), before);
+  std::set<std::string> seen;
+  std::vector<WheelRecord> unique;
+  for (auto& w : index.wheels) {
+    std::string key = w.sha256.empty() ? "name:" + w.filename : w.sha256;
+    if (seen.insert(key).second) unique.push_back(std::move(w));
+  }
+  index.wheels = std::move(unique);
+  // Derived facts follow the current rules, so a merge carries a corrected rule to every record.
+  for (auto& w : index.wheels) infer_cuda(w);
+  // A failure for a (package, version, machine) that now has a wheel is history, not a gap.
+  std::set<std::tuple<std::string, std::string, std::string>> indexed;
+  for (const auto& w : index.wheels)
+    if (w.errors.empty()) indexed.insert({w.package, w.version, "linux_" + w.machine});
+  std::vector<IndexFailure> failures;
+  std::set<std::tuple<std::string, std::string, std::string, std::string>> failure_seen;
+  for (auto& f : index.failures) {
+    if (!f.version.empty() &&
+        indexed.count({normalize_package_name(f.package), f.version, f.platform}))
+      continue;
+    if (!failure_seen.insert({f.package, f.version, f.platform, f.stage}).second) continue;
+    failures.push_back(std::move(f));
+  }
+  std::sort(failures.begin(), failures.end(), [](const IndexFailure& a, const IndexFailure& b) {
+    return std::tie(a.package, a.version, a.platform, a.stage) <
+           std::tie(b.package, b.version, b.platform, b.stage);
+  });
+  index.failures = std::move(failures);
+  sorted_unique(index.platforms);
+}
+
+WheelIndex merge_indexes(std::vector<WheelIndex> parts) {
+  WheelIndex out;
+  for (auto& p : parts) {
+    if (p.built > out.built) out.built = p.built;
+    if (p.tool_version > out.tool_version) out.tool_version = p.tool_version;
+    if (out.rebuild.empty()) out.rebuild = p.rebuild;
+    for (auto& pl : p.platforms) out.platforms.push_back(std::move(pl));
+    for (auto& w : p.wheels) out.wheels.push_back(std::move(w));
+    for (auto& f : p.failures) out.failures.push_back(std::move(f));
+  }
+  normalize(out);
+  return out;
+}
+
+// ---- verdicts ----------------------------------------------------------------------------------
+
+FileInventory rebuild_inventory(const IndexedFile& file) {
+  FileInventory inv;
+  inv.path = file.path;
+  inv.size = file.size;
+  inv.format = FileFormat::kHostElf;
+  for (const auto& unit : file.units) {
+    for (size_t copy = 0; copy < unit.count; ++copy) {
+      size_t first = inv.images.size();
+      for (const auto& image : unit.images) {
+        DeviceImage d;
+        d.target = image.target;
+        d.ptx_version = image.ptx_isa;
+        d.in_container = !unit.bare;
+        d.relocatable = unit.prelink;
+        inv.images.push_back(std::move(d));
+      }
+      if (!unit.bare) {
+        ContainerInfo c;
+        c.section = unit.prelink ? "__nv_relfatbin" : ".nv_fatbin";
+        c.first_image = first;
+        c.image_count = unit.images.size();
+        c.relocatable = unit.prelink;
+        inv.containers.push_back(c);
+      }
+    }
+  }
+  return inv;
+}
+
+namespace {
+
+// Files that are one library per CUDA runtime, of which one is loaded (bitsandbytes'
+// libbitsandbytes_cuda118.so ... _cuda130.so): the same directory and name with the digits after
+// "cuda" or "cu" replaced. Returns "" when the name has no such part.
+std::string variant_pattern(const std::string& path) {
+  auto slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  for (std::string_view marker : {"_cuda", "_cu", "-cuda", "-cu"}) {
+    auto at = base.find(marker);
+    if (at == std::string::npos) continue;
+    size_t i = at + marker.size(), j = i;
+    while (j < base.size() && std::isdigit(static_cast<unsigned char>(base[j]))) ++j;
+    if (j - i >= 2 && j - i <= 4) return dir + base.substr(0, i) + "*" + base.substr(j);
+  }
+  return {};
+}
+
+}  // namespace
+
+WheelVerdict judge_wheel(const WheelRecord& record, const Target& target) {
+  WheelVerdict out;
+  const Catalog& catalog = Catalog::builtin();
+  struct Judged {
+    IndexedFileVerdict v;
+    std::optional<Version> driver;  // for a PTX-only fit: the CUDA whose JIT takes its PTX
+  };
+  std::vector<Judged> judged;
+  for (const auto& file : record.files) {
+    if (file.units.empty()) continue;  // errors only: reported in the record, not judged
+    FileVerdict fv = judge_file(rebuild_inventory(file), target, catalog);
+    if (!fv.has_device_code) continue;
+    Judged j;
+    j.v.path = file.path;
+    j.v.fit = fv.verdict;
+    size_t loadable = fv.units.size() - fv.prelink_units;
+    j.v.specialized_elsewhere = fv.verdict == Fit::kNoImage && loadable > 0 &&
+                                fv.specialized_elsewhere == loadable;
+    j.v.summary = fv.summary;
+    if (fv.verdict == Fit::kPtxJit || fv.verdict == Fit::kUnsupportedPtx) {
+      // The lowest PTX ISA among the PTX images this GPU could JIT decides the driver needed.
+      std::optional<Version> lowest;
+      for (const auto& unit : file.units)
+        for (const auto& image : unit.images)
+          if (image.target.kind == ImageKind::kPtx && image.ptx_isa &&
+              image.target.arch <= target.cc.arch() &&
+              image.target.variant == ArchVariant::kBase &&
+              (!lowest || *image.ptx_isa < *lowest))
+            lowest = image.ptx_isa;
+      if (lowest) j.driver = catalog.min_cuda_for_ptx(*lowest);
+    }
+    judged.push_back(std::move(j));
+  }
+  out.has_device_code = !judged.empty();
+  // Runtime-variant groups: the best member decides for the group.
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < judged.size(); ++i) {
+    std::string pattern = variant_pattern(judged[i].v.path);
+    if (!pattern.empty()) groups[pattern].push_back(i);
+  }
+  std::vector<bool> grouped(judged.size(), false);
+  std::optional<Fit> fit;
+  std::optional<Version> driver;
+  auto take = [&](const Judged& j) {
+    fit = fit ? worse(*fit, j.v.fit) : j.v.fit;
+    if (j.driver && (!driver || *driver < *j.driver)) driver = j.driver;
+  };
+  for (auto& [pattern, members] : groups) {
+    if (members.size() < 2) continue;
+    size_t best_i = members.front();
+    for (size_t i : members) {
+      grouped[i] = true;
+      const auto& a = judged[i].v;
+      const auto& b = judged[best_i].v;
+      // Best fit; among equals the newest runtime (the longest/highest name sorts last).
+      if (better(a.fit, b.fit) || (a.fit == b.fit && a.path > b.path)) best_i = i;
+    }
+    take(judged[best_i]);
+    out.variant = judged[best_i].v.path;
+  }
+  bool any_general = false;
+  for (size_t i = 0; i < judged.size(); ++i) {
+    if (grouped[i] || judged[i].v.specialized_elsewhere) continue;
+    any_general = true;
+    take(judged[i]);
+  }
+  if (!fit && !any_general && !judged.empty()) fit = Fit::kNoImage;  // only other GPUs' a/f code
+  out.fit = fit.value_or(Fit::kNoImage);
+  if (out.fit == Fit::kPtxJit || out.fit == Fit::kUnsupportedPtx) out.driver_cuda_needed = driver;
+  for (auto& j : judged) out.files.push_back(std::move(j.v));
+  if (!out.has_device_code) {
+    out.summary = record.errors.empty() ? "no device code" : "unreadable: " + record.errors[0];
+  } else {
+    out.summary = to_string(out.fit);
+    if (out.driver_cuda_needed)
+      out.summary += " (a driver for CUDA " + out.driver_cuda_needed->to_string() + "+ JITs it)";
+    if (!out.variant.empty()) out.summary += "; runtime variant " + out.variant;
+  }
+  return out;
+}
+
+}  // namespace smcompat
