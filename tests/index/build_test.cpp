@@ -591,6 +591,39 @@ TEST(IndexBuild, LastCountsOnlyReleasesWithBinaryWheels) {
   EXPECT_TRUE(r.index.failures.empty()) << describe(r.index.failures);
 }
 
+// A list failure of the resumed index that no longer holds (pip lists the package now) must not
+// come back when the shards of the new build are merged: every shard carries the resumed
+// index's failures, and a list failure has no wheel that would settle it in the merge.
+TEST(IndexBuild, ShardsOfAResumedBuildDropAListFailureThatIsGone) {
+  REQUIRE_PIP_AND_REPO();
+  WheelIndex old;
+  old.platforms = {"linux_aarch64", "linux_x86_64"};
+  old.failures.push_back({"smc-pure", "", "linux_aarch64", "list",
+                          "no release of smc-pure for linux_aarch64: pip: (an old outage)"});
+  // One build: the failure is gone.
+  {
+    TempDir cache("gone");
+    IndexBuildOptions o = options_for({"smc-pure"}, cache.path);
+    o.resume = &old;
+    IndexBuildResult r = build_or_fail(o);
+    EXPECT_EQ(r.index.wheels.size(), 1u);
+    EXPECT_TRUE(r.index.failures.empty()) << describe(r.index.failures);
+  }
+  // Two shards, merged: gone too.
+  std::vector<WheelIndex> parts;
+  for (size_t k = 0; k < 2; ++k) {
+    TempDir cache("gone-shard");
+    IndexBuildOptions o = options_for({"smc-pure"}, cache.path);
+    o.resume = &old;
+    o.shard_index = k;
+    o.shard_count = 2;
+    parts.push_back(build_or_fail(o).index);
+  }
+  WheelIndex merged = merge_indexes(parts);
+  EXPECT_EQ(merged.wheels.size(), 1u);
+  EXPECT_TRUE(merged.failures.empty()) << describe(merged.failures);
+}
+
 TEST(IndexBuild, SpecifierSelectsVersions) {
   REQUIRE_PIP_AND_REPO();
   TempDir cache("spec");
