@@ -2,17 +2,24 @@
 # Rebuilds the shipped wheel index, data/wheel_index.json (schema smcompat.index/1,
 # docs/json-schema.md), from PyPI: `smcompat index build` lists each package's releases with pip,
 # downloads the wheels of the newest ones for the Linux x86-64 and aarch64 GPU machines' platform
-# tags, scans each wheel and records what could not be done; `smcompat index merge` then joins the
-# new builds with the old index, so that releases which have left the newest N stay indexed.
+# tags, scans each wheel and records what could not be done.
 #
-# Every build resumes from the current index: a wheel already in it (same sha256) is neither
-# downloaded nor scanned again, so a refresh costs only the new releases. Wheels are downloaded to
-# a cache directory and deleted once scanned (the whole set is hundreds of GB; see
-# docs/index-scale.md to split the work over many machines with --shard K/N).
+# The builds are chained: the first resumes from the current index, the second from the first's
+# output, and the result replaces the index. A build's output is the index it resumed plus its new
+# wheels, so releases which have left the newest N stay indexed, and a wheel already indexed (same
+# sha256) is neither downloaded nor scanned again: a refresh costs only the new releases. Chaining
+# rather than merging two builds of the old index matters for failures: a build drops the old
+# failures of what it has now redone, while `smcompat index merge` of old and new would bring back
+# a `list` failure that no longer holds (no wheel settles it). The final `index merge` of the one
+# result is the canonical form only (sorted, each wheel once, CUDA runtimes re-inferred).
+#
+# Wheels are downloaded to a cache directory and deleted once scanned. The whole set is hundreds
+# of GB; docs/index-scale.md splits the work over many machines with --shard K/N.
 #
 # Usage: scripts/refresh-wheel-index.sh [--dry-run] [EXTRA BUILD OPTIONS...]
 #   --dry-run   print the commands instead of running them
-#   extra options are passed to every `smcompat index build` (for example --shard 2/4)
+#   extra options are passed to every `smcompat index build` (for example --jobs 4, or
+#   --index-url URL for a PyPI mirror)
 # Environment:
 #   SMCOMPAT             the smcompat binary (default: build/bin/smcompat of this checkout)
 #   SMCOMPAT_INDEX_CACHE where wheels are downloaded (default: ~/.cache/smcompat-index)
@@ -86,11 +93,9 @@ build "${frameworks[@]}" "${nvidia_libraries[@]}" --last 8 \
   --resume "$index" --cache "$cache" -o "$work/recent.json" "${extra[@]}"
 say "building ${long_history[*]} (newest 16 releases)"
 build "${long_history[@]}" --last 16 \
-  --resume "$index" --cache "$cache" -o "$work/long.json" "${extra[@]}"
+  --resume "$work/recent.json" --cache "$cache" -o "$work/long.json" "${extra[@]}"
 
-# The old index first: wheels of releases no longer among the newest stay; a failure that a new
-# build has now indexed is dropped by the merge.
-run "$smcompat" index merge "$index" "$work/recent.json" "$work/long.json" -o "$work/merged.json"
+run "$smcompat" index merge "$work/long.json" -o "$work/merged.json"
 if ((!dry_run)); then
   mv "$work/merged.json" "$index"
   say "wrote $index"
