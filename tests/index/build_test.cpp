@@ -624,6 +624,33 @@ TEST(IndexBuild, ShardsOfAResumedBuildDropAListFailureThatIsGone) {
   EXPECT_TRUE(merged.failures.empty()) << describe(merged.failures);
 }
 
+// build.hpp: the checkpoint gets "the index so far (resume's wheels plus those done)", so an
+// interrupted build resumes from it. With checkpoint_seconds 0, after every wheel.
+TEST(IndexBuild, CheckpointsHoldTheResumedWheelsAndThoseDone) {
+  REQUIRE_PIP_AND_REPO();
+  TempDir cache("checkpoint");
+  IndexBuildResult first = build_or_fail(options_for({"smc-pure"}, cache.path));
+  ASSERT_EQ(first.index.wheels.size(), 1u) << describe(first.index.failures);
+
+  IndexBuildOptions o = options_for({"smc-good"}, cache.path);
+  o.platforms = {*find_index_platform("linux_x86_64")};
+  o.resume = &first.index;
+  o.checkpoint_seconds = 0;
+  std::vector<WheelIndex> checkpoints;
+  o.checkpoint = [&](const WheelIndex& partial) { checkpoints.push_back(partial); };
+  IndexBuildResult r = build_or_fail(o);
+  ASSERT_EQ(r.index.wheels.size(), 4u) << describe(r.index.failures);
+  ASSERT_EQ(checkpoints.size(), 3u);  // one per smc-good wheel scanned
+  for (size_t k = 0; k < checkpoints.size(); ++k) {
+    SCOPED_TRACE("checkpoint " + std::to_string(k + 1));
+    EXPECT_EQ(checkpoints[k].wheels.size(), k + 2) << describe(checkpoints[k].wheels);
+    EXPECT_NE(find_wheel(checkpoints[k], "smc_pure-1.0.0-py3-none-any.whl"), nullptr);
+    for (const auto& w : checkpoints[k].wheels)
+      EXPECT_NE(find_wheel(r.index, w.filename), nullptr) << w.filename;
+  }
+  EXPECT_EQ(checkpoints.back().wheels, r.index.wheels);
+}
+
 TEST(IndexBuild, SpecifierSelectsVersions) {
   REQUIRE_PIP_AND_REPO();
   TempDir cache("spec");
