@@ -60,7 +60,7 @@ std::string package_section(const PackageAdvice& a, const IndexAnswerContext& c,
                             const Style& st) {
   std::string out;
   if (!a.indexed)
-    out += st.bold(a.package) + ": " + st.yellow("not in the index") + "\n";
+    out += st.bold(a.package) + "\n";  // the notes say why
   else if (a.recommended)
     out += st.bold(a.package) + " → " + st.bold(*a.recommended) + "\n";
   else
@@ -81,11 +81,9 @@ std::string package_section(const PackageAdvice& a, const IndexAnswerContext& c,
 
 std::string footer(const IndexAnswerContext& c, const Style& st) {
   std::string rebuild = c.index_rebuild.empty() ? "smcompat index build PKG..." : c.index_rebuild;
-  return st.dim(fmt::format(
-             "Predicted from the device code of each wheel (compatibility rules), not run on a "
-             "GPU. Refresh the index with: {}",
-             rebuild)) +
-         "\n";
+  return st.dim("Predicted from the device code of each wheel (compatibility rules), not run on "
+                "a GPU.") +
+         "\n" + st.dim("Refresh the index with: " + rebuild) + "\n";
 }
 
 }  // namespace
