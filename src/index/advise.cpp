@@ -159,11 +159,9 @@ std::vector<Release> releases_of(const WheelIndex& index, std::string_view packa
   for (auto& r : out) {
     bool own = std::any_of(r.wheels.begin(), r.wheels.end(),
                            [](const WheelRecord* w) { return w->machine != "any"; });
-    if (own)
-      std::erase_if(r.wheels, [](const WheelRecord* w) { return w->machine == "any"; });
-    std::sort(r.wheels.begin(), r.wheels.end(), [](const WheelRecord* a, const WheelRecord* b) {
-      return a->filename < b->filename;
-    });
+    if (own) std::erase_if(r.wheels, [](const WheelRecord* w) { return w->machine == "any"; });
+    std::sort(r.wheels.begin(), r.wheels.end(),
+              [](const WheelRecord* a, const WheelRecord* b) { return a->filename < b->filename; });
   }
   std::sort(out.begin(), out.end(),
             [](const Release& a, const Release& b) { return newer(a.version, b.version); });
@@ -177,9 +175,9 @@ ReleaseFit judge_release(const Release& release, const Target& target, std::stri
   bool first = true;
   for (const WheelRecord* w : release.wheels) {
     WheelVerdict v = judge_wheel(*w, target);
-    bool replace = first || (v.has_device_code && !best.verdict.has_device_code) ||
-                   (v.has_device_code == best.verdict.has_device_code &&
-                    rank(v.fit) > rank(best.verdict.fit));
+    bool replace =
+        first || (v.has_device_code && !best.verdict.has_device_code) ||
+        (v.has_device_code == best.verdict.has_device_code && rank(v.fit) > rank(best.verdict.fit));
     if (!replace) continue;
     first = false;
     best.version = w->version;
@@ -208,10 +206,10 @@ void runtime_note(const PackageAdvice& a, const ReleaseFit& r, const std::option
   auto need = Version::parse(r.cuda);
   if (!need) return;
   const CudaRelease* rel = Catalog::builtin().cuda_release(*need);
-  std::string min_driver = rel && rel->min_driver_linux
-                               ? fmt::format(" (Linux driver {} or newer)",
-                                             rel->min_driver_linux->to_string())
-                               : std::string();
+  std::string min_driver =
+      rel && rel->min_driver_linux
+          ? fmt::format(" (Linux driver {} or newer)", rel->min_driver_linux->to_string())
+          : std::string();
   if (need->major > driver->major) {
     notes.push_back(fmt::format(
         "{} {} needs the CUDA {} runtime, which a driver for CUDA {} cannot run: it needs a "
@@ -220,7 +218,7 @@ void runtime_note(const PackageAdvice& a, const ReleaseFit& r, const std::option
   } else if (need->major == driver->major && need->minor > driver->minor) {
     notes.push_back(fmt::format(
         "{} {} is built with the CUDA {} runtime and the driver supports CUDA {}: it runs through "
-        "CUDA minor version compatibility, except for features and PTX newer than the driver; a "
+        "CUDA minor version compatibility (not for PTX or features newer than the driver); a "
         "driver for CUDA {}{} supports it fully",
         a.package, r.version, r.cuda, driver->to_string(), need->to_string(), min_driver));
   }
@@ -270,17 +268,16 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
           "the index has {} wheels only for {}, none for {} (--platform chooses the machine)",
           a.package, list, machine));
     } else {
-      a.notes.push_back(fmt::format(
-          "not in the index{}; rebuild with `smcompat index build {}`",
-          index.built.empty() ? std::string() : fmt::format(" (built {})", index.built),
-          a.package));
+      a.notes.push_back(
+          fmt::format("not in the index{}; rebuild with `smcompat index build {}`",
+                      index.built.empty() ? std::string() : fmt::format(" (built {})", index.built),
+                      a.package));
     }
     for (const auto& f : index.failures) {
       if (normalize_package_name(f.package) != a.package) continue;
       a.notes.push_back(fmt::format("the index build failed at {} for {}{}{}: {}", f.stage,
                                     a.package, f.version.empty() ? "" : " " + f.version,
-                                    f.platform.empty() ? "" : " (" + f.platform + ")",
-                                    f.message));
+                                    f.platform.empty() ? "" : " (" + f.platform + ")", f.message));
     }
     return a;
   }
@@ -289,7 +286,7 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
 
   const auto& rs = a.releases;
   a.device_code = std::any_of(rs.begin(), rs.end(),
-                               [](const ReleaseFit& r) { return r.verdict.has_device_code; });
+                              [](const ReleaseFit& r) { return r.verdict.has_device_code; });
   const bool device_code = a.device_code;
   // newest_native, and the contiguous run of native releases ending there (newest first).
   size_t newest = rs.size();
@@ -326,11 +323,11 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
     torch_pins = pinned_by_installed_torch(index, *torch_installed, a.package, machine);
   if (torch_pins) {
     chosen = find_release(torch_pins->version);
-    a.notes.push_back(fmt::format("the installed torch {} pins {}=={}", *torch_installed,
-                                  a.package, torch_pins->version));
+    a.notes.push_back(fmt::format("the installed torch {} pins {}=={}", *torch_installed, a.package,
+                                  torch_pins->version));
     if (!chosen) {
-      a.notes.push_back(fmt::format("{} {} is not in the index for {}", a.package,
-                                    torch_pins->version, machine));
+      a.notes.push_back(
+          fmt::format("{} {} is not in the index for {}", a.package, torch_pins->version, machine));
     } else if (chosen->verdict.has_device_code && !runs_natively(chosen->verdict.fit)) {
       a.notes.push_back(fmt::format(
           "{} {} does not run natively on {} ({}): a torch release whose {} does is needed",
@@ -376,8 +373,8 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
         break;
       }
     }
-    a.notes.push_back(fmt::format("no indexed release of {} runs natively on {}", a.package,
-                                  gpu_words(target)));
+    a.notes.push_back(
+        fmt::format("no indexed release of {} runs natively on {}", a.package, gpu_words(target)));
     if (chosen) {
       a.notes.push_back(fmt::format(
           "{} {} runs only through PTX JIT: the first load compiles its kernels (slow, then "
@@ -433,8 +430,8 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
   // The installed release, when it is not the recommended one.
   if (a.installed_version && (!chosen || !same_release(*a.installed_version, chosen->version))) {
     if (const ReleaseFit* inst = find_release(*a.installed_version)) {
-      a.notes.push_back(fmt::format("installed {} {}: {}", a.package, *a.installed_version,
-                                    fit_words(*inst)));
+      a.notes.push_back(
+          fmt::format("installed {} {}: {}", a.package, *a.installed_version, fit_words(*inst)));
     } else {
       a.notes.push_back(fmt::format("installed {} {} is not in the index for {}", a.package,
                                     *a.installed_version, machine));
@@ -591,8 +588,8 @@ std::vector<WheelDiff> diff_records(const std::vector<WheelRecord>& old_side,
   for (const auto& k : keys) {
     auto o = olds.find(k);
     auto n = news.find(k);
-    out.push_back(diff_pair(o == olds.end() ? nullptr : o->second,
-                            n == news.end() ? nullptr : n->second));
+    out.push_back(
+        diff_pair(o == olds.end() ? nullptr : o->second, n == news.end() ? nullptr : n->second));
   }
   return out;
 }

@@ -137,11 +137,9 @@ json diff_to_json(const std::vector<WheelDiff>& diffs, const std::string& old_ar
                    {"dropped_files", d.dropped_files},
                    {"dropped_any", d.dropped_any()}});
   }
-  return json_document(kIndexDiffSchema, argv,
-                       {{"old", old_arg},
-                        {"new", new_arg},
-                        {"diffs", std::move(out)},
-                        {"dropped_any", any}});
+  return json_document(
+      kIndexDiffSchema, argv,
+      {{"old", old_arg}, {"new", new_arg}, {"diffs", std::move(out)}, {"dropped_any", any}});
 }
 
 }  // namespace smcompat

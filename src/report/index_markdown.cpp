@@ -96,8 +96,7 @@ std::string render_advise_markdown(const std::vector<PackageAdvice>& advice,
       for (const auto& r : a.releases) {
         std::string version = md(r.version);
         if (a.recommended && r.version == *a.recommended) version = "**" + version + "**";
-        out += row({version, fit_word(r.verdict), dash(r.cuda), dash(r.torch_pin),
-                    md(r.filename)});
+        out += row({version, fit_word(r.verdict), dash(r.cuda), dash(r.torch_pin), md(r.filename)});
       }
     }
   }
@@ -118,8 +117,8 @@ std::string render_query_markdown(const std::vector<QueryRow>& rows, const Index
   for (const auto& p : packages) {
     std::string n = normalize_package_name(p);
     if (std::none_of(rows.begin(), rows.end(), [&](const QueryRow& r) { return r.package == n; }))
-      out += "\n- " + md(n) + ": not in the index" + (c.machine.empty() ? "" : " for " + md(c.machine)) +
-             "\n";
+      out += "\n- " + md(n) + ": not in the index" +
+             (c.machine.empty() ? "" : " for " + md(c.machine)) + "\n";
   }
   return out + footer(c);
 }
@@ -129,8 +128,8 @@ std::string render_diff_markdown(const std::vector<WheelDiff>& diffs, const std:
   std::string out = fmt::format("# smcompat index diff\n\n- **old:** {}\n- **new:** {}\n",
                                 md(old_arg), md(new_arg));
   if (diffs.empty()) return out + "\nNothing to compare.\n";
-  out += "\n" + head({"package", "machine", "old", "new", "SASS added", "SASS dropped",
-                      "PTX added", "PTX dropped", "CUDA"});
+  out += "\n" + head({"package", "machine", "old", "new", "SASS added", "SASS dropped", "PTX added",
+                      "PTX dropped", "CUDA"});
   size_t dropping = 0;
   for (const auto& d : diffs) {
     if (d.dropped_any()) ++dropping;
@@ -150,8 +149,8 @@ std::string render_diff_markdown(const std::vector<WheelDiff>& diffs, const std:
     out += "\n" + head({"package", "machine", "files added", "files dropped"});
     for (const auto& d : diffs) {
       if (d.added_files.empty() && d.dropped_files.empty()) continue;
-      out += row({md(d.package), md(d.machine), md(join(d.added_files)),
-                  md(join(d.dropped_files))});
+      out +=
+          row({md(d.package), md(d.machine), md(join(d.added_files)), md(join(d.dropped_files))});
     }
   }
   out += dropping == 0 ? "\nNo SASS or PTX target dropped.\n"

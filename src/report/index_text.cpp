@@ -37,8 +37,9 @@ std::string file_lines(const WheelVerdict& v, const std::string& indent, const S
   for (const auto& f : v.files) {
     std::string note = f.specialized_elsewhere ? " (specialised for other GPUs)" : "";
     if (!v.variant.empty() && f.path == v.variant) note += " (the runtime variant that decides)";
+    bool say = !f.summary.empty() && f.summary != to_string(f.fit);
     out += fmt::format("{}{}  {}{}{}\n", indent, f.path, styled_verdict(f.fit, st), note,
-                       f.summary.empty() ? "" : "  " + st.dim(f.summary));
+                       say ? "  " + st.dim(f.summary) : "");
   }
   return out;
 }
@@ -50,14 +51,13 @@ std::string releases_table(const PackageAdvice& a, const Style& st) {
     if (a.recommended && r.version == *a.recommended) mark = st.green("← recommended");
     if (a.installed_version && r.version == *a.installed_version)
       mark += (mark.empty() ? "" : ", ") + std::string("installed");
-    t.add_row({r.version, verdict_cell(r.verdict, st), dash(r.cuda), dash(r.torch_pin),
-               r.filename, mark});
+    t.add_row({r.version, verdict_cell(r.verdict, st), dash(r.cuda), dash(r.torch_pin), r.filename,
+               mark});
   }
   return t.render(st, "    ");
 }
 
-std::string package_section(const PackageAdvice& a, const IndexAnswerContext& c,
-                            const Style& st) {
+std::string package_section(const PackageAdvice& a, const IndexAnswerContext& c, const Style& st) {
   std::string out;
   if (!a.indexed)
     out += st.bold(a.package) + "\n";  // the notes say why
@@ -81,8 +81,9 @@ std::string package_section(const PackageAdvice& a, const IndexAnswerContext& c,
 
 std::string footer(const IndexAnswerContext& c, const Style& st) {
   std::string rebuild = c.index_rebuild.empty() ? "smcompat index build PKG..." : c.index_rebuild;
-  return st.dim("Predicted from the device code of each wheel (compatibility rules), not run on "
-                "a GPU.") +
+  return st.dim(
+             "Predicted from the device code of each wheel (compatibility rules), not run on "
+             "a GPU.") +
          "\n" + st.dim("Refresh the index with: " + rebuild) + "\n";
 }
 
@@ -113,10 +114,9 @@ std::string render_advise_text(const std::vector<PackageAdvice>& advice,
 std::string render_query_text(const std::vector<QueryRow>& rows, const IndexAnswerContext& c,
                               const std::vector<std::string>& packages, const Style& st) {
   std::string out = header_text(c, st) + "\n";
-  const bool machine_column = c.machine.empty() || std::any_of(rows.begin(), rows.end(),
-                                                               [&](const QueryRow& r) {
-                                                                 return r.machine != c.machine;
-                                                               });
+  const bool machine_column =
+      c.machine.empty() || std::any_of(rows.begin(), rows.end(),
+                                       [&](const QueryRow& r) { return r.machine != c.machine; });
   std::vector<std::string> headers = {"package", "version"};
   if (machine_column) headers.push_back("machine");
   for (const char* h : {"verdict", "CUDA", "wheel"}) headers.push_back(h);
@@ -135,8 +135,8 @@ std::string render_query_text(const std::vector<QueryRow>& rows, const IndexAnsw
     out += t.render(st);
   for (const auto& p : packages) {
     std::string n = normalize_package_name(p);
-    bool found = std::any_of(rows.begin(), rows.end(),
-                             [&](const QueryRow& r) { return r.package == n; });
+    bool found =
+        std::any_of(rows.begin(), rows.end(), [&](const QueryRow& r) { return r.package == n; });
     if (!found)
       out += st.yellow(fmt::format("{}: not in the index{}", n,
                                    c.machine.empty() ? "" : " for " + c.machine)) +
@@ -154,8 +154,8 @@ std::string render_query_text(const std::vector<QueryRow>& rows, const IndexAnsw
 
 std::string render_diff_text(const std::vector<WheelDiff>& diffs, const std::string& old_arg,
                              const std::string& new_arg, const Style& st) {
-  std::string out = st.bold("old") + "  " + old_arg + "\n" + st.bold("new") + "  " + new_arg +
-                    "\n\n";
+  std::string out =
+      st.bold("old") + "  " + old_arg + "\n" + st.bold("new") + "  " + new_arg + "\n\n";
   size_t dropping = 0;
   for (const auto& d : diffs) {
     if (d.dropped_any()) ++dropping;
@@ -163,8 +163,8 @@ std::string render_diff_text(const std::vector<WheelDiff>& diffs, const std::str
                        d.old_version.empty() ? "(none)" : d.old_version,
                        d.new_version.empty() ? "(none)" : d.new_version);
     if (!d.old_filename.empty() || !d.new_filename.empty())
-      out += "  " + st.dim(fmt::format("{} → {}", dash(d.old_filename), dash(d.new_filename))) +
-             "\n";
+      out +=
+          "  " + st.dim(fmt::format("{} → {}", dash(d.old_filename), dash(d.new_filename))) + "\n";
     Table t({"", "added", "dropped"});
     auto red_list = [&](const std::vector<std::string>& v) {
       return v.empty() ? std::string("–") : st.red(join(v));
@@ -185,8 +185,8 @@ std::string render_diff_text(const std::vector<WheelDiff>& diffs, const std::str
   else if (dropping == 0)
     out += st.green("No SASS or PTX target dropped.") + "\n";
   else
-    out += st.red(fmt::format("{} of {} compared package{} dropped a SASS or PTX target.",
-                              dropping, diffs.size(), diffs.size() == 1 ? "" : "s")) +
+    out += st.red(fmt::format("{} of {} compared package{} dropped a SASS or PTX target.", dropping,
+                              diffs.size(), diffs.size() == 1 ? "" : "s")) +
            "\n";
   return out;
 }

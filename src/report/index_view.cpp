@@ -10,12 +10,10 @@ std::vector<std::pair<std::string, std::string>> header_facts(const IndexAnswerC
   if (c.target) {
     const Target& t = *c.target;
     out.emplace_back("target", t.label);
-    out.emplace_back("driver", t.driver_cuda ? fmt::format("supports CUDA {}{}",
-                                                           t.driver_cuda->to_string(),
-                                                           t.driver ? " (" + t.driver->to_string() +
-                                                                          ")"
-                                                                    : "")
-                                             : "not given: PTX ISA versions not checked (--driver)");
+    out.emplace_back("driver", t.driver_cuda
+                                   ? fmt::format("supports CUDA {}{}", t.driver_cuda->to_string(),
+                                                 t.driver ? " (" + t.driver->to_string() + ")" : "")
+                                   : "not given: PTX ISA versions not checked (--driver)");
   }
   out.emplace_back("wheels for", c.machine.empty() ? "every machine" : c.machine);
   std::string index = c.index_source;

@@ -44,12 +44,12 @@ class AdviseCli : public ::testing::Test {
     fs::create_directories(dir_ / "venv/bin");
     std::ofstream(dir_ / "venv/bin/python") << "";
     auto site = dir_ / "venv/lib/python3.12/site-packages";
-    for (auto [name, version] : {std::pair{"torch", "2.8.0+cu128"}, {"xformers", "0.0.32.post2"},
-                                 {"numpy", "2.1.0"}}) {
+    for (auto [name, version] :
+         {std::pair{"torch", "2.8.0+cu128"}, {"xformers", "0.0.32.post2"}, {"numpy", "2.1.0"}}) {
       auto d = site / fmt::format("{}-{}.dist-info", name, version);
       fs::create_directories(d);
-      std::ofstream(d / "METADATA") << fmt::format(
-          "Metadata-Version: 2.1\nName: {}\nVersion: {}\n", name, version);
+      std::ofstream(d / "METADATA")
+          << fmt::format("Metadata-Version: 2.1\nName: {}\nVersion: {}\n", name, version);
     }
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -98,8 +98,8 @@ TEST_F(AdviseCli, PlatformChoosesTheWheels) {
 }
 
 TEST_F(AdviseCli, PythonEnvironmentWithoutPackagesAdvisesOnWhatTheIndexKnows) {
-  CliRun r = run("advise --gpu 'RTX 5090' --python " + p("venv/bin/python") + " --json" +
-                 index_arg());
+  CliRun r =
+      run("advise --gpu 'RTX 5090' --python " + p("venv/bin/python") + " --json" + index_arg());
   ASSERT_EQ(r.code, 0) << r.out;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["python"], p("venv/bin/python"));
@@ -111,12 +111,11 @@ TEST_F(AdviseCli, PythonEnvironmentWithoutPackagesAdvisesOnWhatTheIndexKnows) {
   EXPECT_EQ(torch["package"], "torch");
   EXPECT_EQ(torch["installed_version"], "2.8.0+cu128");
   EXPECT_EQ(torch["recommended"], "2.9.0");
-  EXPECT_EQ(torch["install_command"],
-            p("venv/bin/python") + " -m pip install \"torch==2.9.0\"");
+  EXPECT_EQ(torch["install_command"], p("venv/bin/python") + " -m pip install \"torch==2.9.0\"");
   const auto& xformers = j["packages"][1];
   EXPECT_EQ(xformers["package"], "xformers");
   EXPECT_EQ(xformers["recommended"], "0.0.32.post2");  // the installed torch's pin
-  EXPECT_EQ(xformers["install_command"], "");         // and already installed
+  EXPECT_EQ(xformers["install_command"], "");          // and already installed
 }
 
 TEST_F(AdviseCli, TextAndMarkdown) {
@@ -134,9 +133,9 @@ TEST_F(AdviseCli, TextAndMarkdown) {
 }
 
 TEST_F(AdviseCli, UsageAndIoErrorsExitTwo) {
-  EXPECT_EQ(run("advise bitsandbytes" + index_arg()).code, 2);                  // no --gpu
+  EXPECT_EQ(run("advise bitsandbytes" + index_arg()).code, 2);  // no --gpu
   EXPECT_EQ(run("advise bitsandbytes --gpu 'RTX 9999'" + index_arg()).code, 2);
-  EXPECT_EQ(run("advise --gpu 5090" + index_arg()).code, 2);                    // nothing asked
+  EXPECT_EQ(run("advise --gpu 5090" + index_arg()).code, 2);  // nothing asked
   EXPECT_EQ(run("advise torch --gpu 5090 --index " + p("missing.json")).code, 2);
   EXPECT_EQ(run("advise torch --gpu 5090 --python " + p("nowhere") + index_arg()).code, 2);
   EXPECT_EQ(run("advise torch --gpu 5090 --platform ppc64le" + index_arg()).code, 2);

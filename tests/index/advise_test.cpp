@@ -11,9 +11,9 @@
 namespace smcompat {
 namespace {
 
+using test_index::sample_index;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using test_index::sample_index;
 
 Target gpu(const char* name, const char* driver = "") {
   auto t = resolve_target(name, driver);
@@ -167,9 +167,10 @@ TEST(Advise, LockstepPinHonoursTheInstalledTorch) {
   EXPECT_THAT(a.jit_only, ElementsAre("0.0.31"));
   EXPECT_EQ(a.recommended, "0.0.32.post2");  // local label "+cu128" ignored
   EXPECT_EQ(a.install_command, "pip install \"xformers==0.0.32.post2\"");
-  EXPECT_TRUE(any_note(a, "xformers 0.0.33 is the newest that runs natively but needs "
-                          "torch==2.9.0; 0.0.32.post2 is the newest that matches the installed "
-                          "torch 2.8.0+cu128"))
+  EXPECT_TRUE(any_note(a,
+                       "xformers 0.0.33 is the newest that runs natively but needs "
+                       "torch==2.9.0; 0.0.32.post2 is the newest that matches the installed "
+                       "torch 2.8.0+cu128"))
       << all_notes(a);
 }
 
@@ -179,8 +180,9 @@ TEST(Advise, NoNativeReleaseForTheInstalledTorchInstallsBoth) {
   auto a = advise(sample_index(), {"xformers"}, gpu("RTX 5090"), env).at(0);
   EXPECT_EQ(a.recommended, "0.0.33");
   EXPECT_EQ(a.install_command, "pip install \"xformers==0.0.33\" \"torch==2.9.0\"");
-  EXPECT_TRUE(any_note(a, "every release of xformers that runs natively pins a torch other than "
-                          "the installed 2.6.0: 0.0.33 needs torch==2.9.0"))
+  EXPECT_TRUE(any_note(a,
+                       "every release of xformers that runs natively pins a torch other than "
+                       "the installed 2.6.0: 0.0.33 needs torch==2.9.0"))
       << all_notes(a);
 }
 
@@ -254,8 +256,9 @@ TEST(Advise, OnlyJitRecommendsTheNewestJitRelease) {
   EXPECT_THAT(a.jit_only, ElementsAre("0.45.2", "0.45.1"));
   EXPECT_EQ(a.recommended, "0.45.2");
   EXPECT_EQ(a.install_command, "pip install \"bitsandbytes==0.45.2\"");
-  EXPECT_TRUE(any_note(a, "no indexed release of bitsandbytes runs natively on GeForce RTX 5090 "
-                          "(sm_120)"))
+  EXPECT_TRUE(any_note(a,
+                       "no indexed release of bitsandbytes runs natively on GeForce RTX 5090 "
+                       "(sm_120)"))
       << all_notes(a);
   EXPECT_TRUE(any_note(a, "bitsandbytes 0.45.2 runs only through PTX JIT")) << all_notes(a);
 }
@@ -277,13 +280,15 @@ TEST(Advise, DriverTooOldForThePtx) {
   EXPECT_EQ(a.releases[2].version, "2.6.0");
   EXPECT_EQ(a.releases[2].verdict.fit, Fit::kUnsupportedPtx);
   EXPECT_THAT(a.jit_only, ElementsAre("2.6.0"));
-  EXPECT_TRUE(any_note(a, "torch 2.6.0 has PTX for GeForce RTX 5090 (sm_120) that needs a driver "
-                          "for CUDA 12.4; the driver given supports CUDA 12.2"))
+  EXPECT_TRUE(any_note(a,
+                       "torch 2.6.0 has PTX for GeForce RTX 5090 (sm_120) that needs a driver "
+                       "for CUDA 12.4; the driver given supports CUDA 12.2"))
       << all_notes(a);
   // The recommended 2.9.0 is built with CUDA 12.8: minor version compatibility.
   EXPECT_EQ(a.recommended, "2.9.0");
-  EXPECT_TRUE(any_note(a, "torch 2.9.0 is built with the CUDA 12.8 runtime and the driver "
-                          "supports CUDA 12.2: it runs through CUDA minor version compatibility"))
+  EXPECT_TRUE(any_note(a,
+                       "torch 2.9.0 is built with the CUDA 12.8 runtime and the driver "
+                       "supports CUDA 12.2: it runs through CUDA minor version compatibility"))
       << all_notes(a);
 }
 
@@ -291,8 +296,9 @@ TEST(Advise, RuntimeOfANewerMajorCannotRun) {
   AdviseEnvironment env;
   env.driver_cuda = Version{11, 8};  // the environment's driver overrides the target's
   auto a = advise(sample_index(), {"torch"}, gpu("RTX 5090"), env).at(0);
-  EXPECT_TRUE(any_note(a, "torch 2.9.0 needs the CUDA 12.8 runtime, which a driver for CUDA 11.8 "
-                          "cannot run: it needs a driver for CUDA 12.8 (Linux driver"))
+  EXPECT_TRUE(any_note(a,
+                       "torch 2.9.0 needs the CUDA 12.8 runtime, which a driver for CUDA 11.8 "
+                       "cannot run: it needs a driver for CUDA 12.8 (Linux driver"))
       << all_notes(a);
 }
 

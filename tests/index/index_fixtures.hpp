@@ -56,8 +56,8 @@ inline WheelRecord wheel(const std::string& package, const std::string& version,
   r.python_tag = machine == "any" ? "py3" : python_tag;
   r.abi_tag = machine == "any" ? "none" : python_tag;
   r.platform_tag = machine == "any" ? "any" : "manylinux_2_28_" + machine;
-  r.filename = fmt::format("{}-{}-{}-{}-{}.whl", dist, version, r.python_tag, r.abi_tag,
-                           r.platform_tag);
+  r.filename =
+      fmt::format("{}-{}-{}-{}-{}.whl", dist, version, r.python_tag, r.abi_tag, r.platform_tag);
   r.size = 1000000;
   r.sha256 = std::string(64, '0');
   r.members = files.size() + 10;
@@ -112,16 +112,15 @@ inline WheelRecord torch(const std::string& version, const std::string& machine,
                   triton),
       fmt::format("nvidia-cuda-runtime-cu12=={}; platform_system == \"Linux\"",
                   blackwell ? "12.8.90" : "12.4.127")};
-  return wheel("torch", version, machine,
-               {device_file("torch/lib/libtorch_cuda.so", images)}, requires_dist,
-               blackwell ? "12.8" : "12.4");
+  return wheel("torch", version, machine, {device_file("torch/lib/libtorch_cuda.so", images)},
+               requires_dist, blackwell ? "12.8" : "12.4");
 }
 
 inline WheelRecord xformers(const std::string& version, const std::string& torch_pin) {
-  auto images = version == "0.0.31"
-                    ? std::vector<std::string>{"sm_80", "sm_86", "sm_90", "compute_90@8.4"}
-                    : std::vector<std::string>{"sm_80", "sm_86", "sm_89", "sm_90", "sm_100",
-                                               "sm_120"};
+  auto images =
+      version == "0.0.31"
+          ? std::vector<std::string>{"sm_80", "sm_86", "sm_90", "compute_90@8.4"}
+          : std::vector<std::string>{"sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"};
   return wheel("xformers", version, "x86_64", {device_file("xformers/_C.so", images)},
                {"torch==" + torch_pin}, "12.8", "cp39");
 }

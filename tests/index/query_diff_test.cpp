@@ -9,9 +9,9 @@
 namespace smcompat {
 namespace {
 
-using ::testing::ElementsAre;
 using test_index::bitsandbytes;
 using test_index::sample_index;
+using ::testing::ElementsAre;
 
 Target rtx5090() { return *resolve_target("RTX 5090"); }
 
@@ -41,9 +41,9 @@ TEST(Query, MachineAndPackageFilters) {
   auto rows = query_index(sample_index(), rtx5090(), "aarch64");
   EXPECT_THAT(keys(rows), ElementsAre("torch 2.9.0 aarch64"));
   rows = query_index(sample_index(), rtx5090(), "x86_64", {"Torch", "triton"});
-  EXPECT_THAT(keys(rows), ElementsAre("torch 2.9.0 x86_64", "torch 2.8.0 x86_64",
-                                      "torch 2.6.0 x86_64", "triton 3.5.0 x86_64",
-                                      "triton 3.4.0 x86_64"));
+  EXPECT_THAT(keys(rows),
+              ElementsAre("torch 2.9.0 x86_64", "torch 2.8.0 x86_64", "torch 2.6.0 x86_64",
+                          "triton 3.5.0 x86_64", "triton 3.4.0 x86_64"));
   EXPECT_TRUE(query_index(sample_index(), rtx5090(), "", {"flash-attn"}).empty());
 }
 
@@ -80,12 +80,12 @@ TEST(Diff, TheOtherWayDrops) {
 }
 
 TEST(Diff, PtxIsaChangeIsListedBothWaysButIsNoDrop) {
-  auto old_w = test_index::wheel("mylib", "1.0", "x86_64",
-                                 {test_index::device_file("mylib/k.so", {"sm_90", "compute_90@8.4"})},
-                                 {}, "12.4");
-  auto new_w = test_index::wheel("mylib", "1.1", "x86_64",
-                                 {test_index::device_file("mylib/k.so", {"sm_90", "compute_90@8.7"})},
-                                 {}, "12.8");
+  auto old_w = test_index::wheel(
+      "mylib", "1.0", "x86_64",
+      {test_index::device_file("mylib/k.so", {"sm_90", "compute_90@8.4"})}, {}, "12.4");
+  auto new_w = test_index::wheel(
+      "mylib", "1.1", "x86_64",
+      {test_index::device_file("mylib/k.so", {"sm_90", "compute_90@8.7"})}, {}, "12.8");
   auto d = diff_records({old_w}, {new_w});
   ASSERT_EQ(d.size(), 1u);
   EXPECT_THAT(d[0].added_ptx, ElementsAre("compute_90@8.7"));
@@ -108,8 +108,8 @@ TEST(Diff, SingleRecordsArePairedWhateverTheirNames) {
   EXPECT_EQ(d[0].package, "bitsandbytes-cuda128");
   EXPECT_EQ(d[0].old_filename, a.filename);
   EXPECT_EQ(d[0].new_filename, b.filename);
-  EXPECT_THAT(d[0].dropped_sass, ElementsAre("sm_50", "sm_60", "sm_70", "sm_75", "sm_80",
-                                             "sm_86", "sm_89"));
+  EXPECT_THAT(d[0].dropped_sass,
+              ElementsAre("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89"));
 }
 
 TEST(Diff, PairsByPackageAndMachineNewestOnEachSide) {

@@ -36,8 +36,9 @@ std::vector<PackageAdvice> sample_advice() {
   bnb.machine = "x86_64";
   bnb.indexed = true;
   bnb.device_code = true;
-  bnb.releases = {release("0.45.3", Fit::kNative, "native: sm_120 SASS in libbitsandbytes_cuda128.so"),
-                  release("0.45.2", Fit::kPtxJit, "ptx-jit: compute_90 only")};
+  bnb.releases = {
+      release("0.45.3", Fit::kNative, "native: sm_120 SASS in libbitsandbytes_cuda128.so"),
+      release("0.45.2", Fit::kPtxJit, "ptx-jit: compute_90 only")};
   bnb.newest_native = "0.45.3";
   bnb.first_native = "0.45.3";
   bnb.jit_only = {"0.45.2"};
@@ -49,7 +50,8 @@ std::vector<PackageAdvice> sample_advice() {
   PackageAdvice fa;
   fa.package = "flash-attn";
   fa.machine = "x86_64";
-  fa.notes = {"not in the index (built 2026-11-25); rebuild with `smcompat index build flash-attn`"};
+  fa.notes = {
+      "not in the index (built 2026-11-25); rebuild with `smcompat index build flash-attn`"};
   return {bnb, fa};
 }
 
@@ -120,15 +122,17 @@ TEST(IndexReport, AdviseTextColoursOnlyWhenAsked) {
 }
 
 TEST(IndexReport, AdviseWithNothingToAdvise) {
-  EXPECT_EQ(render_advise_text({}, sample_context(), Style::plain()).find(
-                "No package to advise on: none of the installed distributions is in the index."),
-            std::string(R"txt(target       GeForce RTX 5090 (12.0)
+  EXPECT_EQ(
+      render_advise_text({}, sample_context(), Style::plain())
+          .find("No package to advise on: none of the installed distributions is in the index."),
+      std::string(R"txt(target       GeForce RTX 5090 (12.0)
 driver       not given: PTX ISA versions not checked (--driver)
 wheels for   x86_64
 index        built-in, built 2026-11-25, 2 wheels
 environment  /opt/venv/bin/python (/opt/venv/lib/python3.12/site-packages)
 
-)txt").size());
+)txt")
+          .size());
 }
 
 TEST(IndexReport, NativeRunWording) {
@@ -225,13 +229,18 @@ TEST(IndexReport, AdviseJson) {
 }
 
 std::vector<QueryRow> sample_rows() {
-  QueryRow a{"bitsandbytes", "0.45.3", "x86_64",
-             "bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl", "",
+  QueryRow a{"bitsandbytes",
+             "0.45.3",
+             "x86_64",
+             "bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl",
+             "",
              verdict(Fit::kNative, "native")};
-  QueryRow b{"torch", "2.9.0", "aarch64", "torch-2.9.0-cp312-cp312-manylinux_2_28_aarch64.whl",
-             "12.8", verdict(Fit::kCompatibleSass, "compatible-sass")};
-  QueryRow c{"triton", "3.5.0", "x86_64", "triton-3.5.0-cp312-cp312-manylinux_2_28_x86_64.whl",
-             "", verdict(Fit::kNoImage, "", false)};
+  QueryRow b{"torch",   "2.9.0",
+             "aarch64", "torch-2.9.0-cp312-cp312-manylinux_2_28_aarch64.whl",
+             "12.8",    verdict(Fit::kCompatibleSass, "compatible-sass")};
+  QueryRow c{"triton", "3.5.0",
+             "x86_64", "triton-3.5.0-cp312-cp312-manylinux_2_28_x86_64.whl",
+             "",       verdict(Fit::kNoImage, "", false)};
   return {a, b, c};
 }
 

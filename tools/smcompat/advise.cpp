@@ -5,6 +5,8 @@
 // Exit codes: 0 every package has a release that runs natively (or carries no GPU code);
 // 1 some package asked for has no indexed release that runs natively, or is not in the index;
 // 2 usage or I/O error (unknown GPU, unreadable --index or --python).
+#include "smcompat/index/advise.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -13,7 +15,6 @@
 
 #include "commands.hpp"
 #include "smcompat/doctor/facts.hpp"
-#include "smcompat/index/advise.hpp"
 #include "smcompat/report/index_report.hpp"
 #include "smcompat/scan/scan.hpp"
 
@@ -44,8 +45,8 @@ Result<InstalledEnv> read_installed(const std::string& python) {
     std::error_code ec;
     auto dirs = dist_info_dirs(loc.site_packages, &ec);
     if (ec)
-      return make_error(fmt::format("--python {}: cannot read {}: {}", python, loc.site_packages,
-                                    ec.message()));
+      return make_error(
+          fmt::format("--python {}: cannot read {}: {}", python, loc.site_packages, ec.message()));
     env.site_packages.push_back(loc.site_packages);
     for (const auto& d : dirs) {
       auto dist = read_installed_distribution(d);

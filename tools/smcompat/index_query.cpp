@@ -83,8 +83,9 @@ void register_index_query(CLI::App& app, Context& ctx) {
       ->required();
   query->add_option("--driver", q->driver,
                     "The driver, to check PTX: a CUDA version (12.8) or a driver build");
-  query->add_option("--platform", q->platform,
-                    "Only wheels for this machine (default: every machine)")
+  query
+      ->add_option("--platform", q->platform,
+                   "Only wheels for this machine (default: every machine)")
       ->check(CLI::IsMember({"x86_64", "aarch64"}));
   query->add_option("--index", q->index, "A wheel index file; default: the index built in");
   auto* qjson = query->add_flag("--json", q->json, "JSON output (schema smcompat.index-query/1)");

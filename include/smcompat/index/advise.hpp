@@ -48,19 +48,19 @@ struct AdviseEnvironment {
 struct PackageAdvice {
   std::string package;  ///< normalised
   std::string machine;
-  bool indexed = false;  ///< the index has wheels of it for this machine
+  bool indexed = false;      ///< the index has wheels of it for this machine
   bool device_code = false;  ///< some indexed release carries GPU code (else nothing to judge)
-  std::vector<ReleaseFit> releases;       ///< newest first
-  std::optional<std::string> newest_native;  ///< newest release with native/compatible SASS
-  std::optional<std::string> first_native;   ///< oldest release of the newest run of native ones
+  std::vector<ReleaseFit> releases;             ///< newest first
+  std::optional<std::string> newest_native;     ///< newest release with native/compatible SASS
+  std::optional<std::string> first_native;      ///< oldest release of the newest run of native ones
   bool first_native_is_oldest_indexed = false;  ///< the index starts there: "at or before"
-  std::vector<std::string> jit_only;          ///< releases that would only JIT
+  std::vector<std::string> jit_only;            ///< releases that would only JIT
   std::optional<std::string> installed_version;
-  std::optional<std::string> recommended;     ///< the version to install (honouring pins)
+  std::optional<std::string> recommended;  ///< the version to install (honouring pins)
   /// Exact pip command (`PYTHON -m pip install "pkg==ver"`, or `pip install ...` without a
   /// Python), or "" when nothing runs or the recommended release is the installed one.
   std::string install_command;
-  std::vector<std::string> notes;             ///< why: pins honoured, driver needed, gaps
+  std::vector<std::string> notes;  ///< why: pins honoured, driver needed, gaps
 };
 
 std::vector<PackageAdvice> advise(const WheelIndex& index, const std::vector<std::string>& packages,
@@ -84,7 +84,7 @@ struct WheelDiff {
   std::string old_version, new_version;
   std::string old_filename, new_filename;
   std::vector<std::string> added_sass, dropped_sass;
-  std::vector<std::string> added_ptx, dropped_ptx;  ///< by target, ISA changes listed as both
+  std::vector<std::string> added_ptx, dropped_ptx;      ///< by target, ISA changes listed as both
   std::vector<std::string> added_files, dropped_files;  ///< members with device code
   std::string old_cuda, new_cuda;
   /// A SASS target, or a PTX target (whatever its ISA), that the old side had and the new lacks.

@@ -49,10 +49,10 @@ struct IndexAnswerContext {
   std::string index_source = "built-in";  ///< "built-in" or the --index path
   std::string index_built;                ///< WheelIndex::built ("" when unknown)
   size_t index_wheels = 0;
-  std::string index_rebuild;              ///< WheelIndex::rebuild
-  std::optional<Target> target;           ///< advise and query
-  std::string machine;                    ///< the wheel platform answered for ("" = all)
-  std::string python;                     ///< advise --python, as given
+  std::string index_rebuild;               ///< WheelIndex::rebuild
+  std::optional<Target> target;            ///< advise and query
+  std::string machine;                     ///< the wheel platform answered for ("" = all)
+  std::string python;                      ///< advise --python, as given
   std::vector<std::string> site_packages;  ///< directories read for installed packages
   std::vector<std::string> argv;
   bool verbose = false;  ///< text/Markdown: every release and every file verdict
