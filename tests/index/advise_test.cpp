@@ -307,6 +307,8 @@ TEST(Advise, SeveralWheelsOfOneReleaseCountTheWorst) {
   // A cp39 wheel of 0.45.3 without the CUDA 12.8 library: the release is not native everywhere.
   auto cp39 = test_index::bitsandbytes("0.45.3", false);
   cp39.filename = "bitsandbytes-0.45.3-cp39-cp39-manylinux_2_28_x86_64.whl";
+  cp39.python_tag = cp39.abi_tag = "cp39";
+  cp39.sha256 = std::string(64, 'a');
   index.wheels.push_back(cp39);
   auto a = advise(index, {"bitsandbytes"}, gpu("RTX 5090"), {}).at(0);
   EXPECT_EQ(a.releases[0].filename, cp39.filename);

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -59,7 +60,8 @@ inline WheelRecord wheel(const std::string& package, const std::string& version,
   r.filename =
       fmt::format("{}-{}-{}-{}-{}.whl", dist, version, r.python_tag, r.abi_tag, r.platform_tag);
   r.size = 1000000;
-  r.sha256 = std::string(64, '0');
+  // Distinct per file name: an index keeps one wheel per sha256 (normalize()).
+  r.sha256 = fmt::format("{:064x}", std::hash<std::string>{}(r.filename));
   r.members = files.size() + 10;
   r.requires_dist = std::move(requires_dist);
   r.cuda = std::move(cuda);
