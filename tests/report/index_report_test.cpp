@@ -97,6 +97,7 @@ Refresh the index with: scripts/refresh-wheel-index.sh
 TEST(IndexReport, AdviseTextVerboseListsReleases) {
   auto advice = sample_advice();
   advice.resize(1);
+  advice[0].installed_version = "0.45.2+local";  // marked installed without its local label
   advice[0].releases[0].verdict.files = {
       {"bitsandbytes/libbitsandbytes_cuda128.so", Fit::kNative, false, "native: sm_120"},
       {"bitsandbytes/libbitsandbytes_cuda126.so", Fit::kPtxJit, false, ""}};
