@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zip.h>
 
 #include <array>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "index/index_fixtures.hpp"
+#include "support/synth.hpp"
 
 namespace smcompat {
 namespace {
@@ -31,6 +33,21 @@ CliRun run(const std::string& args) {
   while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
   int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+// A wheel (zip, built with libzip) holding one fatbin member and its METADATA.
+void make_wheel(const fs::path& p, const std::vector<uint8_t>& fatbin) {
+  int err = 0;
+  zip_t* z = zip_open(p.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+  ASSERT_NE(z, nullptr);
+  auto add = [&](const char* name, const void* data, size_t n) {
+    zip_source_t* s = zip_source_buffer(z, data, n, 0);
+    ASSERT_GE(zip_file_add(z, name, s, ZIP_FL_OVERWRITE), 0);
+  };
+  add("fancy/kernels.fatbin", fatbin.data(), fatbin.size());
+  static const char kMeta[] = "Metadata-Version: 2.1\nName: fancy\nVersion: 1.2\n";
+  add("fancy-1.2.dist-info/METADATA", kMeta, sizeof kMeta - 1);
+  ASSERT_EQ(zip_close(z), 0);
 }
 
 class AdviseCli : public ::testing::Test {
@@ -198,6 +215,29 @@ TEST_F(AdviseCli, IndexDiffOfIndexFiles) {
             0);
   CliRun md = run("index diff " + p("old.json") + " " + p("new.json") + " --markdown");
   EXPECT_EQ(md.out.rfind("# smcompat index diff\n", 0), 0u) << md.out;
+}
+
+TEST_F(AdviseCli, IndexDiffOfWheelFilesScansThem) {
+  using namespace synth;
+  make_wheel(dir_ / "fancy-1.2-cp312-cp312-linux_x86_64.whl",
+             container({sass_entry(80), sass_entry(90), ptx_entry(90, "sm_90", 8, 4)}));
+  make_wheel(dir_ / "fancy-1.3-cp312-cp312-linux_x86_64.whl",
+             container({sass_entry(90), sass_entry(120)}));
+  std::string old_whl = p("fancy-1.2-cp312-cp312-linux_x86_64.whl");
+  std::string new_whl = p("fancy-1.3-cp312-cp312-linux_x86_64.whl");
+  CliRun r = run("index diff " + old_whl + " " + new_whl + " --json --fail-on dropped");
+  EXPECT_EQ(r.code, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["diffs"].size(), 1u);
+  const auto& d = j["diffs"][0];
+  EXPECT_EQ(d["package"], "fancy");
+  EXPECT_EQ(d["old_version"], "1.2");
+  EXPECT_EQ(d["new_version"], "1.3");
+  EXPECT_EQ(d["added_sass"], nlohmann::json::parse(R"(["sm_120"])"));
+  EXPECT_EQ(d["dropped_sass"], nlohmann::json::parse(R"(["sm_80"])"));
+  EXPECT_EQ(d["dropped_ptx"], nlohmann::json::parse(R"(["compute_90@8.4"])"));
+  EXPECT_TRUE(d["added_files"].empty());
+  EXPECT_EQ(run("index diff " + new_whl + " " + new_whl + " --fail-on dropped").code, 0);
 }
 
 TEST_F(AdviseCli, IndexDiffErrorsExitTwo) {
