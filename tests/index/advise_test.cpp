@@ -206,6 +206,34 @@ TEST(Advise, PinnedTorchThatDoesNotRunIsNoted) {
       << all_notes(a);
 }
 
+TEST(Advise, TorchPinsAsRequiresDistWritesThem) {
+  WheelIndex index;
+  auto add = [&](const char* version, std::vector<std::string> requires_dist) {
+    index.wheels.push_back(test_index::wheel(
+        "torchvision", version, "x86_64",
+        {test_index::device_file("torchvision/_C.so", {"sm_120"})}, std::move(requires_dist)));
+  };
+  add("0.24.0", {"torch (==2.9.0)"});                              // the older METADATA spelling
+  add("0.23.0", {"Torch[opt-einsum] == 2.8.0"});                   // extras, spaces, case
+  add("0.22.0", {"torch>=2.7"});                                   // a range is no pin
+  add("0.21.0", {"torch==2.6.0; extra == \"cuda\""});              // optional: no pin
+  add("0.20.0", {"torch==2.5.*"});                                 // prefix match
+  add("0.19.0", {"torch==2.4.0; platform_machine == 'aarch64'"});  // other machine: no pin
+  auto a = advise(index, {"torchvision"}, gpu("RTX 5090"), {}).at(0);
+  std::vector<std::string> pins;
+  for (const auto& r : a.releases) pins.push_back(r.torch_pin);
+  EXPECT_THAT(pins, ElementsAre("2.9.0", "2.8.0", "", "", "2.5.*", ""));
+  AdviseEnvironment env;
+  env.installed = {{"torch", "2.5.1+cu124"}};
+  EXPECT_EQ(advise(index, {"torchvision"}, gpu("RTX 5090"), env).at(0).recommended, "0.22.0");
+  std::erase_if(index.wheels, [](const WheelRecord& w) { return w.version == "0.22.0"; });
+  EXPECT_EQ(advise(index, {"torchvision"}, gpu("RTX 5090"), env).at(0).recommended, "0.21.0");
+  std::erase_if(index.wheels, [](const WheelRecord& w) {
+    return w.version == "0.21.0" || w.version == "0.19.0";
+  });
+  EXPECT_EQ(advise(index, {"torchvision"}, gpu("RTX 5090"), env).at(0).recommended, "0.20.0");
+}
+
 TEST(Advise, InstalledTorchPinsTriton) {
   AdviseEnvironment env;
   env.installed = {{"torch", "2.8.0+cu128"}, {"triton", "3.5.0"}};
