@@ -74,29 +74,12 @@ Requirement parse_requirement(std::string_view line) {
   return r;
 }
 
-// Whether a marker can hold on `machine`. Markers are not evaluated in full: a requirement behind
-// an extra ("extra == 'cuda'") is optional, and `platform_machine == '...'` comparisons that name
-// only other machines exclude it (torch's "triton==3.5.0; platform_machine == 'x86_64'"); anything
-// else counts as holding.
-bool marker_may_hold(std::string_view marker, std::string_view machine) {
-  if (marker.empty()) return true;
-  if (marker.find("extra") != std::string_view::npos) return false;
-  bool named = false, matches = false;
-  for (size_t at = marker.find("platform_machine"); at != std::string_view::npos;
-       at = marker.find("platform_machine", at + 1)) {
-    std::string_view rest = trim(marker.substr(at + std::string_view("platform_machine").size()));
-    if (!starts_with(rest, "==")) continue;
-    rest = trim(rest.substr(2));
-    if (rest.empty() || (rest[0] != '"' && rest[0] != '\'')) continue;
-    auto close = rest.find(rest[0], 1);
-    if (close == std::string_view::npos) continue;
-    named = true;
-    std::string value = to_lower(rest.substr(1, close - 1));
-    if (value == machine || (machine == "aarch64" && value == "arm64") ||
-        (machine == "x86_64" && value == "amd64"))
-      matches = true;
-  }
-  return !named || matches || machine.empty();
+// Whether a requirement is a pin on `machine`: one behind an extra ("extra == 'cuda'") is
+// optional, and platform_machine is read by the index's one marker rule (marker_applies: torch's
+// "triton==3.5.0; platform_machine == 'x86_64'" is no pin on aarch64).
+bool requirement_holds(std::string_view line, const Requirement& r, std::string_view machine) {
+  if (r.marker.find("extra") != std::string::npos) return false;
+  return machine.empty() || marker_applies(line, machine);
 }
 
 // The exact version `requires_dist` pins `name` to ("torch==2.9.0" -> "2.9.0"), or "". A range
@@ -105,7 +88,7 @@ std::string pin_of(const std::vector<std::string>& requires_dist, std::string_vi
                    std::string_view machine) {
   for (const auto& line : requires_dist) {
     Requirement r = parse_requirement(line);
-    if (r.name != name || !marker_may_hold(r.marker, machine)) continue;
+    if (r.name != name || !requirement_holds(line, r, machine)) continue;
     if (!starts_with(r.spec, "==") || starts_with(r.spec, "===")) continue;
     std::string v = r.spec.substr(2);
     if (v.empty() || v.find(',') != std::string::npos) continue;

@@ -10,7 +10,8 @@
 //     for aarch64 too.
 //   triton 3.4.0/3.5.0: no device code in the wheel (it compiles at run time).
 //   xformers 0.0.31 (torch==2.7.1; sm_80 sm_86 sm_90 + compute_90@8.4), 0.0.32.post2
-//     (torch==2.8.0) and 0.0.33 (torch==2.9.0), both sm_80 … sm_120.
+//     (torch==2.8.0) and 0.0.33 (torch==2.9.0), both sm_80 … sm_120; no CUDA runtime named
+//     (the CUDA runtime comes with torch), as infer_cuda() would find.
 //   flashinfer-python 0.2.0: x86_64 only.
 #pragma once
 
@@ -124,7 +125,7 @@ inline WheelRecord xformers(const std::string& version, const std::string& torch
           ? std::vector<std::string>{"sm_80", "sm_86", "sm_90", "compute_90@8.4"}
           : std::vector<std::string>{"sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"};
   return wheel("xformers", version, "x86_64", {device_file("xformers/_C.so", images)},
-               {"torch==" + torch_pin}, "12.8", "cp39");
+               {"torch==" + torch_pin}, "", "cp39");
 }
 
 /// The index most tests use.
