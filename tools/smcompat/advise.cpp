@@ -140,8 +140,9 @@ void register_advise(CLI::App& app, Context& ctx) {
     context.machine = a->platform.empty() ? default_machine_for(*target) : a->platform;
     context.argv = ctx.argv;
     context.verbose = a->verbose;
-    if (a->json)
-      fmt::print("{}\n", advise_to_json(advice, context).dump(2));
+    if (a->json)  // invalid UTF-8 (paths, argv) is replaced rather than thrown
+      fmt::print("{}\n", advise_to_json(advice, context)
+                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     else if (a->markdown)
       fmt::print("{}", render_advise_markdown(advice, context));
     else

@@ -107,8 +107,9 @@ void register_index_query(CLI::App& app, Context& ctx) {
     context.machine = q->platform;
     context.argv = ctx.argv;
     context.verbose = q->verbose;
-    if (q->json)
-      fmt::print("{}\n", query_to_json(rows, context, q->packages).dump(2));
+    if (q->json)  // invalid UTF-8 (argv) is replaced rather than thrown
+      fmt::print("{}\n", query_to_json(rows, context, q->packages)
+                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     else if (q->markdown)
       fmt::print("{}", render_query_markdown(rows, context, q->packages));
     else
@@ -136,8 +137,9 @@ void register_index_query(CLI::App& app, Context& ctx) {
     auto new_side = diff_side(d->new_side, d->index);
     if (!new_side) return fail(new_side.error().to_string());
     auto diffs = diff_records(*old_side, *new_side);
-    if (d->json)
-      fmt::print("{}\n", diff_to_json(diffs, d->old_side, d->new_side, ctx.argv).dump(2));
+    if (d->json)  // invalid UTF-8 (zip member names, argv) is replaced rather than thrown
+      fmt::print("{}\n", diff_to_json(diffs, d->old_side, d->new_side, ctx.argv)
+                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     else if (d->markdown)
       fmt::print("{}", render_diff_markdown(diffs, d->old_side, d->new_side));
     else
