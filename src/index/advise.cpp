@@ -231,6 +231,29 @@ std::string fit_words(const ReleaseFit& r) {
   return r.verdict.has_device_code ? to_string(r.verdict.fit) : "no device code";
 }
 
+// Notes for the releases of `package` the index build could not record on `machine` (gaps in the
+// run of native releases); at most three, then a count.
+void failure_notes(const WheelIndex& index, const std::string& package, const std::string& machine,
+                   std::vector<std::string>& notes) {
+  size_t shown = 0, more = 0;
+  for (const auto& f : index.failures) {
+    if (normalize_package_name(f.package) != package) continue;
+    if (!f.platform.empty() && !machine.empty() && f.platform.find(machine) == std::string::npos)
+      continue;
+    if (shown == 3) {
+      ++more;
+      continue;
+    }
+    ++shown;
+    notes.push_back(fmt::format("the index build failed at {} for {}{}{}: {}", f.stage, package,
+                                f.version.empty() ? "" : " " + f.version,
+                                f.platform.empty() ? "" : " (" + f.platform + ")", f.message));
+  }
+  if (more > 0)
+    notes.push_back(fmt::format("… and {} more recorded failure{} for {}", more,
+                                more == 1 ? "" : "s", package));
+}
+
 PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
                          const Target& target, const AdviseEnvironment& env,
                          const std::string& machine) {
@@ -256,12 +279,7 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
                       index.built.empty() ? std::string() : fmt::format(" (built {})", index.built),
                       a.package));
     }
-    for (const auto& f : index.failures) {
-      if (normalize_package_name(f.package) != a.package) continue;
-      a.notes.push_back(fmt::format("the index build failed at {} for {}{}{}: {}", f.stage,
-                                    a.package, f.version.empty() ? "" : " " + f.version,
-                                    f.platform.empty() ? "" : " (" + f.platform + ")", f.message));
-    }
+    failure_notes(index, a.package, {}, a.notes);
     return a;
   }
   a.indexed = true;
@@ -439,6 +457,7 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
       }
     }
   }
+  failure_notes(index, a.package, machine, a.notes);
   return a;
 }
 

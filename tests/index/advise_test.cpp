@@ -131,6 +131,32 @@ TEST(Advise, UnknownPackageSaysHowToIndexIt) {
             "the index build failed at resolve for flash-attn: no binary wheels (sdist only)");
 }
 
+TEST(Advise, RecordedFailuresOfAnIndexedPackageAreNoted) {
+  WheelIndex index = sample_index();
+  auto fail = [&](const char* version, const char* platform) {
+    IndexFailure f;
+    f.package = "bitsandbytes";
+    f.version = version;
+    f.platform = platform;
+    f.stage = "download";
+    f.message = "HTTP 503";
+    index.failures.push_back(f);
+  };
+  fail("0.45.0", "linux_x86_64");
+  fail("0.45.0", "linux_aarch64");  // another machine: not said
+  for (const char* v : {"0.44.0", "0.43.0", "0.42.0", "0.41.0"}) fail(v, "linux_x86_64");
+  auto a = advise(index, {"bitsandbytes"}, gpu("H100"), {}).at(0);
+  ASSERT_GE(a.notes.size(), 4u);
+  std::vector<std::string> last(a.notes.end() - 4, a.notes.end());
+  EXPECT_THAT(last, ElementsAre("the index build failed at download for bitsandbytes 0.45.0 "
+                                "(linux_x86_64): HTTP 503",
+                                "the index build failed at download for bitsandbytes 0.44.0 "
+                                "(linux_x86_64): HTTP 503",
+                                "the index build failed at download for bitsandbytes 0.43.0 "
+                                "(linux_x86_64): HTTP 503",
+                                "… and 2 more recorded failures for bitsandbytes"));
+}
+
 TEST(Advise, PackageIndexedOnlyForAnotherMachine) {
   auto a = advise(sample_index(), {"flashinfer-python"}, gpu("GB10"), {}).at(0);
   EXPECT_EQ(a.machine, "aarch64");
