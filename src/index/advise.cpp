@@ -186,24 +186,40 @@ std::string gpu_words(const Target& t) {
 void runtime_note(const PackageAdvice& a, const ReleaseFit& r, const std::optional<Version>& driver,
                   std::vector<std::string>& notes) {
   if (r.cuda.empty() || !driver) return;
-  auto need = Version::parse(r.cuda);
-  if (!need) return;
-  const CudaRelease* rel = Catalog::builtin().cuda_release(*need);
-  std::string min_driver =
-      rel && rel->min_driver_linux
-          ? fmt::format(" (Linux driver {} or newer)", rel->min_driver_linux->to_string())
-          : std::string();
-  if (need->major > driver->major) {
+  // "12.8", "13" (a major only), or "11.8;12.1;...;13.0": one library per CUDA runtime, of which
+  // the package loads the one matching the runtime in use (WheelRecord::cuda, infer_cuda()).
+  std::vector<Version> variants;
+  for (auto part : split(r.cuda, ';'))
+    if (auto v = Version::parse(trim(part))) variants.push_back(*v);
+  if (variants.empty()) return;
+  std::sort(variants.begin(), variants.end());
+  auto min_driver_of = [](Version v) {
+    const CudaRelease* rel = Catalog::builtin().cuda_release(v);
+    return rel && rel->min_driver_linux
+               ? fmt::format(" (Linux driver {} or newer)", rel->min_driver_linux->to_string())
+               : std::string();
+  };
+  if (variants.size() > 1) {
+    if (variants.front().major <= driver->major) return;  // some variant runs on this driver
+    notes.push_back(fmt::format(
+        "{} {} ships one library per CUDA runtime ({} to {}) and none runs on a driver for CUDA "
+        "{}: it needs a driver for CUDA {}{}",
+        a.package, r.version, variants.front().to_string(), variants.back().to_string(),
+        driver->to_string(), variants.front().to_string(), min_driver_of(variants.front())));
+    return;
+  }
+  const Version need = variants.front();
+  if (need.major > driver->major) {
     notes.push_back(fmt::format(
         "{} {} needs the CUDA {} runtime, which a driver for CUDA {} cannot run: it needs a "
         "driver for CUDA {}{}",
-        a.package, r.version, r.cuda, driver->to_string(), need->to_string(), min_driver));
-  } else if (need->major == driver->major && need->minor > driver->minor) {
+        a.package, r.version, r.cuda, driver->to_string(), need.to_string(), min_driver_of(need)));
+  } else if (need.major == driver->major && need.minor > driver->minor) {
     notes.push_back(fmt::format(
         "{} {} is built with the CUDA {} runtime and the driver supports CUDA {}: it runs through "
         "CUDA minor version compatibility (not for PTX or features newer than the driver); a "
         "driver for CUDA {}{} supports it fully",
-        a.package, r.version, r.cuda, driver->to_string(), need->to_string(), min_driver));
+        a.package, r.version, r.cuda, driver->to_string(), need.to_string(), min_driver_of(need)));
   }
 }
 

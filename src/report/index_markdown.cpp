@@ -96,7 +96,8 @@ std::string render_advise_markdown(const std::vector<PackageAdvice>& advice,
       for (const auto& r : a.releases) {
         std::string version = md(r.version);
         if (a.recommended && r.version == *a.recommended) version = "**" + version + "**";
-        out += row({version, fit_word(r.verdict), dash(r.cuda), dash(r.torch_pin), md(r.filename)});
+        out += row({version, fit_word(r.verdict), dash(cuda_cell(r.cuda)), dash(r.torch_pin),
+                    md(r.filename)});
       }
     }
   }
@@ -111,8 +112,8 @@ std::string render_query_markdown(const std::vector<QueryRow>& rows, const Index
   } else {
     out += head({"package", "version", "machine", "verdict", "CUDA", "wheel"});
     for (const auto& r : rows)
-      out += row({md(r.package), md(r.version), md(r.machine), fit_word(r.verdict), dash(r.cuda),
-                  md(r.filename)});
+      out += row({md(r.package), md(r.version), md(r.machine), fit_word(r.verdict),
+                  dash(cuda_cell(r.cuda)), md(r.filename)});
   }
   for (const auto& p : packages) {
     std::string n = normalize_package_name(p);

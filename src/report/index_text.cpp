@@ -51,8 +51,8 @@ std::string releases_table(const PackageAdvice& a, const Style& st) {
     if (a.recommended && r.version == *a.recommended) mark = st.green("← recommended");
     if (a.installed_version && same_release(r.version, *a.installed_version))
       mark += (mark.empty() ? "" : ", ") + std::string("installed");
-    t.add_row({r.version, verdict_cell(r.verdict, st), dash(r.cuda), dash(r.torch_pin), r.filename,
-               mark});
+    t.add_row({r.version, verdict_cell(r.verdict, st), dash(cuda_cell(r.cuda)), dash(r.torch_pin),
+               r.filename, mark});
   }
   return t.render(st, "    ");
 }
@@ -125,7 +125,7 @@ std::string render_query_text(const std::vector<QueryRow>& rows, const IndexAnsw
     std::vector<std::string> cells = {r.package, r.version};
     if (machine_column) cells.push_back(r.machine);
     cells.push_back(verdict_cell(r.verdict, st));
-    cells.push_back(dash(r.cuda));
+    cells.push_back(dash(cuda_cell(r.cuda)));
     cells.push_back(r.filename);
     t.add_row(std::move(cells));
   }

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace smcompat::index_view {
 
 std::vector<std::pair<std::string, std::string>> header_facts(const IndexAnswerContext& c) {
@@ -96,6 +98,14 @@ bool any_without_native(const std::vector<PackageAdvice>& advice) {
   for (const auto& a : advice)
     if (!a.indexed || (a.device_code && !a.newest_native)) return true;
   return false;
+}
+
+std::string cuda_cell(const std::string& cuda) {
+  auto first_end = cuda.find(';');
+  if (first_end == std::string::npos) return cuda;
+  size_t n = 1 + static_cast<size_t>(std::count(cuda.begin(), cuda.end(), ';'));
+  return fmt::format("{}–{} ({} variants)", cuda.substr(0, first_end),
+                     cuda.substr(cuda.rfind(';') + 1), n);
 }
 
 std::string join(const std::vector<std::string>& items, const char* empty) {

@@ -38,6 +38,10 @@ bool runs_natively(Fit fit);
 /// Whether any package of the answer was asked for but has no native release, or is unknown.
 bool any_without_native(const std::vector<PackageAdvice>& advice);
 
+/// The CUDA runtime cell: "12.8"; a list of runtime variants ("11.8;12.1;12.4") as
+/// "11.8–12.4 (3 variants)"; "" stays "".
+std::string cuda_cell(const std::string& cuda);
+
 /// "sm_100 sm_120", "–" when empty.
 std::string join(const std::vector<std::string>& items, const char* empty = "–");
 

@@ -356,6 +356,28 @@ TEST(Advise, RuntimeOfANewerMajorCannotRun) {
       << all_notes(a);
 }
 
+TEST(Advise, RuntimeVariantsNeedOneThatTheDriverRuns) {
+  // bitsandbytes-style: one library per CUDA runtime, WheelRecord::cuda lists them.
+  WheelIndex index;
+  auto w = test_index::wheel(
+      "bitsandbytes", "0.49.0", "x86_64",
+      {test_index::device_file("bitsandbytes/libbitsandbytes_cuda128.so", {"sm_120"}),
+       test_index::device_file("bitsandbytes/libbitsandbytes_cuda130.so", {"sm_120"})},
+      {}, "12.8;13.0");
+  index.wheels.push_back(w);
+  AdviseEnvironment env;
+  env.driver_cuda = Version{12, 2};  // the 12.8 library runs through minor version compatibility
+  auto a = advise(index, {"bitsandbytes"}, gpu("RTX 5090"), env).at(0);
+  EXPECT_FALSE(any_note(a, "runtime")) << all_notes(a);
+  env.driver_cuda = Version{11, 8};
+  a = advise(index, {"bitsandbytes"}, gpu("RTX 5090"), env).at(0);
+  EXPECT_TRUE(any_note(a,
+                       "bitsandbytes 0.49.0 ships one library per CUDA runtime (12.8 to 13.0) "
+                       "and none runs on a driver for CUDA 11.8: it needs a driver for CUDA "
+                       "12.8"))
+      << all_notes(a);
+}
+
 TEST(Advise, SeveralWheelsOfOneReleaseCountTheWorst) {
   WheelIndex index = sample_index();
   // A cp39 wheel of 0.45.3 without the CUDA 12.8 library: the release is not native everywhere.

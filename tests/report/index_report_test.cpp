@@ -242,6 +242,7 @@ std::vector<QueryRow> sample_rows() {
   QueryRow c{"triton", "3.5.0",
              "x86_64", "triton-3.5.0-cp312-cp312-manylinux_2_28_x86_64.whl",
              "",       verdict(Fit::kNoImage, "", false)};
+  a.cuda = "11.8;12.1;12.8";  // runtime variants, one library each
   return {a, b, c};
 }
 
@@ -255,10 +256,10 @@ driver      not given: PTX ISA versions not checked (--driver)
 wheels for  every machine
 index       built-in, built 2026-11-25, 2 wheels
 
-package       version  machine  verdict          CUDA  wheel
-bitsandbytes  0.45.3   x86_64   native           –     bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl
-torch         2.9.0    aarch64  compatible-sass  12.8  torch-2.9.0-cp312-cp312-manylinux_2_28_aarch64.whl
-triton        3.5.0    x86_64   no device code   –     triton-3.5.0-cp312-cp312-manylinux_2_28_x86_64.whl
+package       version  machine  verdict          CUDA                    wheel
+bitsandbytes  0.45.3   x86_64   native           11.8–12.8 (3 variants)  bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl
+torch         2.9.0    aarch64  compatible-sass  12.8                    torch-2.9.0-cp312-cp312-manylinux_2_28_aarch64.whl
+triton        3.5.0    x86_64   no device code   –                       triton-3.5.0-cp312-cp312-manylinux_2_28_x86_64.whl
 flash-attn: not in the index
 
 Predicted from the device code of each wheel (compatibility rules), not run on a GPU.
@@ -274,7 +275,7 @@ TEST(IndexReport, QueryMarkdownAndJson) {
   auto rows = sample_rows();
   rows.resize(1);
   std::string md = render_query_markdown(rows, c, {});
-  EXPECT_NE(md.find("| bitsandbytes | 0.45.3 | x86\\_64 | native | – | "
+  EXPECT_NE(md.find("| bitsandbytes | 0.45.3 | x86\\_64 | native | 11.8–12.8 (3 variants) | "
                     "bitsandbytes-0.45.3-py3-none-manylinux\\_2\\_24\\_x86\\_64.whl |\n"),
             std::string::npos)
       << md;
@@ -288,7 +289,8 @@ TEST(IndexReport, QueryMarkdownAndJson) {
     "machine": "x86_64",
     "packages": ["bitsandbytes"],
     "rows": [{"package": "bitsandbytes", "version": "0.45.3", "machine": "x86_64",
-              "filename": "bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl", "cuda": "",
+              "filename": "bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl",
+              "cuda": "11.8;12.1;12.8",
               "verdict": {"fit": "native", "has_device_code": true, "summary": "native",
                           "variant": null, "driver_cuda_needed": null, "files": []}}]
   })json");
