@@ -26,7 +26,7 @@ struct ReleaseFit {
   std::string version;
   std::string filename;
   WheelVerdict verdict;
-  std::string cuda;  ///< the CUDA runtime it needs (WheelRecord::cuda)
+  std::string cuda;  ///< WheelRecord::cuda: "12.8", "13", or runtime variants "11.8;...;13.0"
   /// The torch release it is built for when it pins one ("2.9.0" from "torch==2.9.0"), else "".
   /// Requirements behind an extra, or whose platform_machine marker names only other machines,
   /// are not pins; ranges (">=2.7") are not pins.
