@@ -137,8 +137,9 @@ std::string render_diff_markdown(const std::vector<WheelDiff>& diffs, const std:
     auto dropped = [](const std::vector<std::string>& v) {
       return v.empty() ? std::string("–") : "**" + md(join(v)) + "**";
     };
-    std::string cuda =
-        d.old_cuda == d.new_cuda ? dash(d.new_cuda) : dash(d.old_cuda) + " → " + dash(d.new_cuda);
+    std::string cuda = d.old_cuda == d.new_cuda
+                           ? dash(cuda_cell(d.new_cuda))
+                           : dash(cuda_cell(d.old_cuda)) + " → " + dash(cuda_cell(d.new_cuda));
     out += row({md(d.package), md(d.machine), dash(d.old_version), dash(d.new_version),
                 md(join(d.added_sass)), dropped(d.dropped_sass), md(join(d.added_ptx)),
                 dropped(d.dropped_ptx), cuda});

@@ -174,10 +174,13 @@ std::string render_diff_text(const std::vector<WheelDiff>& diffs, const std::str
     };
     t.add_row({"SASS", green_list(d.added_sass), red_list(d.dropped_sass)});
     t.add_row({"PTX", green_list(d.added_ptx), red_list(d.dropped_ptx)});
-    t.add_row({"files", join(d.added_files), join(d.dropped_files)});
     out += t.render(st, "  ");
+    // Members one per line: a wheel can add or drop many libraries with long paths.
+    for (const auto& f : d.added_files) out += "  " + st.green("+ " + f) + "\n";
+    for (const auto& f : d.dropped_files) out += "  " + st.red("− " + f) + "\n";
     if (d.old_cuda != d.new_cuda)
-      out += fmt::format("  CUDA runtime {} → {}\n", dash(d.old_cuda), dash(d.new_cuda));
+      out += fmt::format("  CUDA runtime {} → {}\n", dash(cuda_cell(d.old_cuda)),
+                         dash(cuda_cell(d.new_cuda)));
     out += "\n";
   }
   if (diffs.empty())

@@ -238,6 +238,22 @@ TEST_F(AdviseCli, IndexDiffOfWheelFilesScansThem) {
   EXPECT_EQ(d["dropped_ptx"], nlohmann::json::parse(R"(["compute_90@8.4"])"));
   EXPECT_TRUE(d["added_files"].empty());
   EXPECT_EQ(run("index diff " + new_whl + " " + new_whl + " --fail-on dropped").code, 0);
+  // Against PKG==VER, a wheel file meets the release's wheel for its own machine only.
+  WheelIndex index;
+  for (const char* machine : {"x86_64", "aarch64"})
+    index.wheels.push_back(
+        test_index::wheel("fancy", "1.3", machine,
+                          {test_index::device_file("fancy/kernels.fatbin", {"sm_90", "sm_120"})}));
+  write_index("fancy.json", index);
+  r = run("index diff " + new_whl + " fancy==1.3 --json --fail-on dropped --index " +
+          p("fancy.json"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["diffs"].size(), 1u);
+  EXPECT_EQ(j["diffs"][0]["machine"], "x86_64");
+  EXPECT_TRUE(j["diffs"][0]["added_sass"].empty());
+  EXPECT_TRUE(j["diffs"][0]["dropped_sass"].empty());
+  EXPECT_TRUE(j["diffs"][0]["added_files"].empty());
 }
 
 TEST_F(AdviseCli, IndexDiffErrorsExitTwo) {

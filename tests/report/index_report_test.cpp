@@ -309,7 +309,8 @@ std::vector<WheelDiff> sample_diffs() {
   d.added_ptx = {"compute_120@8.8"};
   d.dropped_ptx = {"compute_120@8.7"};
   d.added_files = {"bitsandbytes/libbitsandbytes_cuda130.so"};
-  d.old_cuda = "";
+  d.dropped_files = {"bitsandbytes/libbitsandbytes_cuda117.so"};
+  d.old_cuda = "11.7;12.6";
   d.new_cuda = "13";
   return {d};
 }
@@ -322,11 +323,12 @@ new  bitsandbytes==0.46.0
 
 bitsandbytes (x86_64): 0.45.3 → 0.46.0
   bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl → bitsandbytes-0.46.0-py3-none-manylinux_2_24_x86_64.whl
-         added                                    dropped
-  SASS   sm_103                                   sm_50 sm_60
-  PTX    compute_120@8.8                          compute_120@8.7
-  files  bitsandbytes/libbitsandbytes_cuda130.so  –
-  CUDA runtime – → 13
+        added            dropped
+  SASS  sm_103           sm_50 sm_60
+  PTX   compute_120@8.8  compute_120@8.7
+  + bitsandbytes/libbitsandbytes_cuda130.so
+  − bitsandbytes/libbitsandbytes_cuda117.so
+  CUDA runtime 11.7–12.6 (2 variants) → 13
 
 1 of 1 compared package dropped a SASS or PTX target.
 )txt");
@@ -338,9 +340,10 @@ bitsandbytes (x86_64): 0.45.3 → 0.46.0
 
 TEST(IndexReport, DiffMarkdownAndJson) {
   std::string md = render_diff_markdown(sample_diffs(), "old.whl", "new.whl");
-  EXPECT_NE(md.find("| bitsandbytes | x86\\_64 | 0.45.3 | 0.46.0 | sm\\_103 | **sm\\_50 sm\\_60** "
-                    "| compute\\_120@8.8 | **compute\\_120@8.7** | – → 13 |\n"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| bitsandbytes | x86\\_64 | 0.45.3 | 0.46.0 | sm\\_103 | **sm\\_50 sm\\_60** "
+              "| compute\\_120@8.8 | **compute\\_120@8.7** | 11.7–12.6 (2 variants) → 13 |\n"),
+      std::string::npos)
       << md;
   EXPECT_NE(md.find("**1 of 1 compared dropped a SASS or PTX target.**"), std::string::npos);
   testing::expect_json(diff_to_json(sample_diffs(), "old.whl", "new.whl", {"smcompat"}),
@@ -351,10 +354,11 @@ TEST(IndexReport, DiffMarkdownAndJson) {
                "new_version": "0.46.0",
                "old_filename": "bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl",
                "new_filename": "bitsandbytes-0.46.0-py3-none-manylinux_2_24_x86_64.whl",
-               "old_cuda": "", "new_cuda": "13", "added_sass": ["sm_103"],
+               "old_cuda": "11.7;12.6", "new_cuda": "13", "added_sass": ["sm_103"],
                "dropped_sass": ["sm_50", "sm_60"], "added_ptx": ["compute_120@8.8"],
                "dropped_ptx": ["compute_120@8.7"],
-               "added_files": ["bitsandbytes/libbitsandbytes_cuda130.so"], "dropped_files": [],
+               "added_files": ["bitsandbytes/libbitsandbytes_cuda130.so"],
+               "dropped_files": ["bitsandbytes/libbitsandbytes_cuda117.so"],
                "dropped_any": true}]
   })json");
 }

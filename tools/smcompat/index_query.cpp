@@ -36,7 +36,13 @@ Result<WheelIndex> load_index(const std::string& path) {
 }
 
 // One side of a diff: a wheel file, an index file, or PKG==VER in the index.
-Result<std::vector<WheelRecord>> diff_side(const std::string& arg, const std::string& index_path) {
+struct DiffSide {
+  std::vector<WheelRecord> records;
+  bool wheel_file = false;  ///< one wheel, scanned now
+  bool lookup = false;      ///< PKG==VER: the release's wheels for every machine
+};
+
+Result<DiffSide> diff_side(const std::string& arg, const std::string& index_path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_regular_file(arg, ec)) {
@@ -46,11 +52,11 @@ Result<std::vector<WheelRecord>> diff_side(const std::string& arg, const std::st
       if (!record->errors.empty())
         return make_error(fmt::format("cannot read the wheel: {}", record->errors.front()))
             .in_file(arg);
-      return std::vector<WheelRecord>{std::move(*record)};
+      return DiffSide{{std::move(*record)}, true, false};
     }
     auto index = read_wheel_index(arg);
     if (!index) return index.error();
-    return std::move(index->wheels);
+    return DiffSide{std::move(index->wheels), false, false};
   }
   auto eq = arg.find("==");
   if (eq == std::string::npos || eq == 0 || eq + 2 >= arg.size())
@@ -67,7 +73,17 @@ Result<std::vector<WheelRecord>> diff_side(const std::string& arg, const std::st
     return make_error(fmt::format("{} {} is not in the {} index{}", package, version,
                                   index_path.empty() ? "built-in" : index_path,
                                   index->built.empty() ? "" : " (built " + index->built + ")"));
-  return out;
+  return DiffSide{std::move(out), false, true};
+}
+
+// A wheel file against PKG==VER: the release's wheels for the wheel's machine only, so that a
+// fresh scan of an aarch64 wheel is not also set against the x86_64 one.
+void narrow_to_wheel_machine(DiffSide& lookup, const DiffSide& wheel) {
+  if (!lookup.lookup || !wheel.wheel_file) return;
+  std::vector<WheelRecord> same;
+  for (const auto& r : lookup.records)
+    if (r.machine == wheel.records.front().machine) same.push_back(r);
+  if (!same.empty()) lookup.records = std::move(same);
 }
 
 }  // namespace
@@ -136,7 +152,9 @@ void register_index_query(CLI::App& app, Context& ctx) {
     if (!old_side) return fail(old_side.error().to_string());
     auto new_side = diff_side(d->new_side, d->index);
     if (!new_side) return fail(new_side.error().to_string());
-    auto diffs = diff_records(*old_side, *new_side);
+    narrow_to_wheel_machine(*old_side, *new_side);
+    narrow_to_wheel_machine(*new_side, *old_side);
+    auto diffs = diff_records(old_side->records, new_side->records);
     if (d->json)  // invalid UTF-8 (zip member names, argv) is replaced rather than thrown
       fmt::print("{}\n", diff_to_json(diffs, d->old_side, d->new_side, ctx.argv)
                              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
