@@ -455,10 +455,11 @@ TEST(AdviseCorpus, Gb10AnswersMatchAFreshScan) {
     WheelVerdict verdict = judge_wheel(*fresh, gb10);
     EXPECT_EQ(release->verdict.fit, verdict.fit);
     EXPECT_EQ(release->verdict.variant, verdict.variant);
-    auto diff = diff_records(
-        {*fresh},
-        {*std::find_if(builtin_wheel_index().wheels.begin(), builtin_wheel_index().wheels.end(),
-                       [&](const WheelRecord& w) { return w.filename == fresh->filename; })});
+    const auto& shipped = builtin_wheel_index().wheels;
+    auto record = std::find_if(shipped.begin(), shipped.end(),
+                               [&](const WheelRecord& w) { return w.filename == fresh->filename; });
+    ASSERT_NE(record, shipped.end());
+    auto diff = diff_records({*fresh}, {*record});
     ASSERT_EQ(diff.size(), 1u);
     EXPECT_TRUE(diff[0].added_sass.empty() && diff[0].dropped_sass.empty());
     EXPECT_TRUE(diff[0].added_ptx.empty() && diff[0].dropped_ptx.empty());
