@@ -4,6 +4,7 @@
 # wheels. Everything goes into a cache outside the checkout and is reused between runs:
 #   $SMCOMPAT_CORPUS (default ~/.cache/smcompat-corpus)
 #     wheels/             the downloaded wheels, exactly as PyPI serves them
+#     wheels-foreign/     wheels for other machines (scripts/corpus/foreign.txt: aarch64 for GB10)
 #     bin/cuobjdump       NVIDIA's cuobjdump, unpacked from nvidia-cuda-cuobjdump
 #     venvs/torch         `pip install torch torchvision` (the lock in scripts/corpus/torch-cu13.txt)
 #     venvs/torch-bnb-0.45.2, venvs/torch-bnb-0.50.2
@@ -20,6 +21,7 @@ if [ "${1:-}" = "--print-dir" ]; then echo "$cache"; exit 0; fi
 python="${SMCOMPAT_CORPUS_PYTHON:-python3}"
 lock="$here/corpus/torch-cu13.txt"
 single="$here/corpus/single.txt"
+foreign="$here/corpus/foreign.txt"
 say() { echo "fetch-corpus: $*" >&2; }
 
 # The locks pin CPython 3.11 wheels for manylinux x86_64.
@@ -30,12 +32,12 @@ if [ "$pyver" != "3.11" ] || [ "$(uname -m)" != "x86_64" ]; then
 fi
 
 # The cache is complete for exactly these locks (and this script): a change rebuilds what differs.
-stamp="$(cat "$lock" "$single" "$0" | sha256sum | cut -c1-16)"
+stamp="$(cat "$lock" "$single" "$foreign" "$0" | sha256sum | cut -c1-16)"
 if [ -f "$cache/READY" ] && grep -qx "stamp $stamp" "$cache/READY"; then
   say "cache complete: $cache"
   exit 0
 fi
-mkdir -p "$cache/wheels" "$cache/bin" "$cache/venvs"
+mkdir -p "$cache/wheels" "$cache/wheels-foreign" "$cache/bin" "$cache/venvs"
 rm -f "$cache/READY"
 
 pins() { grep -v '^\s*#' "$1" | grep -v '^\s*$'; }
@@ -62,6 +64,16 @@ while read -r pin; do
   say "downloading $pin"
   download "$pin" || { say "pip download $pin failed (is PyPI reachable?)"; exit 1; }
 done < <(pins "$single")
+
+# Wheels for other machines: pip picks the wheel of that platform and Python, nothing installed.
+while read -r platform pyver pin; do
+  name="${pin%%==*}" ver="${pin##*==}"
+  compgen -G "$cache/wheels-foreign/$(echo "$name" | tr '-' '_')-$ver-*.whl" >/dev/null && continue
+  say "downloading $pin for $platform"
+  "$python" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --platform "$platform" --python-version "$pyver" --implementation cp \
+    -d "$cache/wheels-foreign" "$pin" || { say "pip download $pin ($platform) failed"; exit 1; }
+done < <(pins "$foreign")
 
 # NVIDIA's cuobjdump, the oracle the corpus tests compare with.
 if [ ! -x "$cache/bin/cuobjdump" ]; then
@@ -110,6 +122,7 @@ make_venv cupy cupy-cuda12x==14.2.0 numpy==2.4.6 cuda-pathfinder==1.9.0
 {
   echo "stamp $stamp"
   echo "wheels $(ls "$cache/wheels" | wc -l)"
+  echo "wheels-foreign $(ls "$cache/wheels-foreign" | wc -l)"
   echo "venvs torch torch-bnb-0.45.2 torch-bnb-0.50.2 cupy"
 } >"$cache/READY"
 say "cache complete: $cache ($(du -sh "$cache" | cut -f1))"

@@ -3,11 +3,15 @@
 // lockstep, packages that choose a library at run time, and packages with GPU code.
 #include <fmt/format.h>
 
+#include <sys/utsname.h>
+
 #include <algorithm>
+#include <functional>
 #include <filesystem>
 
 #include "rules.hpp"
 #include "smcompat/doctor/build_env.hpp"
+#include "smcompat/index/advise.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::doctor {
@@ -197,6 +201,37 @@ void Rules::torch_rules(const PythonEnv& e) {
   }
 }
 
+namespace {
+
+// The machine this environment runs on, for the wheels it would install ("x86_64", "aarch64").
+std::string host_machine() {
+  struct utsname u;
+  if (::uname(&u) != 0) return "x86_64";
+  return u.machine;
+}
+
+
+// The oldest indexed release of `package` for `machine` newer than `installed` one of whose
+// runtime variants `accepts` ("" when the index has none).
+std::string first_release_with_runtime(const std::string& package, const std::string& installed,
+                                       const std::string& machine,
+                                       const std::function<bool(const Version&)>& accepts) {
+  std::string first;
+  for (const auto& w : builtin_wheel_index().wheels) {
+    if (w.package != package || (w.machine != machine && w.machine != "any") ||
+        smcompat::compare_versions(w.version, installed) <= 0)
+      continue;
+    bool has = false;
+    for (auto part : split(w.cuda, ';'))
+      if (auto v = Version::parse(part); v && accepts(*v)) has = true;
+    if (has && (first.empty() || smcompat::compare_versions(w.version, first) < 0))
+      first = w.version;
+  }
+  return first;
+}
+
+}  // namespace
+
 // A package whose run-time choice finds no library for this environment (bitsandbytes 0.45.2
 // under a CUDA 13.2 torch): the fix is the first release known to ship one, or a torch built
 // for a CUDA the installed release has.
@@ -227,6 +262,19 @@ void Rules::variant_missing(const PythonEnv& e, const PackageCode& p, const Pack
         return x == *c.wanted || (rule && rule->same_major_nearest && x.major == c.wanted->major);
       });
       if (has && (newer.empty() || compare_versions(rel.version, newer) < 0)) newer = rel.version;
+    }
+    // The wheel index knows every indexed release's libraries: its answer wins over the rows.
+    const RuntimeVariantRule* rule = c.rule;
+    std::string measured = first_release_with_runtime(
+        normalize_dist_name(p.dist.name), p.dist.version, host_machine(), [&](const Version& x) {
+          return x == *c.wanted || (rule && rule->same_major_nearest && x.major == c.wanted->major);
+        });
+    if (!measured.empty()) {
+      newer = measured;
+      f.evidence.push_back(fmt::format(
+          "wheel index (built {}): {} {} is the first release after {} with a library for CUDA {}",
+          builtin_wheel_index().built, p.dist.name, measured, p.dist.version,
+          c.wanted->to_string()));
     }
   }
   if (!newer.empty() && !env.count(c.rule->override_env)) {
@@ -262,6 +310,38 @@ void Rules::variant_missing(const PythonEnv& e, const PackageCode& p, const Pack
   }
   add(std::move(f));
 }
+
+namespace {
+
+// The wheel index's answer (data/wheel_index.json, measured from the released wheels): the
+// release to install, and the first one that ran natively. false when the index does not know
+// the package or no indexed release runs natively on `t`.
+bool index_fix(const PythonEnv& e, const PackageCode& p, const Target& t, Finding& f) {
+  const WheelIndex& index = builtin_wheel_index();
+  AdviseEnvironment environment;
+  for (const auto& q : e.packages)
+    environment.installed.push_back({normalize_package_name(q.dist.name), q.dist.version});
+  environment.python = python_of(e);
+  environment.driver_cuda = t.driver_cuda;
+  auto advice = advise(index, {p.dist.name}, t, environment);
+  if (advice.empty() || !advice[0].indexed || !advice[0].recommended ||
+      advice[0].install_command.empty())
+    return false;
+  const PackageAdvice& a = advice[0];
+  std::string since;
+  if (a.first_native)
+    since = a.first_native_is_oldest_indexed
+                ? fmt::format("; every indexed release from {} on runs", *a.first_native)
+                : fmt::format("; the first release that does is {}", *a.first_native);
+  f.fix = fmt::format("Install {} {}, the newest release whose PyPI wheel ({}) carries code that "
+                      "runs natively on {}{} (wheel index built {}).",
+                      p.dist.name, *a.recommended, a.machine, t.name, since, index.built);
+  for (const auto& note : a.notes) f.evidence.push_back("wheel index: " + note);
+  f.fix_commands.push_back(a.install_command);
+  return true;
+}
+
+}  // namespace
 
 void Rules::package_rules(const PythonEnv& e) {
   std::string py = python_of(e);
@@ -349,6 +429,8 @@ void Rules::package_rules(const PythonEnv& e) {
               t.cc.arch(), a && a->first_cuda ? a->first_cuda->to_string() : "?");
           f.fix_commands.push_back(fmt::format("{} install -U {}", pip, p.dist.name));
         }
+      } else if (index_fix(e, p, t, f)) {
+        // The measured answer; the hand-written one below is the fallback.
       } else if (info && info->install == "pypi") {
         f.fix = fmt::format("Upgrade {}{}.", info->pip,
                             info->min_version_blackwell.empty()

@@ -34,6 +34,8 @@ void register_ptx(CLI::App& app, Context& ctx);
 void register_trace(CLI::App& app, Context& ctx);
 void register_bench(CLI::App& app, Context& ctx);
 void register_index_build(CLI::App& app, Context& ctx);
+void register_advise(CLI::App& app, Context& ctx);
+void register_index_query(CLI::App& app, Context& ctx);
 
 /// The `index` command that `index build`, `merge`, `query` and `diff` hang under (created once).
 inline CLI::App& index_command(CLI::App& app) {

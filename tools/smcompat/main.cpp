@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
   register_trace(app, ctx);
   register_bench(app, ctx);
   register_index_build(app, ctx);
+  register_advise(app, ctx);
+  register_index_query(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

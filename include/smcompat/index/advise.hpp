@@ -14,15 +14,22 @@ namespace smcompat {
 
 /// The machine (wheel platform) a GPU is used with: "aarch64" for Grace-based and Jetson/DGX
 /// Spark parts (GB10, GH200, GB200, Thor, Orin), else "x86_64". Overridable by the caller.
+/// Decided by architecture (sm_53/62/72/87/101/110/121 are Arm SoCs or GB10) and otherwise by
+/// the GPU's name (GpuSpec has no CPU field): "GB300" resolves to the catalog's B300 row, sold on
+/// x86 too, so it gives "x86_64" unless the caller says aarch64.
 std::string default_machine_for(const Target& target);
 
-/// How one indexed release fits (its wheel for the machine).
+/// How one indexed release fits (its wheel for the machine). A release with several wheels for the
+/// machine (Python tags) is judged by the worst of those with device code; wheels for the machine
+/// hide pure ("any") wheels of the same release.
 struct ReleaseFit {
   std::string version;
   std::string filename;
   WheelVerdict verdict;
-  std::string cuda;  ///< the CUDA runtime it needs (WheelRecord::cuda)
+  std::string cuda;  ///< WheelRecord::cuda: "12.8", "13", or runtime variants "11.8;...;13.0"
   /// The torch release it is built for when it pins one ("2.9.0" from "torch==2.9.0"), else "".
+  /// Requirements behind an extra, or whose platform_machine marker names only other machines,
+  /// are not pins; ranges (">=2.7") are not pins.
   std::string torch_pin;
 };
 
@@ -33,19 +40,27 @@ struct AdviseEnvironment {
   std::optional<Version> driver_cuda;  ///< what the driver supports, for PTX-only releases
 };
 
+/// What to install. The recommended release is, in order: the version the installed torch's own
+/// record pins the package to (torch pins triton); when no release carries GPU code, the newest;
+/// the newest native release whose torch pin matches the installed torch (else the newest
+/// native, installed together with the torch it pins); when nothing runs natively, the newest
+/// release that runs through PTX JIT. Versions compare without their local label ("+cu128").
 struct PackageAdvice {
   std::string package;  ///< normalised
   std::string machine;
-  bool indexed = false;  ///< the index has wheels of it for this machine
-  std::vector<ReleaseFit> releases;       ///< newest first
-  std::optional<std::string> newest_native;  ///< newest release with native/compatible SASS
-  std::optional<std::string> first_native;   ///< oldest release of the newest run of native ones
+  bool indexed = false;      ///< the index has wheels of it for this machine
+  bool device_code = false;  ///< some indexed release carries GPU code (else nothing to judge)
+  std::vector<ReleaseFit> releases;             ///< newest first
+  std::optional<std::string> newest_native;     ///< newest release with native/compatible SASS
+  std::optional<std::string> first_native;      ///< oldest release of the newest run of native ones
   bool first_native_is_oldest_indexed = false;  ///< the index starts there: "at or before"
-  std::vector<std::string> jit_only;          ///< releases that would only JIT
+  std::vector<std::string> jit_only;            ///< releases that would only JIT
   std::optional<std::string> installed_version;
-  std::optional<std::string> recommended;     ///< the version to install (honouring pins)
-  std::string install_command;                ///< exact pip command, or "" when none runs
-  std::vector<std::string> notes;             ///< why: pins honoured, driver needed, gaps
+  std::optional<std::string> recommended;  ///< the version to install (honouring pins)
+  /// Exact pip command (`PYTHON -m pip install "pkg==ver"`, or `pip install ...` without a
+  /// Python), or "" when nothing runs or the recommended release is the installed one.
+  std::string install_command;
+  std::vector<std::string> notes;  ///< why: pins honoured, driver needed, gaps
 };
 
 std::vector<PackageAdvice> advise(const WheelIndex& index, const std::vector<std::string>& packages,
@@ -69,13 +84,26 @@ struct WheelDiff {
   std::string old_version, new_version;
   std::string old_filename, new_filename;
   std::vector<std::string> added_sass, dropped_sass;
-  std::vector<std::string> added_ptx, dropped_ptx;  ///< by target, ISA changes listed as both
+  std::vector<std::string> added_ptx, dropped_ptx;      ///< by target, ISA changes listed as both
   std::vector<std::string> added_files, dropped_files;  ///< members with device code
   std::string old_cuda, new_cuda;
-  bool dropped_any() const { return !dropped_sass.empty() || !dropped_ptx.empty(); }
+  /// A SASS target, or a PTX target (whatever its ISA), that the old side had and the new lacks.
+  /// A PTX ISA change alone ("compute_90@8.4" -> "compute_90@8.7") is listed in both PTX lists
+  /// but is not a drop.
+  bool dropped_any() const {
+    if (!dropped_sass.empty()) return true;
+    auto target_of = [](const std::string& p) { return p.substr(0, p.find('@')); };
+    for (const auto& d : dropped_ptx) {
+      bool kept = false;
+      for (const auto& a : added_ptx) kept = kept || target_of(a) == target_of(d);
+      if (!kept) return true;
+    }
+    return false;
+  }
 };
 /// Pairs records by (package, machine): the newest version on each side (one record each when
-/// both sides hold a single wheel, whatever their names), and compares them.
+/// both sides hold a single wheel, whatever their names), and compares them. A key on one side
+/// only is compared with nothing (all added, or all dropped). Lists keep the records' order.
 std::vector<WheelDiff> diff_records(const std::vector<WheelRecord>& old_side,
                                     const std::vector<WheelRecord>& new_side);
 

@@ -177,8 +177,15 @@ TEST(DoctorRealVenv, Bitsandbytes0452HasNoLibraryForCuda132) {
   EXPECT_EQ(errs[0]->id, "runtime-variant-missing");
   EXPECT_EQ(errs[0]->title, "bitsandbytes 0.45.2 has no library for CUDA 13.2");
   ASSERT_EQ(errs[0]->fix_commands.size(), 1u);
+  // The shipped wheel index, not the hand-written rows (which know 0.50.2 only): 0.50.0 is the
+  // first release whose wheel ships libbitsandbytes_cuda132.so.
   EXPECT_EQ(errs[0]->fix_commands[0],
-            venv("torch-bnb-0.45.2") + "/bin/python -m pip install -U 'bitsandbytes>=0.50.2'");
+            venv("torch-bnb-0.45.2") + "/bin/python -m pip install -U 'bitsandbytes>=0.50.0'");
+  bool index_evidence = false;
+  for (const auto& line : errs[0]->evidence)
+    index_evidence |= line.find("bitsandbytes 0.50.0 is the first release after 0.45.2 with a "
+                                "library for CUDA 13.2") != std::string::npos;
+  EXPECT_TRUE(index_evidence);
   auto* v = bnb_on_5090(r);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->variant->wanted_name, "libbitsandbytes_cuda132.so");

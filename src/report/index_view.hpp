@@ -1,0 +1,48 @@
+// What the index printers (text, Markdown, JSON; src/report/index_*.cpp) share: the header facts
+// (target, machine, index), the wording of a package's native run, and lookups of a release in
+// an advice. Strings come back raw (package names and notes come from the index, which is
+// untrusted input); each printer escapes them for its own medium.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "smcompat/report/index_report.hpp"
+
+namespace smcompat::index_view {
+
+/// Label and value of each header fact, in print order: target, driver, wheels for, index,
+/// environment.
+std::vector<std::pair<std::string, std::string>> header_facts(const IndexAnswerContext& context);
+
+/// Whether two versions name one release: PEP 440 order, local labels ("+cu128") ignored.
+bool same_release(const std::string& a, const std::string& b);
+/// The release of `a` with version `version`, if indexed.
+const ReleaseFit* find_release(const PackageAdvice& a, const std::string& version);
+/// The recommended release's fit, if there is one.
+const ReleaseFit* recommended_release(const PackageAdvice& a);
+
+/// Compact "runs natively" cell: "since 0.45.3", "since ≤ 0.43.0", "0.44.0–0.45.0 only",
+/// "JIT only", "none", "no GPU code", "not indexed".
+std::string native_cell(const PackageAdvice& a);
+/// The same as a sentence: "runs natively since 0.45.3 (newest 0.45.5)", "runs natively at or
+/// before 0.43.0 (the index starts there) up to 0.45.5", ...; "" when not indexed.
+std::string native_sentence(const PackageAdvice& a);
+
+/// The verdict as a word ("native", ..., "no device code" when the wheel carries none).
+std::string fit_word(const WheelVerdict& v);
+/// Whether a fit runs natively (native or compatible SASS).
+bool runs_natively(Fit fit);
+
+/// Whether any package of the answer was asked for but has no native release, or is unknown.
+bool any_without_native(const std::vector<PackageAdvice>& advice);
+
+/// The CUDA runtime cell: "12.8"; a list of runtime variants ("11.8;12.1;12.4") as
+/// "11.8–12.4 (3 variants)"; "" stays "".
+std::string cuda_cell(const std::string& cuda);
+
+/// "sm_100 sm_120", "–" when empty.
+std::string join(const std::vector<std::string>& items, const char* empty = "–");
+
+}  // namespace smcompat::index_view

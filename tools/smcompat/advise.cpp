@@ -1,0 +1,155 @@
+// `smcompat advise PKG... --gpu NAME`: which release of each package to install for a GPU, from
+// the wheel index (index/advise.hpp), keeping lockstep packages (torch pins) in step with what an
+// environment has installed. Library: advise(); printers: report/index_report.hpp.
+//
+// Exit codes: 0 every package has a release that runs natively (or carries no GPU code);
+// 1 some package asked for has no indexed release that runs natively, or is not in the index;
+// 2 usage or I/O error (unknown GPU, unreadable --index or --python).
+#include "smcompat/index/advise.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "commands.hpp"
+#include "smcompat/doctor/facts.hpp"
+#include "smcompat/report/index_report.hpp"
+#include "smcompat/scan/scan.hpp"
+
+namespace smcompat::cli {
+
+namespace {
+
+struct AdviseArgs {
+  std::vector<std::string> packages;
+  std::string gpu, driver, python, platform, index;
+  bool json = false, markdown = false, verbose = false;
+};
+
+// The distributions installed in the environment that `python` names (an interpreter, a prefix
+// or a site-packages directory), found the way the doctor finds them (doctor::locate_python:
+// lib/pythonX.Y/site-packages beside the interpreter, without running it).
+struct InstalledEnv {
+  std::vector<std::pair<std::string, std::string>> installed;
+  std::vector<std::string> site_packages;
+  std::string pip_python;  ///< the interpreter for `-m pip`, "" when none is known
+};
+
+Result<InstalledEnv> read_installed(const std::string& python) {
+  auto locations = doctor::locate_python(python, "--python");
+  if (!locations) return locations.error();
+  InstalledEnv env;
+  for (const auto& loc : doctor::unique_locations(*locations)) {
+    std::error_code ec;
+    auto dirs = dist_info_dirs(loc.site_packages, &ec);
+    if (ec)
+      return make_error(
+          fmt::format("--python {}: cannot read {}: {}", python, loc.site_packages, ec.message()));
+    env.site_packages.push_back(loc.site_packages);
+    for (const auto& d : dirs) {
+      auto dist = read_installed_distribution(d);
+      if (dist.name.empty()) continue;
+      env.installed.emplace_back(normalize_package_name(dist.name), dist.version);
+    }
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(python, ec)) {
+    env.pip_python = python;
+  } else if (!locations->empty()) {
+    for (const char* name : {"bin/python", "bin/python3"}) {
+      auto candidate = fs::path(locations->front().prefix) / name;
+      if (fs::exists(candidate, ec)) {
+        env.pip_python = candidate.string();
+        break;
+      }
+    }
+  }
+  return env;
+}
+
+}  // namespace
+
+void register_advise(CLI::App& app, Context& ctx) {
+  auto a = std::make_shared<AdviseArgs>();
+  auto* cmd = app.add_subcommand(
+      "advise",
+      "Which release of a package to install for a GPU, from the wheel index (exit 1 when a "
+      "package has no release that runs natively)");
+  cmd->add_option("packages", a->packages,
+                  "PyPI packages (torch, bitsandbytes, flash-attn, ...); with --python and none "
+                  "given, every installed package the index knows");
+  cmd->add_option("--gpu", a->gpu, "The GPU, e.g. \"RTX 5090\", H100, B200, GB10, 12.0, sm_120")
+      ->required();
+  cmd->add_option("--driver", a->driver,
+                  "The driver: a CUDA version (12.8) or a driver build (570.124.06); checks PTX "
+                  "and the CUDA runtime the wheels need");
+  cmd->add_option("--python", a->python,
+                  "The environment to advise for (interpreter, prefix or site-packages): its "
+                  "installed torch pins lockstep packages, and pip commands use it");
+  cmd->add_option("--platform", a->platform,
+                  "Wheels for this machine (default: aarch64 for GB10, GH200, GB200, Jetson; "
+                  "else x86_64)")
+      ->check(CLI::IsMember({"x86_64", "aarch64"}));
+  cmd->add_option("--index", a->index,
+                  "A wheel index file (smcompat index build); default: the index built in");
+  auto* json = cmd->add_flag("--json", a->json, "JSON output (schema smcompat.advise/1)");
+  cmd->add_flag("--markdown", a->markdown, "Markdown output")->excludes(json);
+  cmd->add_flag("-v,--verbose", a->verbose, "Every indexed release and its file verdicts");
+  cmd->callback([a, &ctx] {
+    auto fail = [&](const std::string& what) {
+      fmt::print(stderr, "smcompat advise: {}\n", what);
+      ctx.exit_code = kExitError;
+    };
+    auto target = resolve_target(a->gpu, a->driver, Catalog::builtin(), "--gpu");
+    if (!target) return fail(target.error().what);
+    WheelIndex loaded;
+    if (!a->index.empty()) {
+      auto r = read_wheel_index(a->index);
+      if (!r) return fail(r.error().to_string());
+      loaded = std::move(*r);
+    }
+    const WheelIndex& index = a->index.empty() ? builtin_wheel_index() : loaded;
+
+    AdviseEnvironment env;
+    env.driver_cuda = target->driver_cuda;
+    IndexAnswerContext context =
+        index_answer_context(index, a->index.empty() ? "built-in" : a->index);
+    std::vector<std::string> packages = a->packages;
+    if (!a->python.empty()) {
+      auto installed = read_installed(a->python);
+      if (!installed) return fail(installed.error().what);
+      env.installed = installed->installed;
+      env.python = installed->pip_python;
+      context.python = a->python;
+      context.site_packages = installed->site_packages;
+      if (packages.empty()) {
+        std::set<std::string> known;
+        for (const auto& w : index.wheels) known.insert(w.package);
+        for (const auto& [name, version] : env.installed)
+          if (known.count(name)) packages.push_back(name);
+      }
+    } else if (packages.empty()) {
+      return fail("name the packages to advise on, or give --python to advise on an environment");
+    }
+
+    auto advice = advise(index, packages, *target, env, a->platform);
+    context.target = *target;
+    context.machine = a->platform.empty() ? default_machine_for(*target) : a->platform;
+    context.argv = ctx.argv;
+    context.verbose = a->verbose;
+    if (a->json)  // invalid UTF-8 (paths, argv) is replaced rather than thrown
+      fmt::print("{}\n", advise_to_json(advice, context)
+                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    else if (a->markdown)
+      fmt::print("{}", render_advise_markdown(advice, context));
+    else
+      fmt::print("{}", render_advise_text(advice, context, ctx.out_style()));
+    for (const auto& p : advice)
+      if (!p.indexed || (p.device_code && !p.newest_native)) ctx.exit_code = kExitFindings;
+  });
+}
+
+}  // namespace smcompat::cli

@@ -1,0 +1,171 @@
+// `smcompat index query --gpu NAME [PKG...]`: every indexed wheel judged for a GPU; and
+// `smcompat index diff OLD NEW`: what a release added or dropped. OLD and NEW are each a wheel
+// file (scanned now with index_wheel()), an index file (all its records) or PKG==VER looked up in
+// the index. Library: query_index(), diff_records() (index/advise.hpp); printers:
+// report/index_report.hpp. The `index` parent is shared with index_build.cpp (index_command()).
+//
+// Exit codes: query 0, or 2 for a usage or I/O error; diff 0, 1 with --fail-on dropped when a
+// SASS or PTX target was dropped, 2 for a usage or I/O error.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "commands.hpp"
+#include "smcompat/index/advise.hpp"
+#include "smcompat/report/index_report.hpp"
+#include "smcompat/util/strings.hpp"
+
+namespace smcompat::cli {
+
+namespace {
+
+struct QueryArgs {
+  std::vector<std::string> packages;
+  std::string gpu, driver, platform, index;
+  bool json = false, markdown = false, verbose = false;
+};
+
+struct DiffArgs {
+  std::string old_side, new_side, index, fail_on;
+  bool json = false, markdown = false;
+};
+
+Result<WheelIndex> load_index(const std::string& path) {
+  if (path.empty()) return builtin_wheel_index();
+  return read_wheel_index(path);
+}
+
+// One side of a diff: a wheel file, an index file, or PKG==VER in the index.
+struct DiffSide {
+  std::vector<WheelRecord> records;
+  bool wheel_file = false;  ///< one wheel, scanned now
+  bool lookup = false;      ///< PKG==VER: the release's wheels for every machine
+};
+
+Result<DiffSide> diff_side(const std::string& arg, const std::string& index_path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(arg, ec)) {
+    if (ends_with(to_lower(arg), ".whl")) {
+      auto record = index_wheel(arg);
+      if (!record) return record.error();
+      if (!record->errors.empty())
+        return make_error(fmt::format("cannot read the wheel: {}", record->errors.front()))
+            .in_file(arg);
+      return DiffSide{{std::move(*record)}, true, false};
+    }
+    auto index = read_wheel_index(arg);
+    if (!index) return index.error();
+    return DiffSide{std::move(index->wheels), false, false};
+  }
+  auto eq = arg.find("==");
+  if (eq == std::string::npos || eq == 0 || eq + 2 >= arg.size())
+    return make_error(fmt::format(
+        "'{}' is neither a wheel file, an index file nor PKG==VERSION (no such file)", arg));
+  std::string package = normalize_package_name(trim(std::string_view(arg).substr(0, eq)));
+  std::string version(trim(std::string_view(arg).substr(eq + 2)));
+  auto index = load_index(index_path);
+  if (!index) return index.error();
+  std::vector<WheelRecord> out;
+  for (const auto& w : index->wheels)
+    if (w.package == package && compare_versions(w.version, version) == 0) out.push_back(w);
+  if (out.empty())
+    return make_error(fmt::format("{} {} is not in the {} index{}", package, version,
+                                  index_path.empty() ? "built-in" : index_path,
+                                  index->built.empty() ? "" : " (built " + index->built + ")"));
+  return DiffSide{std::move(out), false, true};
+}
+
+// A wheel file against PKG==VER: the release's wheels for the wheel's machine only, so that a
+// fresh scan of an aarch64 wheel is not also set against the x86_64 one.
+void narrow_to_wheel_machine(DiffSide& lookup, const DiffSide& wheel) {
+  if (!lookup.lookup || !wheel.wheel_file) return;
+  std::vector<WheelRecord> same;
+  for (const auto& r : lookup.records)
+    if (r.machine == wheel.records.front().machine) same.push_back(r);
+  if (!same.empty()) lookup.records = std::move(same);
+}
+
+}  // namespace
+
+void register_index_query(CLI::App& app, Context& ctx) {
+  CLI::App& index = index_command(app);
+
+  auto q = std::make_shared<QueryArgs>();
+  auto* query = index.add_subcommand(
+      "query", "Every indexed wheel (or those of the packages named) judged for a GPU");
+  query->add_option("packages", q->packages, "Only these packages");
+  query->add_option("--gpu", q->gpu, "The GPU, e.g. \"RTX 5090\", H100, B200, GB10, 12.0, sm_120")
+      ->required();
+  query->add_option("--driver", q->driver,
+                    "The driver, to check PTX: a CUDA version (12.8) or a driver build");
+  query
+      ->add_option("--platform", q->platform,
+                   "Only wheels for this machine (default: every machine)")
+      ->check(CLI::IsMember({"x86_64", "aarch64"}));
+  query->add_option("--index", q->index, "A wheel index file; default: the index built in");
+  auto* qjson = query->add_flag("--json", q->json, "JSON output (schema smcompat.index-query/1)");
+  query->add_flag("--markdown", q->markdown, "Markdown output")->excludes(qjson);
+  query->add_flag("-v,--verbose", q->verbose, "The verdict of every file of every wheel");
+  query->callback([q, &ctx] {
+    auto fail = [&](const std::string& what) {
+      fmt::print(stderr, "smcompat index query: {}\n", what);
+      ctx.exit_code = kExitError;
+    };
+    auto target = resolve_target(q->gpu, q->driver, Catalog::builtin(), "--gpu");
+    if (!target) return fail(target.error().what);
+    auto index = load_index(q->index);
+    if (!index) return fail(index.error().to_string());
+    auto rows = query_index(*index, *target, q->platform, q->packages);
+    IndexAnswerContext context =
+        index_answer_context(*index, q->index.empty() ? "built-in" : q->index);
+    context.target = *target;
+    context.machine = q->platform;
+    context.argv = ctx.argv;
+    context.verbose = q->verbose;
+    if (q->json)  // invalid UTF-8 (argv) is replaced rather than thrown
+      fmt::print("{}\n", query_to_json(rows, context, q->packages)
+                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    else if (q->markdown)
+      fmt::print("{}", render_query_markdown(rows, context, q->packages));
+    else
+      fmt::print("{}", render_query_text(rows, context, q->packages, ctx.out_style()));
+  });
+
+  auto d = std::make_shared<DiffArgs>();
+  auto* diff = index.add_subcommand(
+      "diff", "What one release (or wheel, or index) added or dropped against another");
+  diff->add_option("old", d->old_side, "A wheel file, an index file, or PKG==VERSION")->required();
+  diff->add_option("new", d->new_side, "A wheel file, an index file, or PKG==VERSION")->required();
+  diff->add_option("--index", d->index,
+                   "The index PKG==VERSION is looked up in; default: the index built in");
+  diff->add_option("--fail-on", d->fail_on, "Exit 1 when a SASS or PTX target was dropped")
+      ->check(CLI::IsMember({"dropped"}));
+  auto* djson = diff->add_flag("--json", d->json, "JSON output (schema smcompat.index-diff/1)");
+  diff->add_flag("--markdown", d->markdown, "Markdown output")->excludes(djson);
+  diff->callback([d, &ctx] {
+    auto fail = [&](const std::string& what) {
+      fmt::print(stderr, "smcompat index diff: {}\n", what);
+      ctx.exit_code = kExitError;
+    };
+    auto old_side = diff_side(d->old_side, d->index);
+    if (!old_side) return fail(old_side.error().to_string());
+    auto new_side = diff_side(d->new_side, d->index);
+    if (!new_side) return fail(new_side.error().to_string());
+    narrow_to_wheel_machine(*old_side, *new_side);
+    narrow_to_wheel_machine(*new_side, *old_side);
+    auto diffs = diff_records(old_side->records, new_side->records);
+    if (d->json)  // invalid UTF-8 (zip member names, argv) is replaced rather than thrown
+      fmt::print("{}\n", diff_to_json(diffs, d->old_side, d->new_side, ctx.argv)
+                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    else if (d->markdown)
+      fmt::print("{}", render_diff_markdown(diffs, d->old_side, d->new_side));
+    else
+      fmt::print("{}", render_diff_text(diffs, d->old_side, d->new_side, ctx.out_style()));
+    if (d->fail_on == "dropped")
+      for (const auto& x : diffs)
+        if (x.dropped_any()) ctx.exit_code = kExitFindings;
+  });
+}
+
+}  // namespace smcompat::cli
