@@ -4,7 +4,9 @@
 // comes from the fixture's nvcc flags and its file facts (expected.json), the wheel hashes from
 // Python's hashlib, never from smcompat. Every bad input of the repository must become exactly
 // one recorded failure (or, for a library that cannot be read, a record with a file error) while
-// the good package is still indexed.
+// the good package is still indexed; packages with x86-64 wheels only have, besides, their one
+// `list` failure for aarch64. Also: --last, specifiers, platform sets, resume, shards and merge,
+// keep, checkpoints, and the stats and progress a build reports.
 #include "smcompat/index/build.hpp"
 
 #include <gtest/gtest.h>
