@@ -2,12 +2,11 @@
 // channel (compatibility-rules.md section 11, data/python_packages.json), torchvision/torchaudio
 // lockstep, packages that choose a library at run time, and packages with GPU code.
 #include <fmt/format.h>
-
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <functional>
 #include <filesystem>
+#include <functional>
 
 #include "rules.hpp"
 #include "smcompat/doctor/build_env.hpp"
@@ -210,7 +209,6 @@ std::string host_machine() {
   return u.machine;
 }
 
-
 // The oldest indexed release of `package` for `machine` newer than `installed` one of whose
 // runtime variants `accepts` ("" when the index has none).
 std::string first_release_with_runtime(const std::string& package, const std::string& installed,
@@ -333,9 +331,10 @@ bool index_fix(const PythonEnv& e, const PackageCode& p, const Target& t, Findin
     since = a.first_native_is_oldest_indexed
                 ? fmt::format("; every indexed release from {} on runs", *a.first_native)
                 : fmt::format("; the first release that does is {}", *a.first_native);
-  f.fix = fmt::format("Install {} {}, the newest release whose PyPI wheel ({}) carries code that "
-                      "runs natively on {}{} (wheel index built {}).",
-                      p.dist.name, *a.recommended, a.machine, t.name, since, index.built);
+  f.fix = fmt::format(
+      "Install {} {}, the newest release whose PyPI wheel ({}) carries code that "
+      "runs natively on {}{} (wheel index built {}).",
+      p.dist.name, *a.recommended, a.machine, t.name, since, index.built);
   for (const auto& note : a.notes) f.evidence.push_back("wheel index: " + note);
   f.fix_commands.push_back(a.install_command);
   return true;

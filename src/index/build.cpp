@@ -59,7 +59,8 @@ Result<IndexPlatform> find_index_platform(std::string_view name) {
   std::string wanted(name);
   for (const auto& p : default_index_platforms())
     if (p.name == wanted || p.machine == wanted) return p;
-  return make_error(fmt::format("unknown platform '{}' (known: linux_x86_64, linux_aarch64)", name));
+  return make_error(
+      fmt::format("unknown platform '{}' (known: linux_x86_64, linux_aarch64)", name));
 }
 
 // ---- requests and specifiers -------------------------------------------------------------------
@@ -74,15 +75,15 @@ Result<PackageRequest> PackageRequest::parse(std::string_view text) {
   r.name = std::string(t.substr(0, i));
   r.specifier = std::string(trim(t.substr(i)));
   if (r.name.empty() || !std::isalnum(static_cast<unsigned char>(r.name[0])))
-    return make_error(fmt::format("'{}' is not a package name (NAME, NAME==VERSION or NAME>=V,<W)",
-                                  text));
+    return make_error(
+        fmt::format("'{}' is not a package name (NAME, NAME==VERSION or NAME>=V,<W)", text));
   for (auto clause : split(r.specifier, ',')) {
     clause = trim(clause);
     if (r.specifier.empty()) break;
-    if (clause.empty() || !(starts_with(clause, "==") || starts_with(clause, ">=") ||
-                            starts_with(clause, "<=") || starts_with(clause, "!=") ||
-                            starts_with(clause, "~=") || starts_with(clause, "<") ||
-                            starts_with(clause, ">")))
+    if (clause.empty() ||
+        !(starts_with(clause, "==") || starts_with(clause, ">=") || starts_with(clause, "<=") ||
+          starts_with(clause, "!=") || starts_with(clause, "~=") || starts_with(clause, "<") ||
+          starts_with(clause, ">")))
       return make_error(fmt::format("'{}': '{}' is not a version clause (==, !=, >=, <=, >, <, ~=)",
                                     text, clause));
   }
@@ -147,8 +148,10 @@ struct Pip {
   }
   void add_target(std::vector<std::string>& argv, const IndexPlatform& platform) const {
     for (const auto& tag : platform.tags) argv.insert(argv.end(), {"--platform", tag});
+    // --ignore-requires-python: the wheels are chosen for --python-version, not for the Python
+    // pip runs under (pip install --dry-run checks Requires-Python against the latter).
     argv.insert(argv.end(), {"--python-version", options.python_version, "--implementation", "cp",
-                             "--only-binary=:all:"});
+                             "--only-binary=:all:", "--ignore-requires-python"});
     argv.insert(argv.end(), options.pip_args.begin(), options.pip_args.end());
   }
 };
@@ -164,6 +167,15 @@ std::string pip_reason(const ChildOutcome& outcome) {
     if (starts_with(line, "ERROR:")) last_error = std::string(trim(line.substr(6)));
   }
   std::string reason = !last_error.empty() ? last_error : last_line;
+  // pip names its temporary directories (/tmp/pip-unpack-k2j3h4): they differ run by run.
+  for (size_t at = reason.find("/pip-"); at != std::string::npos; at = reason.find("/pip-", at)) {
+    size_t begin = reason.rfind(' ', at);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    size_t end = reason.find_first_of(" '\"", at);
+    if (end == std::string::npos) end = reason.size();
+    reason.replace(begin, end - begin, "<pip temporary directory>");
+    at = begin + 26;
+  }
   if (outcome.timed_out) reason = "timed out" + (reason.empty() ? "" : ": " + reason);
   if (reason.empty()) reason = fmt::format("exit code {}", outcome.exit_code);
   return "pip: " + reason;
@@ -196,10 +208,9 @@ Listing list_versions(const Pip& pip, const std::string& package, const IndexPla
     }
   }
   if (listing.versions.empty()) listing.failure = "pip listed no versions";
-  std::stable_sort(listing.versions.begin(), listing.versions.end(),
-                   [](const std::string& a, const std::string& b) {
-                     return compare_versions(a, b) > 0;
-                   });
+  std::stable_sort(
+      listing.versions.begin(), listing.versions.end(),
+      [](const std::string& a, const std::string& b) { return compare_versions(a, b) > 0; });
   return listing;
 }
 
@@ -277,8 +288,8 @@ Result<std::pair<size_t, size_t>> parse_shard(std::string_view text) {
 Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   if (options.shard_count == 0 || options.shard_index >= options.shard_count)
-    return make_error(fmt::format("shard {} of {} does not exist", options.shard_index + 1,
-                                  options.shard_count));
+    return make_error(
+        fmt::format("shard {} of {} does not exist", options.shard_index + 1, options.shard_count));
   if (options.packages.empty()) return make_error("no package to index");
   if (options.cache_dir.empty()) return make_error("no cache directory");
   std::error_code ec;
@@ -286,15 +297,23 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
   if (ec)
     return make_error(fmt::format("cannot create the cache directory: {}", ec.message()))
         .in_file(options.cache_dir);
-  Pip pip{options};
+  // The interpreter itself, not a shim on PATH: pyenv's pip shim rehashes after every call and
+  // fails ("cannot rehash") when several run at once.
+  IndexBuildOptions resolved_options = options;
   {
-    auto check = run_child({options.python, "-m", "pip", "--version"}, true, {}, 60);
+    auto check = run_child(
+        {options.python, "-c", "import sys, pip; print(sys.executable); print(pip.__version__)"},
+        true, {}, 60);
     if (!check || check->exit_code != 0)
-      return make_error(fmt::format("'{} -m pip' does not run: {}; pip does the downloads "
-                                    "(--python PATH names another interpreter)",
-                                    options.python,
-                                    check ? pip_reason(*check) : check.error().what));
+      return make_error(
+          fmt::format("'{} -m pip' does not run: {}; pip does the downloads "
+                      "(--python PATH names another interpreter)",
+                      options.python, check ? pip_reason(*check) : check.error().what));
+    auto lines = split(check->out, '\n');
+    if (!lines.empty() && !trim(lines[0]).empty())
+      resolved_options.python = std::string(trim(lines[0]));
   }
+  Pip pip{resolved_options};
   std::vector<IndexPlatform> platforms =
       options.platforms.empty() ? default_index_platforms() : options.platforms;
 
@@ -312,61 +331,140 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
   // Failures of the items rebuilt now replace the old ones.
   std::vector<IndexFailure> new_failures;
 
-  // 1. List: the same for every shard, so the item list (and the partition) is the same.
-  std::vector<IndexWorkItem> items;
+  // 1. List and resolve: pip lists releases (sdist-only ones too), so each candidate is resolved
+  // to a wheel for the platform, newest first, until --last N have one. Every shard does the
+  // same, so the item list (and the partition) is the same.
+  struct Pair {
+    const PackageRequest* request;
+    const IndexPlatform* platform;
+    std::vector<std::pair<IndexWorkItem, Resolved>> found;
+    std::vector<IndexFailure> failures;  // resolve failures other than "no wheel"
+    std::optional<std::string> list_failure;
+    size_t without_wheel = 0;  // candidates pip found no wheel of, for this platform
+    size_t candidates = 0;
+  };
+  std::vector<Pair> pairs;
+  for (const auto& request : options.packages)
+    for (const auto& platform : platforms) pairs.push_back({&request, &platform, {}, {}, {}, 0, 0});
+  {
+    std::atomic<size_t> next_pair{0};
+    std::mutex progress_mu;
+    auto lister = [&](unsigned worker) {
+      for (;;) {
+        size_t i = next_pair.fetch_add(1);
+        if (i >= pairs.size()) return;
+        Pair& pair = pairs[i];
+        const PackageRequest& request = *pair.request;
+        std::string package = normalize_package_name(request.name);
+        if (options.progress) {
+          std::lock_guard lock(progress_mu);
+          options.progress(
+              {0, 0, 0, fmt::format("listing {} for {}", package, pair.platform->name)});
+        }
+        Listing listing = list_versions(pip, package, *pair.platform);
+        if (listing.failure) {
+          pair.list_failure = *listing.failure;
+          continue;
+        }
+        bool wants_pre = is_prerelease(request.specifier);
+        std::string scratch = fmt::format("{}/.list-{}-{}", options.cache_dir, ::getpid(), worker);
+        for (const auto& v : listing.versions) {
+          if (!matches(v, request.specifier) || (is_prerelease(v) && !wants_pre)) continue;
+          if (options.last && pair.found.size() >= *options.last) break;
+          // A package without wheels for this platform: stop after a few misses past N.
+          if (options.last && pair.found.empty() && pair.without_wheel >= *options.last + 8) break;
+          ++pair.candidates;
+          IndexWorkItem item{package, v, pair.platform->name};
+          if (options.progress) {
+            std::lock_guard lock(progress_mu);
+            options.progress(
+                {0, 0, 0, fmt::format("resolving {} {} for {}", package, v, pair.platform->name)});
+          }
+          auto resolved = resolve_wheel(pip, item, *pair.platform, scratch + "/target");
+          std::error_code rec;
+          fs::remove_all(scratch, rec);
+          if (resolved) {
+            pair.found.push_back({item, *resolved});
+          } else if (resolved.error().what.find("No matching distribution found") !=
+                     std::string::npos) {
+            ++pair.without_wheel;  // an sdist only, or no wheel for this platform
+          } else {
+            pair.failures.push_back({package, v, pair.platform->name, "resolve",
+                                     fmt::format("{} {} for {}: {}", package, v,
+                                                 pair.platform->name, resolved.error().what)});
+          }
+        }
+      }
+    };
+    unsigned list_jobs = std::max(1u, std::min<unsigned>(options.jobs, 16));
+    std::vector<std::thread> listers;
+    for (unsigned w = 0; w < list_jobs; ++w) listers.emplace_back(lister, w);
+    for (auto& t : listers) t.join();
+  }
+  std::vector<std::pair<IndexWorkItem, Resolved>> items;
+  std::vector<IndexFailure> listing_failures;
+  std::vector<std::string> platform_names;
+  for (const auto& p : platforms) platform_names.push_back(p.name);
   for (const auto& request : options.packages) {
-    std::string package = normalize_package_name(request.name);
-    bool listed_anywhere = false;
-    std::vector<IndexFailure> listing_failures;
-    for (const auto& platform : platforms) {
-      if (options.progress)
-        options.progress({0, 0, 0, fmt::format("listing {} for {}", package, platform.name)});
-      Listing listing = list_versions(pip, package, platform);
-      std::vector<std::string> chosen;
-      bool wants_pre = is_prerelease(request.specifier);
-      for (const auto& v : listing.versions) {
-        if (!matches(v, request.specifier)) continue;
-        if (is_prerelease(v) && !wants_pre) continue;
-        chosen.push_back(v);
-        if (options.last && chosen.size() >= *options.last) break;
+    std::vector<IndexFailure> per_platform;
+    size_t list_failed = 0, without_wheels = 0, with_resolve_failures = 0;
+    std::string pip_said;
+    size_t candidates = 0;
+    for (auto& pair : pairs) {
+      if (pair.request != &request) continue;
+      with_resolve_failures += !pair.failures.empty();
+      for (auto& f : pair.failures) listing_failures.push_back(std::move(f));
+      for (auto& found : pair.found) items.push_back(std::move(found));
+      if (pair.list_failure) {
+        ++list_failed;
+        pip_said = *pair.list_failure;
+        per_platform.push_back({request.name, "", pair.platform->name, "list",
+                                fmt::format("no release of {} for {}: {}", request.name,
+                                            pair.platform->name, *pair.list_failure)});
+      } else if (pair.found.empty() && pair.failures.empty()) {
+        if (pair.candidates > 0) ++without_wheels;
+        candidates = std::max(candidates, pair.candidates);
+        std::string what =
+            pair.candidates == 0
+                ? fmt::format("no release of {} matches '{}' for {}", request.name,
+                              request.specifier, pair.platform->name)
+                : fmt::format(
+                      "no binary wheel of {} for {} in its {} newest release{} (only "
+                      "sdists or wheels for other platforms)",
+                      request.name, pair.platform->name, pair.candidates,
+                      pair.candidates == 1 ? "" : "s");
+        per_platform.push_back({request.name, "", pair.platform->name, "list", what});
       }
-      if (listing.failure) {
-        listing_failures.push_back({request.name, "", platform.name, "list",
-                                    fmt::format("no release of {} for {}: {}", request.name,
-                                                platform.name, *listing.failure)});
-        continue;
-      }
-      listed_anywhere = true;
-      if (chosen.empty()) {
-        listing_failures.push_back(
-            {request.name, "", platform.name, "list",
-             fmt::format("no release of {} matches '{}' for {} (pip lists {})", request.name,
-                         request.specifier, platform.name,
-                         listing.versions.empty() ? "none" : listing.versions.front() + " …")});
-        continue;
-      }
-      for (const auto& v : chosen) items.push_back({package, v, platform.name});
     }
-    if (!listed_anywhere && listing_failures.size() == platforms.size() && platforms.size() > 1) {
-      // Nothing for any platform: one failure for the package says it once.
-      IndexFailure f = listing_failures.front();
-      f.platform = "";
-      f.message = fmt::format(
-          "no release of {} for any platform ({}): {}", request.name,
-          fmt::format("{}", fmt::join(index.platforms, ", ")),
-          listing_failures.front().message.substr(listing_failures.front().message.find(": ") + 2));
-      new_failures.push_back(std::move(f));
+    // Nothing for any platform: said once, for the whole package.
+    if (platforms.size() > 1 && list_failed == platforms.size()) {
+      listing_failures.push_back(
+          {request.name, "", "", "list",
+           fmt::format("no release of {} for any platform ({}): {}", request.name,
+                       fmt::join(platform_names, ", "), pip_said)});
+    } else if (platforms.size() > 1 && list_failed + without_wheels == platforms.size() &&
+               without_wheels > 0 && with_resolve_failures == 0) {
+      listing_failures.push_back(
+          {request.name, "", "", "list",
+           fmt::format("no binary wheel of {} for any platform ({}) in its {} newest release{} "
+                       "(only sdists or wheels for other platforms)",
+                       request.name, fmt::join(platform_names, ", "), candidates,
+                       candidates == 1 ? "" : "s")});
     } else {
-      for (auto& f : listing_failures) new_failures.push_back(std::move(f));
+      for (auto& f : per_platform) listing_failures.push_back(std::move(f));
     }
   }
-  std::sort(items.begin(), items.end());
-  items.erase(std::unique(items.begin(), items.end()), items.end());
-  std::vector<IndexWorkItem> mine;
+  std::sort(items.begin(), items.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  items.erase(std::unique(items.begin(), items.end(),
+                          [](const auto& a, const auto& b) { return a.first == b.first; }),
+              items.end());
+  std::vector<std::pair<IndexWorkItem, Resolved>> mine;
   for (size_t i = 0; i < items.size(); ++i)
     if (i % options.shard_count == options.shard_index) mine.push_back(items[i]);
   // Listing failures belong to shard 1 only, so that merged shards hold each once.
-  if (options.shard_index != 0) new_failures.clear();
+  if (options.shard_index == 0)
+    for (auto& f : listing_failures) new_failures.push_back(std::move(f));
   result.stats.items = mine.size();
 
   // 2. Resolve, download, scan: a few items in flight.
@@ -385,7 +483,8 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
     for (;;) {
       size_t i = next.fetch_add(1);
       if (i >= mine.size()) return;
-      const IndexWorkItem& item = mine[i];
+      const IndexWorkItem& item = mine[i].first;
+      const Resolved& resolved_wheel = mine[i].second;
       const IndexPlatform* platform = nullptr;
       for (const auto& p : platforms)
         if (p.name == item.platform) platform = &p;
@@ -396,24 +495,17 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
       auto fail = [&](const std::string& stage, const std::string& message) {
         std::lock_guard lock(mu);
         new_failures.push_back({item.package, item.version, item.platform, stage, message});
-        ++result.stats.failures;
       };
+      const Resolved* resolved = &resolved_wheel;
       {
-        std::lock_guard lock(mu);
-        report(label + ": resolving");
-      }
-      auto resolved = resolve_wheel(pip, item, *platform, scratch + "/target");
-      if (!resolved) {
-        fail("resolve", fmt::format("no binary wheel of {} {} for {}: {}", item.package,
-                                    item.version, item.platform, resolved.error().what));
-      } else {
         bool reuse = false;
         {
           std::lock_guard lock(mu);
-          if (!resolved->sha256.empty() && (resumed.count(resolved->sha256) ||
-                                            hashes_this_run.count(resolved->sha256))) {
+          if (!resolved->sha256.empty() && resumed.count(resolved->sha256)) {
             reuse = true;
             ++result.stats.wheels_reused;
+          } else if (!resolved->sha256.empty() && hashes_this_run.count(resolved->sha256)) {
+            reuse = true;  // a pure wheel met on another platform: indexed once
           } else if (!resolved->sha256.empty()) {
             hashes_this_run.insert(resolved->sha256);
           }
@@ -422,8 +514,9 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
         if (!reuse) {
           auto t0 = std::chrono::steady_clock::now();
           std::string kept = options.cache_dir + "/" + resolved->filename;
-          Result<std::string> wheel = fs::exists(kept) ? Result<std::string>(kept)
-                                                       : download_wheel(pip, item, *platform, scratch);
+          Result<std::string> wheel = fs::exists(kept)
+                                          ? Result<std::string>(kept)
+                                          : download_wheel(pip, item, *platform, scratch);
           double dl = seconds_since(t0);
           if (!wheel) {
             fail("download", fmt::format("{} {} for {}: download failed: {}", item.package,
@@ -444,19 +537,19 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
             } else {
               if (!resolved->sha256.empty() && !record->sha256.empty() &&
                   record->sha256 != resolved->sha256)
-                record->errors.push_back(fmt::format(
-                    "sha256 {} differs from the index's {}", record->sha256, resolved->sha256));
+                record->errors.push_back(fmt::format("sha256 {} differs from the index's {}",
+                                                     record->sha256, resolved->sha256));
               std::lock_guard lock(mu);
               result.stats.seconds_scan += scan_s;
               if (!record->errors.empty()) {
-                new_failures.push_back({item.package, item.version, item.platform, "scan",
-                                        fmt::format("{}: {}", record->filename,
-                                                    record->errors.front())});
-                ++result.stats.failures;
+                new_failures.push_back(
+                    {item.package, item.version, item.platform, "scan",
+                     fmt::format("{}: {}", record->filename, record->errors.front())});
               }
               ++result.stats.wheels_indexed;
               new_wheels.push_back(std::move(*record));
-              if (options.checkpoint && seconds_since(last_checkpoint) >= options.checkpoint_seconds) {
+              if (options.checkpoint &&
+                  seconds_since(last_checkpoint) >= options.checkpoint_seconds) {
                 WheelIndex partial = index;  // resume's wheels and failures
                 for (const auto& w : new_wheels) partial.wheels.push_back(w);
                 partial.built = today_utc();
@@ -487,17 +580,19 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
 
   // 3. The index: old wheels and failures, minus the failures of the items redone now.
   std::set<std::tuple<std::string, std::string, std::string>> redone;
-  for (const auto& item : mine) redone.insert({item.package, item.version, item.platform});
+  for (const auto& [item, wheel] : mine) redone.insert({item.package, item.version, item.platform});
   std::set<std::string> requested;
   for (const auto& r : options.packages) requested.insert(normalize_package_name(r.name));
   std::vector<IndexFailure> kept_failures;
   for (auto& f : index.failures) {
+    // Every shard lists every requested package, so each drops their old list failures (shard 1
+    // records the new ones).
     bool replaced = redone.count({normalize_package_name(f.package), f.version, f.platform}) ||
-                    (f.stage == "list" && requested.count(normalize_package_name(f.package)) &&
-                     options.shard_index == 0);
+                    (f.stage == "list" && requested.count(normalize_package_name(f.package)));
     if (!replaced) kept_failures.push_back(std::move(f));
   }
   index.failures = std::move(kept_failures);
+  result.stats.failures = new_failures.size();
   for (auto& f : new_failures) index.failures.push_back(std::move(f));
   for (auto& w : new_wheels) index.wheels.push_back(std::move(w));
   index.built = today_utc();

@@ -3,8 +3,8 @@
 #include "smcompat/index/record.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <fmt/ranges.h>
+#include <openssl/evp.h>
 #include <zip.h>
 
 #include <algorithm>
@@ -220,8 +220,7 @@ IndexedFile indexed_file(const FileInventory& inv) {
     ++counts[signature_of(inv, c.first_image, c.image_count, c.relocatable, false)];
   }
   for (size_t i = 0; i < inv.images.size(); ++i)
-    if (!in_container[i])
-      ++counts[signature_of(inv, i, 1, inv.images[i].relocatable, true)];
+    if (!in_container[i]) ++counts[signature_of(inv, i, 1, inv.images[i].relocatable, true)];
   for (auto& [unit, n] : counts) {
     UnitSignature u = unit;
     u.count = n;
@@ -250,9 +249,15 @@ void add_inventories(WheelRecord& record, const std::vector<FileInventory>& inve
     record.files.push_back(indexed_file(inv));
     for (const auto& image : inv.images) {
       switch (image.target.kind) {
-        case ImageKind::kSass: sass.insert(image.target); break;
-        case ImageKind::kLto: lto.insert(image.target); break;
-        case ImageKind::kPtx: ptx.insert(indexed_image(image)); break;
+        case ImageKind::kSass:
+          sass.insert(image.target);
+          break;
+        case ImageKind::kLto:
+          lto.insert(image.target);
+          break;
+        case ImageKind::kPtx:
+          ptx.insert(indexed_image(image));
+          break;
       }
     }
   }
@@ -285,8 +290,8 @@ std::optional<WheelName> parse_wheel_name(std::string_view filename) {
 
 std::string machine_of(std::string_view platform) {
   if (platform == "any") return "any";
-  for (std::string_view m : {"x86_64", "aarch64", "ppc64le", "s390x", "armv7l", "i686", "amd64",
-                             "arm64", "win32"})
+  for (std::string_view m :
+       {"x86_64", "aarch64", "ppc64le", "s390x", "armv7l", "i686", "amd64", "arm64", "win32"})
     if (platform.find(m) != std::string_view::npos) return std::string(m);
   return std::string(platform);
 }
@@ -321,8 +326,8 @@ bool relevant_requirement(std::string_view line) {
       break;
   }
   name = normalize_package_name(name);
-  for (std::string_view exact : {"torch", "torchvision", "torchaudio", "triton", "xformers",
-                                 "jaxlib", "jax"})
+  for (std::string_view exact :
+       {"torch", "torchvision", "torchaudio", "triton", "xformers", "jaxlib", "jax"})
     if (name == exact) return true;
   for (std::string_view prefix : {"nvidia-", "cuda-", "jax-cuda", "cupy-cuda"})
     if (starts_with(name, prefix)) return true;
@@ -469,8 +474,8 @@ void infer_cuda(WheelRecord& record) {
   std::set<std::pair<int, int>> variants;
   std::string example;
   for (const auto& file : record.files) {
-    auto base = file.path.substr(file.path.rfind('/') == std::string::npos ? 0
-                                                                          : file.path.rfind('/') + 1);
+    auto base =
+        file.path.substr(file.path.rfind('/') == std::string::npos ? 0 : file.path.rfind('/') + 1);
     auto at = base.find("_cuda");
     if (at == std::string::npos) continue;
     size_t i = at + 5, j = i;
@@ -484,9 +489,10 @@ void infer_cuda(WheelRecord& record) {
     std::vector<std::string> list;
     for (auto [major, minor] : variants) list.push_back(fmt::format("{}.{}", major, minor));
     record.cuda = fmt::format("{}", fmt::join(list, ";"));
-    record.cuda_evidence = fmt::format("one library per CUDA runtime ({} …), loaded by the "
-                                       "runtime torch uses",
-                                       example);
+    record.cuda_evidence = fmt::format(
+        "one library per CUDA runtime ({} …), loaded by the "
+        "runtime torch uses",
+        example);
     return;
   }
   // The package's own name: nvidia-cublas-cu12, cupy-cuda12x, jax-cuda13-plugin.
@@ -507,7 +513,8 @@ void infer_cuda(WheelRecord& record) {
 }
 
 Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& options) {
-  std::string filename = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  std::string filename =
+      path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
   auto name = parse_wheel_name(filename);
   if (!name)
     return make_error(fmt::format("'{}' is not a wheel's file name (NAME-VERSION-PYTHON-ABI-"
@@ -562,12 +569,15 @@ nlohmann::json to_json(const WheelRecord& r) {
     if (!f.errors.empty()) file["errors"] = f.errors;
     files.push_back(std::move(file));
   }
-  json j = {{"package", r.package},   {"version", r.version},     {"filename", r.filename},
-            {"python", r.python_tag}, {"abi", r.abi_tag},         {"platform", r.platform_tag},
-            {"machine", r.machine},   {"size", r.size},           {"sha256", r.sha256},
-            {"members", r.members},   {"cuda", r.cuda},           {"cuda_evidence", r.cuda_evidence},
-            {"sass", r.sass},         {"ptx", r.ptx},             {"lto", r.lto},
-            {"requires_dist", r.requires_dist},                   {"files", files}};
+  json j = {{"package", r.package},   {"version", r.version},
+            {"filename", r.filename}, {"python", r.python_tag},
+            {"abi", r.abi_tag},       {"platform", r.platform_tag},
+            {"machine", r.machine},   {"size", r.size},
+            {"sha256", r.sha256},     {"members", r.members},
+            {"cuda", r.cuda},         {"cuda_evidence", r.cuda_evidence},
+            {"sass", r.sass},         {"ptx", r.ptx},
+            {"lto", r.lto},           {"requires_dist", r.requires_dist},
+            {"files", files}};
   if (!r.runtime_libraries.empty()) j["runtime_libraries"] = r.runtime_libraries;
   if (!r.errors.empty()) j["errors"] = r.errors;
   return j;
@@ -582,9 +592,13 @@ nlohmann::json to_json(const WheelIndex& index) {
                         {"platform", f.platform},
                         {"stage", f.stage},
                         {"message", f.message}});
-  return {{"schema", kWheelIndexSchema}, {"built", index.built},
-          {"tool_version", index.tool_version}, {"rebuild", index.rebuild},
-          {"platforms", index.platforms}, {"wheels", wheels}, {"failures", failures}};
+  return {{"schema", kWheelIndexSchema},
+          {"built", index.built},
+          {"tool_version", index.tool_version},
+          {"rebuild", index.rebuild},
+          {"platforms", index.platforms},
+          {"wheels", wheels},
+          {"failures", failures}};
 }
 
 namespace {
@@ -697,7 +711,8 @@ Result<WheelRecord> wheel_record_from_json(const nlohmann::json& j) {
       UnitSignature u;
       for (const auto& text : ur.strs("images")) {
         auto image = IndexedImage::parse(text);
-        if (!image) return make_error(fmt::format("{}: image '{}' is not a target", ur.where, text));
+        if (!image)
+          return make_error(fmt::format("{}: image '{}' is not a target", ur.where, text));
         u.images.push_back(*image);
       }
       u.count = uj.contains("count") ? ur.num("count") : 1;
@@ -718,8 +733,8 @@ Result<WheelIndex> wheel_index_from_json(const nlohmann::json& j, const std::str
     return located(make_error("no \"schema\": not a smcompat index"));
   std::string schema = j["schema"].get<std::string>();
   if (schema != kWheelIndexSchema)
-    return located(make_error(fmt::format("schema is \"{}\", expected \"{}\"", schema,
-                                          kWheelIndexSchema)));
+    return located(
+        make_error(fmt::format("schema is \"{}\", expected \"{}\"", schema, kWheelIndexSchema)));
   Reader r{j, "index"};
   WheelIndex index;
   index.built = r.str("built");
@@ -892,8 +907,8 @@ WheelVerdict judge_wheel(const WheelRecord& record, const Target& target) {
     j.v.path = file.path;
     j.v.fit = fv.verdict;
     size_t loadable = fv.units.size() - fv.prelink_units;
-    j.v.specialized_elsewhere = fv.verdict == Fit::kNoImage && loadable > 0 &&
-                                fv.specialized_elsewhere == loadable;
+    j.v.specialized_elsewhere =
+        fv.verdict == Fit::kNoImage && loadable > 0 && fv.specialized_elsewhere == loadable;
     j.v.summary = fv.summary;
     if (fv.verdict == Fit::kPtxJit || fv.verdict == Fit::kUnsupportedPtx) {
       // The lowest PTX ISA among the PTX images this GPU could JIT decides the driver needed.
@@ -901,8 +916,7 @@ WheelVerdict judge_wheel(const WheelRecord& record, const Target& target) {
       for (const auto& unit : file.units)
         for (const auto& image : unit.images)
           if (image.target.kind == ImageKind::kPtx && image.ptx_isa &&
-              image.target.arch <= target.cc.arch() &&
-              image.target.variant == ArchVariant::kBase &&
+              image.target.arch <= target.cc.arch() && image.target.variant == ArchVariant::kBase &&
               (!lowest || *image.ptx_isa < *lowest))
             lowest = image.ptx_isa;
       if (lowest) j.driver = catalog.min_cuda_for_ptx(*lowest);

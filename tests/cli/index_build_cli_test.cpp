@@ -91,7 +91,8 @@ TEST_F(IndexBuildCli, BuildWritesTheIndexAndNamesEachFailure) {
   EXPECT_EQ(r.code, 1) << r.err;        // written, but two packages failed
   EXPECT_TRUE(r.out.empty()) << r.out;  // the index goes to -o, people's text to stderr
   // One line per failure, naming the package and why.
-  EXPECT_TRUE(contains(r.err, "list [all] no release of smc-sdist-only for any platform")) << r.err;
+  EXPECT_TRUE(contains(r.err, "list [all] no binary wheel of smc-sdist-only for any platform"))
+      << r.err;
   EXPECT_TRUE(contains(r.err, "list [all] no release of nosuch-pkg for any platform")) << r.err;
   EXPECT_TRUE(contains(r.err, "No matching distribution found for nosuch-pkg")) << r.err;
   // The summary counts them too.

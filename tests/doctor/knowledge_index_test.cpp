@@ -93,8 +93,8 @@ TEST(KnowledgeVsIndex, TorchChannelArchListsMatchPyPIWheels) {
       EXPECT_EQ(got_sass, want_sass) << w->filename << " vs the " << row->torch << "/"
                                      << row->channel << " row (" << row->source << ")";
       if (row->note.find("+PTX not confirmed") == std::string::npos)
-        EXPECT_EQ(got_ptx, want_ptx) << w->filename << " vs the " << row->torch << "/"
-                                     << row->channel << " row";
+        EXPECT_EQ(got_ptx, want_ptx)
+            << w->filename << " vs the " << row->torch << "/" << row->channel << " row";
       ++compared;
     }
   }

@@ -1,13 +1,14 @@
 // Wheel records: names and versions (PEP 503/440), a record made from the nvcc-built fixture
 // wheel, the JSON round trip and its located errors, verdicts from records (runtime variants,
 // arch-gated files, PTX-only with the driver it needs), and merging.
+#include "smcompat/index/record.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 
 #include "fixtures/support.hpp"
-#include "smcompat/index/record.hpp"
 
 namespace smcompat {
 namespace {
@@ -133,7 +134,8 @@ TEST(IndexWheel, NotAWheelName) {
   EXPECT_NE(missing->errors[0].find("/nonexistent/pkg-1.0-py3-none-any.whl"), std::string::npos);
 }
 
-// ---- records made by hand for verdicts -----------------------------------------------------------
+// ---- records made by hand for verdicts
+// -----------------------------------------------------------
 
 UnitSignature unit(std::initializer_list<const char*> images, size_t count = 1) {
   UnitSignature u;
@@ -174,10 +176,10 @@ Target target(const char* name) {
 
 // bitsandbytes-like: one library per CUDA runtime; only the cuda128 one has sm_120.
 TEST(JudgeWheel, BestRuntimeVariantDecides) {
-  auto r = record_of({file("bnb/libbitsandbytes_cuda118.so", {unit({"sm_80", "sm_90"}, 12)}),
-                      file("bnb/libbitsandbytes_cuda128.so",
-                           {unit({"sm_80", "sm_90", "sm_100", "sm_120"}, 12)}),
-                      file("bnb/libbitsandbytes_cpu.so", {})});
+  auto r = record_of(
+      {file("bnb/libbitsandbytes_cuda118.so", {unit({"sm_80", "sm_90"}, 12)}),
+       file("bnb/libbitsandbytes_cuda128.so", {unit({"sm_80", "sm_90", "sm_100", "sm_120"}, 12)}),
+       file("bnb/libbitsandbytes_cpu.so", {})});
   auto v = judge_wheel(r, target("RTX 5090"));
   EXPECT_EQ(v.fit, Fit::kNative);
   EXPECT_EQ(v.variant, "bnb/libbitsandbytes_cuda128.so");
@@ -242,7 +244,8 @@ TEST(JudgeWheel, RebuiltInventoryKeepsUnitsAndPrelink) {
   EXPECT_FALSE(inv.images.back().in_container);
 }
 
-// ---- JSON ----------------------------------------------------------------------------------------
+// ---- JSON
+// ----------------------------------------------------------------------------------------
 
 TEST(IndexJson, RoundTrip) {
   WheelIndex index;
@@ -253,7 +256,8 @@ TEST(IndexJson, RoundTrip) {
   UnitSignature pre = unit({"sm_80", "compute_80@8.0"}, 2);
   pre.prelink = true;
   auto r = record_of({file("a.so", {unit({"sm_75"}, 3), pre})});
-  r.requires_dist = {"torch==2.9.0", "nvidia-cuda-runtime-cu12==12.8.90; platform_system == \"Linux\""};
+  r.requires_dist = {"torch==2.9.0",
+                     "nvidia-cuda-runtime-cu12==12.8.90; platform_system == \"Linux\""};
   r.cuda = "12.8";
   r.cuda_evidence = "requires nvidia-cuda-runtime-cu12==12.8.90";
   r.sass = {"sm_75", "sm_80"};
@@ -279,7 +283,8 @@ TEST(IndexJson, ErrorsNameTheRow) {
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().file, "idx.json");
   EXPECT_NE(bad.error().what.find("wheels[0]"), std::string::npos) << bad.error().what;
-  EXPECT_NE(bad.error().what.find("demo-1.0-py3-none-manylinux_2_28_x86_64.whl"), std::string::npos);
+  EXPECT_NE(bad.error().what.find("demo-1.0-py3-none-manylinux_2_28_x86_64.whl"),
+            std::string::npos);
   EXPECT_NE(bad.error().what.find("missing \"sha256\""), std::string::npos);
 
   j = to_json(WheelIndex{});
@@ -309,7 +314,8 @@ TEST(IndexJson, ShippedIndexParses) {
   EXPECT_EQ(parsed->wheels.size(), builtin_wheel_index().wheels.size());
 }
 
-// ---- merging -------------------------------------------------------------------------------------
+// ---- merging
+// -------------------------------------------------------------------------------------
 
 TEST(MergeIndexes, SortsDeduplicatesAndDropsSettledFailures) {
   auto make = [](const char* version, char hash) {
@@ -398,9 +404,9 @@ TEST(InferCuda, FromRequirementsWhoseMarkersHold) {
   WheelRecord variants;
   variants.package = "bitsandbytes";
   variants.machine = "x86_64";
-  for (const char* lib : {"bitsandbytes/libbitsandbytes_cuda118.so",
-                          "bitsandbytes/libbitsandbytes_cuda130.so",
-                          "bitsandbytes/libbitsandbytes_cuda124.so", "bitsandbytes/libbitsandbytes_cpu.so"}) {
+  for (const char* lib :
+       {"bitsandbytes/libbitsandbytes_cuda118.so", "bitsandbytes/libbitsandbytes_cuda130.so",
+        "bitsandbytes/libbitsandbytes_cuda124.so", "bitsandbytes/libbitsandbytes_cpu.so"}) {
     IndexedFile f;
     f.path = lib;
     variants.files.push_back(f);

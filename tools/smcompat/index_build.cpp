@@ -114,20 +114,25 @@ int run_build(const BuildArgs& a, Context& ctx) {
   opt.keep = a.keep;
   opt.jobs = a.jobs;
 
-  // Re-running resumes: the output file (or --resume FILE) says which wheels are done.
+  // Re-running resumes: the output file (a checkpoint of an interrupted run, or the last run)
+  // and --resume FILE both say which wheels are done.
+  std::vector<std::string> resume_paths;
+  if (!a.resume.empty()) resume_paths.push_back(a.resume);
+  if (!a.output.empty() && a.output != "-" && std::filesystem::exists(a.output) &&
+      a.output != a.resume)
+    resume_paths.push_back(a.output);
   std::optional<WheelIndex> resume;
-  std::string resume_path = !a.resume.empty() ? a.resume
-                            : (!a.output.empty() && a.output != "-" &&
-                               std::filesystem::exists(a.output))
-                                ? a.output
-                                : "";
-  if (!resume_path.empty()) {
-    auto old = read_wheel_index(resume_path);
-    if (!old) {
-      fmt::print(stderr, "smcompat index build: cannot resume: {}\n", old.error().to_string());
-      return kExitError;
+  if (!resume_paths.empty()) {
+    std::vector<WheelIndex> parts;
+    for (const auto& path : resume_paths) {
+      auto old = read_wheel_index(path);
+      if (!old) {
+        fmt::print(stderr, "smcompat index build: cannot resume: {}\n", old.error().to_string());
+        return kExitError;
+      }
+      parts.push_back(std::move(*old));
     }
-    resume = std::move(*old);
+    resume = parts.size() == 1 ? std::move(parts.front()) : merge_indexes(std::move(parts));
     opt.resume = &*resume;
   }
 
@@ -135,10 +140,10 @@ int run_build(const BuildArgs& a, Context& ctx) {
   if (!a.quiet) {
     opt.progress = [tty](const IndexBuildProgress& p) {
       if (tty) {
-        std::string line = p.items_total ? fmt::format("[{}/{}] {} ({} downloaded)", p.items_done,
-                                                       p.items_total, p.current,
-                                                       human_bytes(p.bytes_downloaded))
-                                         : p.current;
+        std::string line =
+            p.items_total ? fmt::format("[{}/{}] {} ({} downloaded)", p.items_done, p.items_total,
+                                        p.current, human_bytes(p.bytes_downloaded))
+                          : p.current;
         if (line.size() > 118) line = line.substr(0, 117) + "…";
         fmt::print(stderr, "\r\033[K{}", line);
       } else if (ends_with(p.current, ": done")) {
@@ -165,9 +170,9 @@ int run_build(const BuildArgs& a, Context& ctx) {
              "{} failures; {} downloaded in {:.0f} s (download {:.0f} s, scan {:.0f} s across "
              "{} jobs){}\n",
              s.items,
-             opt.shard_count > 1 ? fmt::format(" (shard {}/{})", opt.shard_index + 1,
-                                               opt.shard_count)
-                                 : "",
+             opt.shard_count > 1
+                 ? fmt::format(" (shard {}/{})", opt.shard_index + 1, opt.shard_count)
+                 : "",
              s.wheels_indexed, s.wheels_reused, s.failures, human_bytes(s.bytes_downloaded),
              s.seconds_total, s.seconds_download, s.seconds_scan, opt.jobs,
              minutes > 0 && s.wheels_indexed
@@ -216,8 +221,10 @@ void register_index_build(CLI::App& app, Context& ctx) {
   auto build_args = std::make_shared<BuildArgs>();
   auto* build = index.add_subcommand(
       "build", "Download each release's wheels with pip and record the GPU code each carries");
-  build->add_option("packages", build_args->packages,
-                    "Packages: NAME, NAME==VERSION or NAME with a PEP 440 specifier (\"torch>=2.7\")")
+  build
+      ->add_option(
+          "packages", build_args->packages,
+          "Packages: NAME, NAME==VERSION or NAME with a PEP 440 specifier (\"torch>=2.7\")")
       ->required();
   build->add_option("--last", build_args->last, "The newest N releases of each package");
   build->add_option("--platform", build_args->platforms,

@@ -18,9 +18,9 @@ namespace smcompat {
 
 /// A platform set: the machine and the pip --platform tags a GPU machine of that kind accepts.
 struct IndexPlatform {
-  std::string name;                ///< "linux_x86_64", "linux_aarch64"
-  std::string machine;             ///< "x86_64", "aarch64"
-  std::vector<std::string> tags;   ///< manylinux_2_X_<machine> ... manylinux2014_<machine>, ...
+  std::string name;               ///< "linux_x86_64", "linux_aarch64"
+  std::string machine;            ///< "x86_64", "aarch64"
+  std::vector<std::string> tags;  ///< manylinux_2_X_<machine> ... manylinux2014_<machine>, ...
 };
 /// The default platform sets (glibc up to 2.39: Ubuntu 24.04, DGX OS 7) and lookup by name.
 const std::vector<IndexPlatform>& default_index_platforms();
@@ -51,16 +51,16 @@ struct IndexBuildProgress {
 
 struct IndexBuildOptions {
   std::vector<PackageRequest> packages;
-  std::vector<IndexPlatform> platforms;  ///< default_index_platforms() when empty
-  std::optional<size_t> last;            ///< newest N versions with binary wheels per package
-  std::string python = "python3";        ///< the interpreter whose pip does the network work
-  std::string python_version = "3.12";   ///< the Python the wheels are chosen for
-  std::vector<std::string> pip_args;     ///< extra pip options (--index-url, --find-links, ...)
-  std::string cache_dir;                 ///< where wheels are downloaded (created if missing)
-  bool keep = false;                     ///< keep each wheel after scanning
-  unsigned jobs = 3;                     ///< downloads/scans in flight
+  std::vector<IndexPlatform> platforms;     ///< default_index_platforms() when empty
+  std::optional<size_t> last;               ///< newest N versions with binary wheels per package
+  std::string python = "python3";           ///< the interpreter whose pip does the network work
+  std::string python_version = "3.12";      ///< the Python the wheels are chosen for
+  std::vector<std::string> pip_args;        ///< extra pip options (--index-url, --find-links, ...)
+  std::string cache_dir;                    ///< where wheels are downloaded (created if missing)
+  bool keep = false;                        ///< keep each wheel after scanning
+  unsigned jobs = 3;                        ///< downloads/scans in flight
   size_t shard_index = 0, shard_count = 1;  ///< --shard K/N: items with position % N == K - 1
-  const WheelIndex* resume = nullptr;    ///< wheels already indexed (by sha256) are not redone
+  const WheelIndex* resume = nullptr;       ///< wheels already indexed (by sha256) are not redone
   InspectOptions inspect;
   std::function<void(const IndexBuildProgress&)> progress;
   /// Called with the index so far (resume's wheels plus those done) at most every
@@ -70,9 +70,9 @@ struct IndexBuildOptions {
 };
 
 struct IndexBuildStats {
-  size_t items = 0;            ///< work items in this shard
-  size_t wheels_indexed = 0;   ///< scanned now
-  size_t wheels_reused = 0;    ///< already in `resume`, skipped by hash
+  size_t items = 0;           ///< work items in this shard
+  size_t wheels_indexed = 0;  ///< scanned now
+  size_t wheels_reused = 0;   ///< already in `resume`, skipped by hash
   size_t failures = 0;
   uint64_t bytes_downloaded = 0;
   double seconds_download = 0, seconds_scan = 0, seconds_total = 0;

@@ -7,11 +7,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/sm_target.hpp"
@@ -59,10 +58,10 @@ struct WheelRecord {
   std::string version;   ///< as in the wheel's file name
   std::string filename;  ///< the wheel's file name
   std::string python_tag, abi_tag, platform_tag;  ///< from the file name (compressed tag sets kept)
-  std::string machine;   ///< "x86_64", "aarch64", ... from the platform tag ("any" for pure wheels)
-  uint64_t size = 0;     ///< bytes of the wheel file
-  std::string sha256;    ///< hex digest of the wheel file
-  size_t members = 0;    ///< files in the wheel (zip entries that are not directories)
+  std::string machine;  ///< "x86_64", "aarch64", ... from the platform tag ("any" for pure wheels)
+  uint64_t size = 0;    ///< bytes of the wheel file
+  std::string sha256;   ///< hex digest of the wheel file
+  size_t members = 0;   ///< files in the wheel (zip entries that are not directories)
   /// Requires-Dist lines of the wheel's METADATA that pin torch or name NVIDIA/CUDA wheels, as
   /// written (markers kept): the lockstep pins and the CUDA runtime come from these.
   std::vector<std::string> requires_dist;
@@ -73,10 +72,10 @@ struct WheelRecord {
   std::string cuda_evidence;
   /// CUDA runtime libraries the wheel bundles (member base names: "libcudart.so.12").
   std::vector<std::string> runtime_libraries;
-  std::vector<std::string> sass;  ///< distinct SASS targets over all files, ascending ("sm_120a")
-  std::vector<std::string> ptx;   ///< distinct PTX targets with ISA ("compute_120@8.7")
-  std::vector<std::string> lto;   ///< distinct LTO-IR targets
-  std::vector<IndexedFile> files;  ///< members with device code or errors, by path
+  std::vector<std::string> sass;    ///< distinct SASS targets over all files, ascending ("sm_120a")
+  std::vector<std::string> ptx;     ///< distinct PTX targets with ISA ("compute_120@8.7")
+  std::vector<std::string> lto;     ///< distinct LTO-IR targets
+  std::vector<IndexedFile> files;   ///< members with device code or errors, by path
   std::vector<std::string> errors;  ///< the wheel itself could not be read (truncated, not a zip)
   bool operator==(const WheelRecord&) const = default;
 };
@@ -92,9 +91,9 @@ struct IndexFailure {
 };
 
 struct WheelIndex {
-  std::string built;       ///< UTC date the index was built or last merged ("2026-11-25")
+  std::string built;  ///< UTC date the index was built or last merged ("2026-11-25")
   std::string tool_version;
-  std::string rebuild;     ///< the command that rebuilds it
+  std::string rebuild;                 ///< the command that rebuilds it
   std::vector<std::string> platforms;  ///< platform sets indexed
   std::vector<WheelRecord> wheels;     ///< sorted by package, version (PEP 440 order), filename
   std::vector<IndexFailure> failures;

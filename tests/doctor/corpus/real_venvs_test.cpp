@@ -183,8 +183,9 @@ TEST(DoctorRealVenv, Bitsandbytes0452HasNoLibraryForCuda132) {
             venv("torch-bnb-0.45.2") + "/bin/python -m pip install -U 'bitsandbytes>=0.50.0'");
   bool index_evidence = false;
   for (const auto& line : errs[0]->evidence)
-    index_evidence |= line.find("bitsandbytes 0.50.0 is the first release after 0.45.2 with a "
-                                "library for CUDA 13.2") != std::string::npos;
+    index_evidence |= line.find(
+                          "bitsandbytes 0.50.0 is the first release after 0.45.2 with a "
+                          "library for CUDA 13.2") != std::string::npos;
   EXPECT_TRUE(index_evidence);
   auto* v = bnb_on_5090(r);
   ASSERT_NE(v, nullptr);
