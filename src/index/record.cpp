@@ -235,6 +235,48 @@ void sorted_unique(std::vector<std::string>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
+// Standalone images (bare cubin and PTX members, each its own unit) of one directory with the
+// same extension and identical units become one entry "dir/*.ext" with a count: lossless for
+// verdicts, and 12,000 files of a cubin package become a handful of rows.
+void compact_files(std::vector<IndexedFile>& files) {
+  auto groupable = [](const IndexedFile& f) {
+    if (f.units.empty() || !f.errors.empty()) return false;
+    for (const auto& u : f.units)
+      if (!u.bare) return false;
+    return true;
+  };
+  auto key_of = [](const IndexedFile& f) {
+    auto slash = f.path.rfind('/');
+    std::string dir = slash == std::string::npos ? "" : f.path.substr(0, slash + 1);
+    std::string base = slash == std::string::npos ? f.path : f.path.substr(slash + 1);
+    auto dot = base.rfind('.');
+    std::string ext = dot == std::string::npos ? "" : base.substr(dot);
+    return std::make_pair(dir + "*" + ext, f.units);
+  };
+  std::map<std::pair<std::string, std::vector<UnitSignature>>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < files.size(); ++i)
+    if (groupable(files[i])) groups[key_of(files[i])].push_back(i);
+  std::vector<bool> drop(files.size(), false);
+  for (auto& [key, members] : groups) {
+    if (members.size() < 2) continue;
+    IndexedFile& head = files[members.front()];
+    head.path = key.first;
+    for (size_t k = 1; k < members.size(); ++k) {
+      const IndexedFile& f = files[members[k]];
+      head.size += f.size;
+      head.images += f.images;
+      head.count += f.count;
+      drop[members[k]] = true;
+    }
+  }
+  std::vector<IndexedFile> kept;
+  for (size_t i = 0; i < files.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(files[i]));
+  std::sort(kept.begin(), kept.end(),
+            [](const IndexedFile& a, const IndexedFile& b) { return a.path < b.path; });
+  files = std::move(kept);
+}
+
 }  // namespace
 
 void add_inventories(WheelRecord& record, const std::vector<FileInventory>& inventories) {
@@ -261,8 +303,7 @@ void add_inventories(WheelRecord& record, const std::vector<FileInventory>& inve
       }
     }
   }
-  std::sort(record.files.begin(), record.files.end(),
-            [](const IndexedFile& a, const IndexedFile& b) { return a.path < b.path; });
+  compact_files(record.files);
   for (const auto& t : sass) record.sass.push_back(t.to_string());
   for (const auto& t : lto) record.lto.push_back(t.to_string());
   for (const auto& t : ptx) record.ptx.push_back(t.to_string());
@@ -566,6 +607,7 @@ nlohmann::json to_json(const WheelRecord& r) {
       units.push_back(std::move(unit));
     }
     json file = {{"path", f.path}, {"size", f.size}, {"images", f.images}, {"units", units}};
+    if (f.count != 1) file["count"] = f.count;
     if (!f.errors.empty()) file["errors"] = f.errors;
     files.push_back(std::move(file));
   }
@@ -701,6 +743,7 @@ Result<WheelRecord> wheel_record_from_json(const nlohmann::json& j) {
     fr.where = r.where + " file " + f.path;
     f.size = fr.num("size");
     f.images = fr.num("images");
+    f.count = fj.contains("count") ? fr.num("count") : 1;
     f.errors = fr.strs("errors", false);
     if (fr.error) return *fr.error;
     if (!fj.contains("units") || !fj["units"].is_array())
@@ -803,7 +846,10 @@ void normalize(WheelIndex& index) {
   }
   index.wheels = std::move(unique);
   // Derived facts follow the current rules, so a merge carries a corrected rule to every record.
-  for (auto& w : index.wheels) infer_cuda(w);
+  for (auto& w : index.wheels) {
+    compact_files(w.files);
+    infer_cuda(w);
+  }
   // A failure for a (package, version, machine) that now has a wheel is history, not a gap.
   std::set<std::tuple<std::string, std::string, std::string>> indexed;
   for (const auto& w : index.wheels)
@@ -907,8 +953,12 @@ WheelVerdict judge_wheel(const WheelRecord& record, const Target& target) {
     j.v.path = file.path;
     j.v.fit = fv.verdict;
     size_t loadable = fv.units.size() - fv.prelink_units;
-    j.v.specialized_elsewhere =
-        fv.verdict == Fit::kNoImage && loadable > 0 && fv.specialized_elsewhere == loadable;
+    // Code for other GPUs only: a/f specialisations, or standalone cubins that the library
+    // picks by architecture at run time (flashinfer-cubin's per-arch kernel files).
+    size_t bare = 0;
+    for (const auto& u : fv.units) bare += u.loadable && u.bare;
+    j.v.specialized_elsewhere = fv.verdict == Fit::kNoImage && loadable > 0 &&
+                                (fv.specialized_elsewhere == loadable || bare == loadable);
     j.v.summary = fv.summary;
     if (fv.verdict == Fit::kPtxJit || fv.verdict == Fit::kUnsupportedPtx) {
       // The lowest PTX ISA among the PTX images this GPU could JIT decides the driver needed.

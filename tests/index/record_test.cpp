@@ -427,3 +427,53 @@ TEST(InferCuda, MarkerReading) {
 
 }  // namespace
 }  // namespace smcompat
+
+namespace smcompat {
+namespace {
+
+FileInventory bare_cubin(const std::string& member, const char* target, uint64_t size) {
+  FileInventory inv;
+  inv.path = "pkg-1.0-py3-none-any.whl";
+  inv.member = member;
+  inv.format = FileFormat::kCubin;
+  inv.size = size;
+  DeviceImage image;
+  image.target = *SmTarget::parse(target);
+  image.in_container = false;
+  inv.images.push_back(image);
+  return inv;
+}
+
+// flashinfer-cubin ships ~12,000 standalone cubins per wheel: those of one directory with the
+// same units become one entry with a count; other files keep their own rows.
+TEST(CompactFiles, StandaloneImagesOfOneDirectoryAreGrouped) {
+  WheelRecord r;
+  FileInventory wheel;
+  wheel.path = "pkg-1.0-py3-none-any.whl";
+  std::vector<FileInventory> inventories = {wheel,
+                                            bare_cubin("pkg/cubins/a/k1.cubin", "sm_100a", 10),
+                                            bare_cubin("pkg/cubins/a/k2.cubin", "sm_100a", 20),
+                                            bare_cubin("pkg/cubins/a/k3.cubin", "sm_100a", 30),
+                                            bare_cubin("pkg/cubins/a/k4.cubin", "sm_120", 40),
+                                            bare_cubin("pkg/cubins/b/k1.cubin", "sm_100a", 50)};
+  add_inventories(r, inventories);
+  ASSERT_EQ(r.files.size(), 3u);
+  EXPECT_EQ(r.files[0].path, "pkg/cubins/a/*.cubin");
+  EXPECT_EQ(r.files[0].count, 3u);
+  EXPECT_EQ(r.files[0].size, 60u);
+  EXPECT_EQ(r.files[0].images, 3u);
+  EXPECT_EQ(r.files[1].path, "pkg/cubins/a/k4.cubin");  // alone with its units: its own name
+  EXPECT_EQ(r.files[1].count, 1u);
+  EXPECT_EQ(r.files[2].path, "pkg/cubins/b/k1.cubin");
+  EXPECT_EQ(r.sass, (std::vector<std::string>{"sm_100a", "sm_120"}));
+  // The count survives JSON, and the verdict is the same as for the files one by one.
+  auto back = wheel_record_from_json(nlohmann::json::parse(to_json(r).dump()));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->files, r.files);
+  auto t = resolve_target("B200");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(judge_wheel(r, *t).fit, Fit::kNative);
+}
+
+}  // namespace
+}  // namespace smcompat

@@ -44,9 +44,14 @@ struct UnitSignature {
 
 /// One member of a wheel that holds device code (or could not be read).
 struct IndexedFile {
-  std::string path;  ///< member path inside the wheel ("torch/lib/libtorch_cuda.so")
-  uint64_t size = 0;
+  std::string path;   ///< member path inside the wheel ("torch/lib/libtorch_cuda.so"), or for a
+                      ///< group of standalone images "dir/*.cubin" (see `count`)
+  uint64_t size = 0;  ///< bytes (of all files of a group)
   size_t images = 0;
+  /// Files this entry stands for: standalone cubin/PTX members of one directory with identical
+  /// units are kept as one entry (flashinfer-cubin ships 12,000 such files per wheel); the
+  /// verdict is the same for each of them.
+  size_t count = 1;
   std::vector<UnitSignature> units;  ///< sorted
   std::vector<std::string> errors;   ///< inventory errors, as Error::to_string() without the path
   bool operator==(const IndexedFile&) const = default;
@@ -140,7 +145,9 @@ WheelIndex merge_indexes(std::vector<WheelIndex> parts);
 struct IndexedFileVerdict {
   std::string path;
   Fit fit = Fit::kNoImage;
-  bool specialized_elsewhere = false;  ///< every unit holds only a/f code for other GPUs
+  /// Code for other GPUs only: every unit holds a/f code for other GPUs, or is a standalone
+  /// image (a cubin the library picks by architecture at run time) for another GPU.
+  bool specialized_elsewhere = false;
   std::string summary;
 };
 
