@@ -204,3 +204,45 @@ TEST_F(IndexBuildCli, UsageAndIoErrorsExitTwoWithAReason) {
 }
 
 }  // namespace
+
+namespace {
+
+// `index add`: local wheel files into an index without pip; the truncated wheel is recorded with
+// its error and exits 1, an existing -o is kept and merged.
+TEST_F(IndexBuildCli, AddRecordsLocalWheels) {
+  fs::path files = fs::path(repo_dir()) / "files";
+  std::string good, truncated;
+  for (const auto& entry : fs::directory_iterator(files)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("smc_good-1.0.0-", 0) == 0 && name.find("x86_64") != std::string::npos)
+      good = entry.path().string();
+    if (name.rfind("smc_truncated-", 0) == 0) truncated = entry.path().string();
+  }
+  ASSERT_FALSE(good.empty());
+  ASSERT_FALSE(truncated.empty());
+  CliResult first = smcompat("index add " + good + " -o " + p("added.json"), dir_);
+  EXPECT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.err.find("on one core"), std::string::npos) << first.err;
+  auto j = read_json(p("added.json"));
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j["schema"], "smcompat.index/1");
+  ASSERT_EQ(j["wheels"].size(), 1u);
+  EXPECT_EQ(j["wheels"][0]["package"], "smc-good");
+  EXPECT_EQ(j["wheels"][0]["version"], "1.0.0");
+
+  CliResult second = smcompat("index add " + truncated + " -o " + p("added.json"), dir_);
+  EXPECT_EQ(second.code, 1) << second.err;
+  EXPECT_NE(second.err.find(truncated), std::string::npos) << second.err;
+  j = read_json(p("added.json"));
+  ASSERT_EQ(j["wheels"].size(), 2u);  // the first record kept
+  bool truncated_has_error = false;
+  for (const auto& w : j["wheels"])
+    if (w["package"] == "smc-truncated") truncated_has_error = w.contains("errors");
+  EXPECT_TRUE(truncated_has_error);
+
+  CliResult not_a_wheel = smcompat("index add " + p("added.json"), dir_);
+  EXPECT_EQ(not_a_wheel.code, 1);
+  EXPECT_NE(not_a_wheel.err.find("not a wheel's file name"), std::string::npos);
+}
+
+}  // namespace

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -36,10 +38,24 @@ struct BuildArgs {
   bool quiet = false;
 };
 
+struct AddArgs {
+  std::vector<std::string> wheels;
+  std::string output;
+};
+
 struct MergeArgs {
   std::vector<std::string> inputs;
   std::string output;
 };
+
+std::string today_utc_date() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
 
 std::string default_cache() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
@@ -214,6 +230,50 @@ int run_merge(const MergeArgs& a) {
   return kExitOk;
 }
 
+// Local wheel files (a maintainer's dist/*.whl, a wheel cache) into an index, one after the other
+// on one core; an existing -o is kept and the new records merged into it.
+int run_add(const AddArgs& a) {
+  WheelIndex added;
+  int rc = kExitOk;
+  auto started = std::chrono::steady_clock::now();
+  uint64_t bytes = 0;
+  for (const auto& path : a.wheels) {
+    auto record = index_wheel(path);
+    if (!record) {
+      fmt::print(stderr, "smcompat index add: {}\n", record.error().to_string());
+      rc = kExitFindings;
+      continue;
+    }
+    for (const auto& e : record->errors) {
+      fmt::print(stderr, "smcompat index add: {}: {}\n", path, e);
+      rc = kExitFindings;
+    }
+    bytes += record->size;
+    added.wheels.push_back(std::move(*record));
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::vector<WheelIndex> parts;
+  if (!a.output.empty() && a.output != "-" && std::filesystem::exists(a.output)) {
+    auto old = read_wheel_index(a.output);
+    if (!old) {
+      fmt::print(stderr, "smcompat index add: {}\n", old.error().to_string());
+      return kExitError;
+    }
+    parts.push_back(std::move(*old));
+  }
+  added.built = today_utc_date();
+  added.tool_version = SMCOMPAT_VERSION;
+  parts.push_back(std::move(added));
+  WheelIndex merged = merge_indexes(std::move(parts));
+  if (!write_index(merged, a.output, "index add")) return kExitError;
+  fmt::print(stderr,
+             "smcompat index add: {} wheels, {} scanned in {:.1f} s on one core ({:.2f} GB/min)\n",
+             a.wheels.size(), human_bytes(bytes), seconds,
+             seconds > 0 ? bytes / 1e9 / (seconds / 60) : 0.0);
+  return rc;
+}
+
 }  // namespace
 
 void register_index_build(CLI::App& app, Context& ctx) {
@@ -248,6 +308,13 @@ void register_index_build(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(1, 16));
   build->add_flag("-q,--quiet", build_args->quiet, "No progress on stderr");
   build->callback([build_args, &ctx] { ctx.exit_code = run_build(*build_args, ctx); });
+
+  auto add_args = std::make_shared<AddArgs>();
+  auto* add = index.add_subcommand("add", "Record local wheel files in an index (no download)");
+  add->add_option("wheels", add_args->wheels, "Wheel files")->required();
+  add->add_option("-o,--output", add_args->output,
+                  "Index file to write (default: stdout); an existing one is kept and merged");
+  add->callback([add_args, &ctx] { ctx.exit_code = run_add(*add_args); });
 
   auto merge_args = std::make_shared<MergeArgs>();
   auto* merge = index.add_subcommand("merge", "Merge index files (shards, or old and new)");
