@@ -258,7 +258,13 @@ Result<std::string> download_wheel(const Pip& pip, const IndexWorkItem& item,
   return make_error("pip reported success but left no wheel in " + dir);
 }
 
-std::string today_utc() {
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+std::string utc_date_today() {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
@@ -266,12 +272,6 @@ std::string today_utc() {
   std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
   return buf;
 }
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-}  // namespace
 
 Result<std::pair<size_t, size_t>> parse_shard(std::string_view text) {
   auto parts = split(trim(text), '/');
@@ -552,7 +552,7 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
                   seconds_since(last_checkpoint) >= options.checkpoint_seconds) {
                 WheelIndex partial = index;  // resume's wheels and failures
                 for (const auto& w : new_wheels) partial.wheels.push_back(w);
-                partial.built = today_utc();
+                partial.built = utc_date_today();
                 partial.tool_version = SMCOMPAT_VERSION;
                 normalize(partial);
                 options.checkpoint(partial);
@@ -587,15 +587,18 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
   for (auto& f : index.failures) {
     // Every shard lists every requested package, so each drops their old list failures (shard 1
     // records the new ones).
+    // Listing resolves every candidate, so old list and resolve failures of a requested package
+    // are replaced by what this run found.
     bool replaced = redone.count({normalize_package_name(f.package), f.version, f.platform}) ||
-                    (f.stage == "list" && requested.count(normalize_package_name(f.package)));
+                    ((f.stage == "list" || f.stage == "resolve") &&
+                     requested.count(normalize_package_name(f.package)));
     if (!replaced) kept_failures.push_back(std::move(f));
   }
   index.failures = std::move(kept_failures);
   result.stats.failures = new_failures.size();
   for (auto& f : new_failures) index.failures.push_back(std::move(f));
   for (auto& w : new_wheels) index.wheels.push_back(std::move(w));
-  index.built = today_utc();
+  index.built = utc_date_today();
   index.tool_version = SMCOMPAT_VERSION;
   if (index.rebuild.empty()) index.rebuild = "scripts/refresh-wheel-index.sh";
   normalize(index);

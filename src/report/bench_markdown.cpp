@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "bench_view.hpp"
+#include "markdown_text.hpp"
 #include "smcompat/report/bench_report.hpp"
 
 namespace smcompat {
@@ -13,21 +14,7 @@ namespace {
 
 using namespace bench_view;  // NOLINT(build/namespaces): the printers' shared vocabulary
 
-std::string md(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c == '\n' || c == '\r' || c == '\t')
-      out += ' ';
-    else if (c < 0x20 || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else if (std::string_view("\\`*_[]<>|#&!").find(ch) != std::string_view::npos)
-      out += std::string("\\") + ch;
-    else
-      out += ch;
-  }
-  return out;
-}
+std::string md(const std::string& s) { return markdown_text(s); }
 
 std::string row(const std::vector<std::string>& cells) {
   std::string out = "|";

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "index_view.hpp"
+#include "markdown_text.hpp"
 #include "smcompat/report/index_report.hpp"
 
 namespace smcompat {
@@ -15,21 +16,7 @@ namespace {
 
 using namespace index_view;  // NOLINT(build/namespaces): the printers' shared vocabulary
 
-std::string md(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c == '\n' || c == '\r' || c == '\t')
-      out += ' ';
-    else if (c < 0x20 || c == 0x7f)
-      out += fmt::format("\\x{:02x}", c);
-    else if (std::string_view("\\`*_[]<>|#&!").find(ch) != std::string_view::npos)
-      out += std::string("\\") + ch;
-    else
-      out += ch;
-  }
-  return out;
-}
+std::string md(const std::string& s) { return markdown_text(s); }
 
 // A code span that survives backticks inside (CommonMark: a longer fence of backticks).
 std::string code(const std::string& s) {

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "smcompat/index/advise.hpp"
 #include "smcompat/index/record.hpp"
 
 namespace smcompat {
@@ -357,6 +358,22 @@ TEST(ShippedIndex, HoldsAtLeastThreeCorpusWheels) {
                               << found.size() << list;
 }
 
+// The corpus wheels the shipped index holds (same file name and sha256): the py3 / abi3 ones of
+// releases among the indexed ones. Each must be there; the others (CPython 3.11 wheels, releases
+// older than the indexed ones) cannot be.
+const char* const kShippedCorpusWheels[] = {
+    "bitsandbytes-0.45.2-py3-none-manylinux_2_24_x86_64.whl",
+    "bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl",
+    "jax_cuda13_pjrt-0.10.2-py3-none-manylinux_2_27_x86_64.whl",
+    "nvidia_cuda_runtime-13.2.86-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
+    "nvidia_cudnn_cu13-9.26.0.51-py3-none-manylinux_2_27_x86_64.whl",
+    "nvidia_nccl_cu13-2.30.7-py3-none-manylinux_2_18_x86_64.whl",
+    "sgl_kernel-0.3.21-cp310-abi3-manylinux2014_x86_64.whl",
+    "torchvision-0.29.2-py3-none-manylinux_2_28_x86_64.whl",
+    "vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl",
+    "xformers-0.0.35-py39-none-manylinux_2_28_x86_64.whl",
+};
+
 class ShippedVsFresh : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ShippedVsFresh, RecordIsExactlyAsShipped) {
@@ -365,7 +382,7 @@ TEST_P(ShippedVsFresh, RecordIsExactlyAsShipped) {
   if (builtin_wheel_index().wheels.empty())
     GTEST_SKIP() << kEmptyShipped << " (ShippedIndex.HoldsAtLeastThreeCorpusWheels fails for it)";
   const WheelRecord* shipped = shipped_record_of(wheel);
-  if (!shipped) GTEST_SKIP() << GetParam() << " is not in the shipped index (by sha256)";
+  ASSERT_NE(shipped, nullptr) << GetParam() << " is not in the shipped index (by sha256)";
   auto fresh = index_wheel(wheel.string());
   ASSERT_TRUE(fresh.ok()) << fresh.error().to_string();
   EXPECT_EQ(*fresh, *shipped) << "fresh:   " << to_json(*fresh).dump().substr(0, 3000)
@@ -379,8 +396,46 @@ std::string test_name(const char* wheel) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
 }
-INSTANTIATE_TEST_SUITE_P(Wheels, ShippedVsFresh, ::testing::ValuesIn(kCorpusWheels),
+INSTANTIATE_TEST_SUITE_P(Wheels, ShippedVsFresh, ::testing::ValuesIn(kShippedCorpusWheels),
                          [](const auto& info) { return test_name(info.param); });
+
+}  // namespace
+}  // namespace smcompat
+
+namespace smcompat {
+namespace {
+
+// `smcompat advise bitsandbytes torch xformers --gpu "RTX 5090"` (advise_shipped_test.cpp) against
+// a fresh scan: for each corpus wheel of those packages, the verdict of the freshly scanned wheel
+// equals the verdict advise gives its release from the shipped index. (The torch corpus wheel is
+// CPython 3.11's; the index holds 3.12's of the same release.)
+TEST(AdviseVsFresh, Rtx5090AnswersMatchAFreshScan) {
+  auto rtx5090 = resolve_target("RTX 5090");
+  ASSERT_TRUE(rtx5090);
+  size_t compared = 0;
+  for (const char* name : {"bitsandbytes-0.45.2-py3-none-manylinux_2_24_x86_64.whl",
+                           "bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl",
+                           "xformers-0.0.35-py39-none-manylinux_2_28_x86_64.whl",
+                           "torch-2.15.0-cp311-cp311-manylinux_2_28_x86_64.whl"}) {
+    fs::path wheel = corpus_dir() / "wheels" / name;
+    REQUIRE_CORPUS_FILE(wheel);
+    SCOPED_TRACE(name);
+    auto fresh = index_wheel(wheel.string());
+    ASSERT_TRUE(fresh) << fresh.error().to_string();
+    ASSERT_TRUE(fresh->errors.empty());
+    auto a = advise(builtin_wheel_index(), {fresh->package}, *rtx5090, {}).at(0);
+    const ReleaseFit* release = nullptr;
+    for (const auto& r : a.releases)
+      if (r.version == fresh->version) release = &r;
+    ASSERT_NE(release, nullptr) << "the shipped index lacks " << fresh->version;
+    WheelVerdict verdict = judge_wheel(*fresh, *rtx5090);
+    EXPECT_EQ(release->verdict.fit, verdict.fit);
+    EXPECT_EQ(release->verdict.variant, verdict.variant);
+    EXPECT_EQ(release->cuda, fresh->cuda);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 4u);
+}
 
 }  // namespace
 }  // namespace smcompat

@@ -48,15 +48,6 @@ struct MergeArgs {
   std::string output;
 };
 
-std::string today_utc_date() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
 std::string default_cache() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return std::string(xdg) + "/smcompat/wheels";
@@ -262,7 +253,7 @@ int run_add(const AddArgs& a) {
     }
     parts.push_back(std::move(*old));
   }
-  added.built = today_utc_date();
+  added.built = utc_date_today();
   added.tool_version = SMCOMPAT_VERSION;
   parts.push_back(std::move(added));
   WheelIndex merged = merge_indexes(std::move(parts));

@@ -87,6 +87,9 @@ struct IndexBuildResult {
 /// for a package, version or wheel is a recorded failure.
 Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options);
 
+/// Today's date in UTC ("2026-11-25"): the `built` of an index.
+std::string utc_date_today();
+
 /// "K/N" -> (K, N) with 1 <= K <= N.
 Result<std::pair<size_t, size_t>> parse_shard(std::string_view text);
 
