@@ -42,15 +42,14 @@ if [ "${1:-}" = "--dry-run" ]; then
 fi
 extra=("$@")
 
-# The packages of issue 11 whose PyPI wheels carry device code (names checked with
-# `pip index versions NAME`, 2026-11-25). Left out, with the reason:
-#   flashinfer-python     a py3-none-any wheel without device code (it compiles its kernels at run
-#                         time; 0.7.2.post1 has no .so or .cubin member); its prebuilt kernels
-#                         are flashinfer-cubin, below
-#   flashinfer-jit-cache  not on PyPI (served from https://flashinfer.ai/whl/cu12X/)
+# The packages of issue 11 (names checked with `pip index versions NAME`, 2026-11-25). Three of
+# them end as recorded failures, which is the answer for them: flash-attn (sdists only on PyPI),
+# flashinfer-jit-cache (not on PyPI: https://flashinfer.ai/whl/cu12X/), and xformers for aarch64.
+# flashinfer-python is a wheel without device code (it compiles kernels at run time); its prebuilt
+# kernels are flashinfer-cubin.
 frameworks=(
-  torch torchvision torchaudio xformers triton vllm sgl-kernel flashinfer-cubin
-  cupy-cuda12x cupy-cuda13x onnxruntime-gpu
+  torchvision torchaudio xformers triton vllm sgl-kernel flashinfer-python flashinfer-cubin
+  flashinfer-jit-cache flash-attn cupy-cuda12x cupy-cuda13x onnxruntime-gpu
   jax-cuda12-plugin jax-cuda12-pjrt jax-cuda13-plugin jax-cuda13-pjrt
 )
 nvidia_libraries=(
@@ -58,8 +57,10 @@ nvidia_libraries=(
   nvidia-cuda-runtime-cu12 nvidia-cuda-runtime nvidia-nccl-cu12 nvidia-nccl-cu13
   nvidia-cusparselt-cu12 nvidia-cufft-cu12 nvidia-cuda-nvrtc-cu12
 )
-# bitsandbytes goes further back: its first release with sm_120 SASS, 0.45.3, must be inside.
+# bitsandbytes and torch go further back: bitsandbytes' first release with sm_120 SASS (0.45.3)
+# and torch's first PyPI wheel with it (2.8.0; 2.7.x were CUDA 12.6 builds) must be inside.
 long_history=(bitsandbytes)
+torch_history=13
 
 run() {
   if ((dry_run)); then
@@ -95,7 +96,10 @@ say "building ${long_history[*]} (newest 16 releases)"
 build "${long_history[@]}" --last 16 \
   --resume "$work/recent.json" --cache "$cache" -o "$work/long.json" "${extra[@]}"
 
-run "$smcompat" index merge "$work/long.json" -o "$work/merged.json"
+say "building torch (newest $torch_history releases)"
+build torch --last "$torch_history" \
+  --resume "$work/long.json" --cache "$cache" -o "$work/torch.json" "${extra[@]}"
+run "$smcompat" index merge "$work/torch.json" -o "$work/merged.json"
 if ((!dry_run)); then
   mv "$work/merged.json" "$index"
   say "wrote $index"

@@ -467,7 +467,7 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
     for (auto& f : listing_failures) new_failures.push_back(std::move(f));
   result.stats.items = mine.size();
 
-  // 2. Resolve, download, scan: a few items in flight.
+  // 2. Download and scan: a few items in flight.
   std::mutex mu;
   std::atomic<size_t> next{0};
   size_t done = 0;
