@@ -484,7 +484,7 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
       size_t i = next.fetch_add(1);
       if (i >= mine.size()) return;
       const IndexWorkItem& item = mine[i].first;
-      const Resolved& resolved_wheel = mine[i].second;
+      const Resolved& resolved = mine[i].second;
       const IndexPlatform* platform = nullptr;
       for (const auto& p : platforms)
         if (p.name == item.platform) platform = &p;
@@ -496,74 +496,71 @@ Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options) {
         std::lock_guard lock(mu);
         new_failures.push_back({item.package, item.version, item.platform, stage, message});
       };
-      const Resolved* resolved = &resolved_wheel;
+      bool reuse = false;
       {
-        bool reuse = false;
-        {
-          std::lock_guard lock(mu);
-          if (!resolved->sha256.empty() && resumed.count(resolved->sha256)) {
-            reuse = true;
-            ++result.stats.wheels_reused;
-          } else if (!resolved->sha256.empty() && hashes_this_run.count(resolved->sha256)) {
-            reuse = true;  // a pure wheel met on another platform: indexed once
-          } else if (!resolved->sha256.empty()) {
-            hashes_this_run.insert(resolved->sha256);
-          }
-          report(label + (reuse ? ": already indexed" : ": downloading " + resolved->filename));
+        std::lock_guard lock(mu);
+        if (!resolved.sha256.empty() && resumed.count(resolved.sha256)) {
+          reuse = true;
+          ++result.stats.wheels_reused;
+        } else if (!resolved.sha256.empty() && hashes_this_run.count(resolved.sha256)) {
+          reuse = true;  // a pure wheel met on another platform: indexed once
+        } else if (!resolved.sha256.empty()) {
+          hashes_this_run.insert(resolved.sha256);
         }
-        if (!reuse) {
-          auto t0 = std::chrono::steady_clock::now();
-          std::string kept = options.cache_dir + "/" + resolved->filename;
-          Result<std::string> wheel = fs::exists(kept)
-                                          ? Result<std::string>(kept)
-                                          : download_wheel(pip, item, *platform, scratch);
-          double dl = seconds_since(t0);
-          if (!wheel) {
-            fail("download", fmt::format("{} {} for {}: download failed: {}", item.package,
-                                         item.version, item.platform, wheel.error().what));
+        report(label + (reuse ? ": already indexed" : ": downloading " + resolved.filename));
+      }
+      if (!reuse) {
+        auto t0 = std::chrono::steady_clock::now();
+        std::string kept = options.cache_dir + "/" + resolved.filename;
+        Result<std::string> wheel = fs::exists(kept)
+                                        ? Result<std::string>(kept)
+                                        : download_wheel(pip, item, *platform, scratch);
+        double dl = seconds_since(t0);
+        if (!wheel) {
+          fail("download", fmt::format("{} {} for {}: download failed: {}", item.package,
+                                       item.version, item.platform, wheel.error().what));
+        } else {
+          uint64_t bytes = fs::file_size(*wheel, wec);
+          {
+            std::lock_guard lock(mu);
+            result.stats.seconds_download += dl;
+            if (*wheel != kept) result.stats.bytes_downloaded += wec ? 0 : bytes;
+            report(label + ": scanning " + resolved.filename);
+          }
+          auto t1 = std::chrono::steady_clock::now();
+          auto record = index_wheel(*wheel, options.inspect);
+          double scan_s = seconds_since(t1);
+          if (!record) {
+            fail("scan", record.error().to_string());
           } else {
-            uint64_t bytes = fs::file_size(*wheel, wec);
-            {
-              std::lock_guard lock(mu);
-              result.stats.seconds_download += dl;
-              if (*wheel != kept) result.stats.bytes_downloaded += wec ? 0 : bytes;
-              report(label + ": scanning " + resolved->filename);
+            if (!resolved.sha256.empty() && !record->sha256.empty() &&
+                record->sha256 != resolved.sha256)
+              record->errors.push_back(fmt::format("sha256 {} differs from the index's {}",
+                                                   record->sha256, resolved.sha256));
+            std::lock_guard lock(mu);
+            result.stats.seconds_scan += scan_s;
+            if (!record->errors.empty()) {
+              new_failures.push_back(
+                  {item.package, item.version, item.platform, "scan",
+                   fmt::format("{}: {}", record->filename, record->errors.front())});
             }
-            auto t1 = std::chrono::steady_clock::now();
-            auto record = index_wheel(*wheel, options.inspect);
-            double scan_s = seconds_since(t1);
-            if (!record) {
-              fail("scan", record.error().to_string());
-            } else {
-              if (!resolved->sha256.empty() && !record->sha256.empty() &&
-                  record->sha256 != resolved->sha256)
-                record->errors.push_back(fmt::format("sha256 {} differs from the index's {}",
-                                                     record->sha256, resolved->sha256));
-              std::lock_guard lock(mu);
-              result.stats.seconds_scan += scan_s;
-              if (!record->errors.empty()) {
-                new_failures.push_back(
-                    {item.package, item.version, item.platform, "scan",
-                     fmt::format("{}: {}", record->filename, record->errors.front())});
-              }
-              ++result.stats.wheels_indexed;
-              new_wheels.push_back(std::move(*record));
-              if (options.checkpoint &&
-                  seconds_since(last_checkpoint) >= options.checkpoint_seconds) {
-                WheelIndex partial = index;  // resume's wheels and failures
-                for (const auto& w : new_wheels) partial.wheels.push_back(w);
-                partial.built = utc_date_today();
-                partial.tool_version = SMCOMPAT_VERSION;
-                normalize(partial);
-                options.checkpoint(partial);
-                last_checkpoint = std::chrono::steady_clock::now();
-              }
+            ++result.stats.wheels_indexed;
+            new_wheels.push_back(std::move(*record));
+            if (options.checkpoint &&
+                seconds_since(last_checkpoint) >= options.checkpoint_seconds) {
+              WheelIndex partial = index;  // resume's wheels and failures
+              for (const auto& w : new_wheels) partial.wheels.push_back(w);
+              partial.built = utc_date_today();
+              partial.tool_version = SMCOMPAT_VERSION;
+              normalize(partial);
+              options.checkpoint(partial);
+              last_checkpoint = std::chrono::steady_clock::now();
             }
-            if (options.keep && *wheel != kept) {
-              fs::rename(*wheel, kept, wec);
-            } else if (!options.keep) {
-              fs::remove(*wheel, wec);
-            }
+          }
+          if (options.keep && *wheel != kept) {
+            fs::rename(*wheel, kept, wec);
+          } else if (!options.keep) {
+            fs::remove(*wheel, wec);
           }
         }
       }
