@@ -79,14 +79,15 @@ def doctor(gpus=(), python=(), *, active=True, scan_code=True):
     return _api.doctor(gpus, python, active=active, scan_code=scan_code)
 
 
-def explain(text, *, doctor=False, gpus=(), python=()):
+def explain(text, *, doctor=False, gpus=(), python=(), active=True):
     """What a GPU error text means and how to fix it (``smcompat explain``).
 
     With ``doctor=True`` the matches also carry what the doctor found on this machine
-    (``gpus``/``python`` are passed to it). Returns an ``Explanation``.
+    (``gpus``/``python``/``active`` are passed to it as to ``doctor()``). Returns an
+    ``Explanation``.
     """
     from . import _api
-    return _api.explain(text, doctor=doctor, gpus=gpus, python=python)
+    return _api.explain(text, doctor=doctor, gpus=gpus, python=python, active=active)
 
 
 def gpus(name=None):

@@ -85,11 +85,11 @@ def doctor(gpus, python, *, active, scan_code):
     return _types.DoctorReport(_parse(text))
 
 
-def explain(text, *, doctor, gpus, python):
+def explain(text, *, doctor, gpus, python, active):
     if not isinstance(text, str):
         raise SmcompatError("explain: text must be a str, got %s" % type(text).__name__)
     out = _call(_native.explain, text, bool(doctor), _names(gpus, "gpus"), _path_list(python or [], "python"),
-                True)
+                 bool(active))
     return _types.Explanation(_parse(out))
 
 
