@@ -1,0 +1,84 @@
+"""The package around the API: lazy imports, the console script, python -m smcompat, stubs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import smcompat
+from conftest import canon, cli_json, python_env, run_python
+
+PKG = Path(smcompat.__file__).resolve().parent
+
+
+def test_import_is_lazy():
+    # a fresh interpreter: nothing heavy is imported by `import smcompat`
+    p = run_python("import sys, smcompat; print(sorted(m for m in sys.modules))")
+    assert p.returncode == 0, p.stderr
+    base = run_python("import sys; print(sorted(m for m in sys.modules))")
+    mods = set(eval(p.stdout)) - set(eval(base.stdout))  # what importing smcompat added
+    for heavy in ("smcompat._native", "smcompat._api", "smcompat._types", "json", "subprocess",
+                  "dataclasses", "torch", "inspect", "copy"):
+        assert heavy not in mods, heavy
+    assert {"smcompat", "smcompat._errors"} <= mods
+
+
+def test_version_loads_the_native_module_on_demand():
+    p = run_python("import sys, smcompat; v = smcompat.__version__; print(v, 'smcompat._native' in sys.modules)")
+    assert p.returncode == 0, p.stderr
+    version, loaded = p.stdout.split()
+    assert loaded == "True" and version == smcompat.__version__
+
+
+def test_public_names():
+    for name in smcompat.__all__:
+        assert getattr(smcompat, name) is not None, name
+    assert smcompat.ScanReport.__module__ == "smcompat._types"
+    with pytest.raises(AttributeError):
+        smcompat.no_such_name
+
+
+def test_stubs_and_marker_are_shipped():
+    assert (PKG / "py.typed").is_file()
+    assert (PKG / "__init__.pyi").is_file()
+    assert (PKG / "_native.pyi").is_file()
+    stub = (PKG / "__init__.pyi").read_text()
+    for name in smcompat.__all__:
+        if name != "__version__":
+            assert ("class %s(" % name in stub) or ("def %s(" % name in stub), name
+
+
+def test_python_m_forwards_to_the_bundled_cli(cli):
+    p = run_python(["-m", "smcompat", "gpus", "RTX 5090", "--json"])
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    if doc.get("argv"):
+        doc["argv"][0] = "smcompat"
+    assert canon(doc) == canon(cli_json(cli, ["gpus", "RTX 5090", "--json"]))
+
+
+def test_python_m_passes_exit_codes_through(tmp_path):
+    p = run_python(["-m", "smcompat", "scan", str(tmp_path / "missing.so"), "--json", "-q"])
+    assert p.returncode == 2
+
+
+def test_console_script_runs_the_bundled_binary(cli):
+    p = subprocess.run([cli, "--version"], capture_output=True, text=True)
+    assert p.returncode == 0
+    assert p.stdout.split()[-1] == smcompat.__version__
+
+
+def test_console_script_without_the_binary(tmp_path):
+    # a copy of the installed package without bin/: the entry point says what is missing
+    copy = tmp_path / "site" / "smcompat"
+    shutil.copytree(PKG, copy, ignore=shutil.ignore_patterns("bin", "__pycache__"))
+    env = python_env()
+    env["PYTHONPATH"] = str(tmp_path / "site")
+    p = run_python("from smcompat._cli import main; main()", env=env)
+    assert p.returncode == 2
+    assert "bundled command-line tool is missing: %s" % (copy / "bin" / "smcompat") in p.stderr
