@@ -123,3 +123,9 @@ def run_python(code_or_args, *, env=None, cwd=None) -> subprocess.CompletedProce
     args = ["-c", code_or_args] if isinstance(code_or_args, str) else list(code_or_args)
     return subprocess.run([sys.executable] + args, capture_output=True, text=True,
                           env=env if env is not None else python_env(), cwd=cwd)
+
+
+def pytest_report_header(config):
+    import smcompat
+    return "smcompat under test: %s (SMCOMPAT_CLI=%s)" % (
+        Path(smcompat.__file__).resolve().parent, os.environ.get("SMCOMPAT_CLI") or shutil.which("smcompat"))
