@@ -114,7 +114,8 @@ def torch_info(mode="auto"):
         return dict(mode)
     if mode == "import":
         try:
-            import torch  # noqa: F401
+            import importlib
+            importlib.import_module("torch")
         except Exception as e:
             raise SmcompatError("check: torch='import' but PyTorch cannot be imported: %s" % e) from None
     elif mode != "auto":

@@ -11,11 +11,9 @@ import os
 import sys
 import textwrap
 import types
-from pathlib import Path
 
 import pytest
 
-import smcompat
 from conftest import corpus_venv, python_env, run_python
 
 FIXTURE_NAMES = ("libsm120.so", "libsm90.so", "libptx.so")

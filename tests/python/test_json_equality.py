@@ -5,8 +5,6 @@ json.dumps(..., sort_keys=True)."""
 from __future__ import annotations
 
 import copy
-import os
-from pathlib import Path
 
 import pytest
 
