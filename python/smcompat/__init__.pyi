@@ -297,6 +297,8 @@ class LoadedLibrary(_Record):
     fit: Optional[str]
     best_image: Optional[str]
     targets: List[str]
+    deleted: Optional[bool]
+    no_kernels: Optional[bool]
 
 class CheckReport(_Record):
     schema: str
@@ -304,9 +306,13 @@ class CheckReport(_Record):
     argv: List[str]
     pid: int
     maps: Any
+    maps_read: Optional[bool]
+    mapped_files: Any
     gpu: Optional[Dict[str, Any]]
+    what_if: Optional[List[Dict[str, Any]]]
     driver: Dict[str, Any]
     torch: Optional[Dict[str, Any]]
+    summary: Optional[Dict[str, int]]
     libraries: List[LoadedLibrary]
     findings: List[Finding]
     errors: List[Any]

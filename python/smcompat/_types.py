@@ -380,14 +380,15 @@ class ProbeReport(_Record):
 class LoadedLibrary(_Record):
     """A GPU library loaded in the checked process, with its fit for the GPU in use."""
 
-    _FIELDS = ("path", "package", "version", "fit", "best_image", "targets")
+    _FIELDS = ("path", "package", "version", "fit", "best_image", "targets", "deleted", "no_kernels")
     _REPR = ("path", "fit")
 
 
 class CheckReport(_FindingsMixin, _Record):
     """``smcompat.check/1``: the result of ``smcompat.check()``."""
 
-    _FIELDS = ("schema", "tool_version", "argv", "pid", "maps", "gpu", "driver", "torch", "errors")
+    _FIELDS = ("schema", "tool_version", "argv", "pid", "maps", "maps_read", "mapped_files", "gpu",
+               "what_if", "driver", "torch", "summary", "errors")
     _LISTS = {"libraries": LoadedLibrary, "findings": Finding}
     _REPR = ("pid", "libraries", "findings")
 
@@ -402,7 +403,7 @@ class CheckReport(_FindingsMixin, _Record):
         return self
 
     def __str__(self) -> str:
-        gpu = self.gpu.get("name") if isinstance(self.gpu, dict) else None
+        gpu = (self.gpu.get("label") or self.gpu.get("gpu")) if isinstance(self.gpu, dict) else None
         lines = ["check of process %s on %s: %d GPU libraries loaded, %d findings" % (
             self.pid, gpu or "no GPU", len(self.libraries), len(self.findings))]
         lines += [str(f) for f in self.findings]

@@ -221,3 +221,75 @@ def test_real_torch_facts_in_the_corpus_venv(corpus):
         "version": "2.15.0+cu132", "cuda": "13.2",
         "arch_list": ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"],
         "capability": None, "device": None, "device_name": None}
+
+
+FAKE_TORCH_CHILD = """
+    import types
+    torch = types.ModuleType("torch")
+    torch.__version__ = "2.7.0+cu128"
+    torch.version = types.SimpleNamespace(cuda="12.8")
+    gpu = %r
+    def no_gpu(*a):
+        raise RuntimeError("no GPU")
+    torch.cuda = types.SimpleNamespace(
+        get_arch_list=lambda: ["sm_90", "sm_120"], is_available=lambda: gpu,
+        current_device=(lambda: 0) if gpu else no_gpu,
+        get_device_capability=(lambda d=None: (12, 0)) if gpu else no_gpu,
+        get_device_name=(lambda d=None: "NVIDIA GeForce RTX 5090") if gpu else no_gpu)
+    sys.modules["torch"] = torch
+    r = smcompat.check()
+    print(json.dumps(r.to_dict()))
+"""
+
+
+def test_check_reports_an_imported_torch(check_fixtures, env):
+    doc = _child(check_fixtures, env, ["libsm120.so"], FAKE_TORCH_CHILD % True)
+    t = doc["torch"]
+    assert (t["version"], t["cuda"], t["arch_list"], t["device"], t["device_name"]) == (
+        "2.7.0+cu128", "12.8", ["sm_90", "sm_120"], 0, "NVIDIA GeForce RTX 5090")
+    assert t["capability"] in ("12.0", [12, 0])
+
+
+def test_check_accepts_a_torch_without_gpu(check_fixtures, env):
+    # the facts a torch without a usable GPU gives: capability, device and name unknown (null)
+    doc = _child(check_fixtures, env, ["libsm120.so"], FAKE_TORCH_CHILD % False)
+    t = doc["torch"]
+    assert (t["version"], t["cuda"], t["arch_list"]) == ("2.7.0+cu128", "12.8", ["sm_90", "sm_120"])
+    assert t["capability"] is None
+
+
+def test_check_without_torch(check_fixtures, env):
+    doc = _child(check_fixtures, env, [], "print(json.dumps(smcompat.check().to_dict()))")
+    assert doc["torch"] is None
+    assert "torch" not in json.dumps(doc["libraries"])
+
+
+def test_check_of_another_process_equals_cli(cli, check_fixtures, env):
+    """check(pid=P) from one process against `smcompat check --pid P --json` on the same live child."""
+    import subprocess
+    help_ = subprocess.run([cli, "check", "--help"], capture_output=True, text=True)
+    if help_.returncode != 0 or "--pid" not in help_.stdout:
+        pytest.skip("the console script %s has no `check --pid` command" % cli)
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import ctypes, os, sys\n"
+         "for n in ('libsm90.so', 'libptx.so'): ctypes.CDLL(os.path.join(%r, n))\n"
+         "print('ready', flush=True)\nsys.stdin.read()" % str(check_fixtures)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        p = run_python("import json, smcompat; print(json.dumps(smcompat.check(pid=%d).to_dict()))" % child.pid,
+                       env=env)
+        assert p.returncode == 0, p.stderr
+        doc = json.loads(p.stdout)
+        assert doc["pid"] == child.pid
+        assert sorted(_fixture_libraries(doc, check_fixtures)) == ["libptx.so", "libsm90.so"]
+        from conftest import canon, cli_json
+        by_argv = cli_json(cli, doc["argv"][1:], env=env)
+        assert canon(by_argv) == canon(doc)
+        by_spec = cli_json(cli, ["check", "--pid", str(child.pid), "--json"], env=env)
+        by_spec.pop("argv")
+        doc.pop("argv")
+        assert canon(by_spec) == canon(doc)
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
