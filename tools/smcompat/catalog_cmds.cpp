@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "smcompat/api/api.hpp"
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/report/catalog_report.hpp"
 
@@ -29,28 +30,16 @@ CLI::App* add_catalog_command(CLI::App& app, const char* name, const char* about
 void print_json(const nlohmann::json& j) { fmt::print("{}\n", j.dump(2)); }
 
 void run_gpus(const CatalogArgs& args, Context& ctx) {
-  const Catalog& cat = Catalog::builtin();
-  std::vector<const GpuSpec*> gpus;
-  if (!args.query.empty()) {
-    if (const GpuSpec* g = cat.find_gpu(args.query))
-      gpus.push_back(g);
-    else
-      gpus = cat.suggest_gpus(args.query);
-    if (gpus.empty()) {
-      fmt::print(stderr,
-                 "smcompat: no GPU in the catalog matches \"{}\"; `smcompat gpus` lists "
-                 "them all\n",
-                 args.query);
-      ctx.exit_code = kExitError;
-      return;
-    }
-  } else {
-    for (const auto& g : cat.gpus()) gpus.push_back(&g);
+  auto gpus = api::select_gpus(args.query);
+  if (!gpus) {
+    fmt::print(stderr, "smcompat: {}\n", gpus.error().what);
+    ctx.exit_code = kExitError;
+    return;
   }
   if (args.json)
-    print_json(gpus_json(gpus));
+    print_json(gpus_json(*gpus));
   else
-    fmt::print("{}", render_gpus_text(gpus, ctx.out_style()));
+    fmt::print("{}", render_gpus_text(*gpus, ctx.out_style()));
 }
 
 void run_arch(const CatalogArgs& args, Context& ctx) {

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
-#include "smcompat/probe/probe.hpp"
+#include "smcompat/api/api.hpp"
 #include "smcompat/report/scan_report.hpp"
 
 namespace smcompat::cli {
@@ -67,42 +67,27 @@ void register_scan(CLI::App& app, Context& ctx) {
                   "coverage, resource warnings, read errors) or error")
       ->check(CLI::IsMember({"no-image", "unsupported-ptx", "ptx-jit", "warning", "error"}));
   cmd->callback([&ctx] {
-    ScanOptions opt;
-    opt.jobs = a.jobs;
-    opt.inspect.deep = a.deep;
-    if (!a.gpu.empty() && !a.target.empty()) {
-      fmt::print(stderr, "smcompat scan: give --gpu or --target, not both\n");
+    if (a.gpu.empty() && a.target.empty() && !a.fail_on.empty() && a.fail_on != "error") {
+      fmt::print(stderr, "smcompat scan: --fail-on {} needs a target (--gpu or --target)\n",
+                 a.fail_on);
       ctx.exit_code = kExitError;
       return;
     }
-    std::string which = !a.gpu.empty() ? a.gpu : a.target;
-    if (!which.empty()) {
-      auto t =
-          resolve_target(which, a.driver, Catalog::builtin(), a.gpu.empty() ? "--target" : "--gpu");
-      if (!t) {
-        fmt::print(stderr, "smcompat scan: {}\n", t.error().what);
-        ctx.exit_code = kExitError;
-        return;
-      }
-      opt.target = *t;
-    } else if (!a.driver.empty() || (!a.fail_on.empty() && a.fail_on != "error")) {
-      fmt::print(stderr,
-                 "smcompat scan: --driver and --fail-on need a target (--gpu or --target)\n");
+    api::ScanRequest request;
+    request.paths = a.paths;
+    request.gpu = a.gpu;
+    request.target = a.target;
+    request.driver = a.driver;
+    request.deep = a.deep;
+    request.probe = a.probe;
+    request.jobs = a.jobs;
+    auto resolved = api::scan_options(request);
+    if (!resolved) {
+      fmt::print(stderr, "smcompat scan: {}\n", resolved.error().what);
       ctx.exit_code = kExitError;
       return;
-    } else if (a.probe) {
-      // No target named: judge for this machine's first GPU, as the driver reports it (observed),
-      // with the driver's CUDA version for the PTX check.
-      auto probed = probe_system();
-      if (probed && probed->status == ProbeStatus::kOk && !probed->devices.empty()) {
-        const ProbeDevice& d = probed->devices.front();
-        TargetQuery q;
-        q.machine.push_back({d.name, d.true_cc(), d.ordinal});
-        q.machine_cuda = probed->cuda_driver_version;
-        auto resolved = resolve_targets(q);
-        if (!resolved.targets.empty()) opt.target = resolved.targets.front();
-      }
     }
+    ScanOptions opt = std::move(*resolved);
     bool show_progress = !a.quiet && isatty(fileno(stderr));
     if (show_progress) {
       opt.progress = [](const ScanProgress& p) {
