@@ -65,7 +65,7 @@ def main() -> int:
     same = json.dumps(a, sort_keys=True) == json.dumps(c, sort_keys=True)
 
     size = sum(f["size"] for f in a["files"] if not f["member"])
-    print("scan of %s for %s: %d files with device code, %.1f MB of them; %d runs each; documents %s" % (
+    print("scan of %s for %s: %d files reported, %.1f MB on disk; %d runs each; documents %s" % (
         " ".join(args.paths), args.gpu, len(a["files"]), size / 1e6, args.n, "equal" if same else "DIFFER"))
     print("%-44s %10s %10s" % ("how", "median s", "min s"))
     for name, t in (("API, this process (scan + to_dict)", t_api),
