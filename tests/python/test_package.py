@@ -81,3 +81,22 @@ def test_console_script_without_the_binary(tmp_path):
     p = run_python("from smcompat._cli import main; main()", env=env)
     assert p.returncode == 2
     assert "bundled command-line tool is missing: %s" % (copy / "bin" / "smcompat") in p.stderr
+
+
+def test_the_wheel_ships_the_package_files():
+    import os
+    import zipfile
+    wheel = os.environ.get("SMCOMPAT_WHEEL")
+    if not wheel:
+        pytest.skip("the wheel under test: set SMCOMPAT_WHEEL to its path")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("__init__.py", "__init__.pyi", "_native.pyi", "py.typed", "_api.py", "_types.py",
+                 "_errors.py", "_cli.py", "__main__.py", "testing.py", "pytest_plugin.py",
+                 "bin/smcompat", "lib/libsmcompat_trace.so"):
+        assert "smcompat/" + name in names, name
+    assert not any(n.startswith("smcompat/") and n.endswith("_native.py") for n in names)
+    assert any(n.startswith("smcompat/_native.") and n.endswith(".so") for n in names)
+    # the smcompat wheel itself carries no GPU code: assert_runs_on says so
+    from smcompat.testing import assert_runs_on
+    with pytest.raises(AssertionError, match="no GPU device code found"):
+        assert_runs_on(wheel, "RTX 5090")
