@@ -1,10 +1,10 @@
 """``python -m smcompat``: ``check`` runs here (it checks this Python process); every other
 command is the bundled command-line tool (``python -m smcompat scan ...`` = ``smcompat scan ...``).
 
-    python -m smcompat check [--import MODULE]... [--gpu NAME]... [--json] [--fail-on error|warning]
+    python -m smcompat check [--import MODULE]... [--gpu NAME]... [--json] [--fail-on error|warning|info]
 
-Exit codes as the command line: 0 done, 1 a finding at or above ``--fail-on``, 2 usage error or
-failure (a module that cannot be imported included).
+Exit codes as ``smcompat check``: 0 done, 1 a finding at or above ``--fail-on`` (default: error),
+2 usage error or failure (a module that cannot be imported included).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def _check_main(argv) -> int:
     parser.add_argument("--gpu", dest="gpus", action="append", default=[], metavar="NAME",
                         help='judge for this GPU too (repeatable), e.g. "RTX 5090"')
     parser.add_argument("--json", action="store_true", help="JSON output (schema smcompat.check/1)")
-    parser.add_argument("--fail-on", choices=("error", "warning"), default=None,
-                        help="exit 1 if a finding is at least this severe")
+    parser.add_argument("--fail-on", choices=("error", "warning", "info"), default="error",
+                        help="exit 1 if a finding is at least this severe (default: error)")
     args = parser.parse_args(argv)
 
     for name in args.imports:
@@ -50,7 +50,7 @@ def _check_main(argv) -> int:
         return 2
     sys.stdout.write(out if out.endswith("\n") else out + "\n")
     sys.stdout.flush()
-    if args.fail_on and report.findings_at_least(args.fail_on):
+    if report.findings_at_least(args.fail_on):
         return 1
     return 0
 
