@@ -104,7 +104,11 @@ bool is_shared_library_name(std::string_view name) {
 
 bool is_elf(const std::string& path) {
   auto head = read_file_prefix(path, 4);
-  return head && head->size() == 4 && *head == std::string_view("\x7f" "ELF", 4);
+  return head && head->size() == 4 &&
+         *head == std::string_view(
+                      "\x7f"
+                      "ELF",
+                      4);
 }
 
 // The distributions of one site-packages directory, by file.
@@ -164,7 +168,8 @@ void describe_site(PythonEnv& env, const std::string& site) {
   env.site_packages = site;
   fs::path p(site);
   auto py = p.parent_path().filename().string();
-  if (starts_with(py, "python") && (p.filename() == "site-packages" || p.filename() == "dist-packages")) {
+  if (starts_with(py, "python") &&
+      (p.filename() == "site-packages" || p.filename() == "dist-packages")) {
     env.python_version = py.substr(6);
     env.prefix = p.parent_path().parent_path().parent_path().string();
     env.kind = "process";
@@ -194,9 +199,8 @@ void torch_runtime_rules(ProcessCheck& pc, const Catalog& cat) {
     if (e.torch) torch_env = &e;
   std::string python = torch_env ? python_of(*torch_env) : "";
   std::string subject = torch_env ? torch_env->prefix : "torch";
-  std::string torch_line =
-      fmt::format("torch {} (torch.version.cuda {}) in process {}", t.version,
-                  t.cuda.empty() ? "None" : t.cuda, pc.pid);
+  std::string torch_line = fmt::format("torch {} (torch.version.cuda {}) in process {}", t.version,
+                                       t.cuda.empty() ? "None" : t.cuda, pc.pid);
 
   // 1. The device's architecture in torch's own arch list, or reachable from an entry.
   if (!t.arch_list.empty()) {

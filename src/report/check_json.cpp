@@ -13,14 +13,14 @@ using nlohmann::json;
 
 json check_to_json(const ProcessCheck& c, const std::vector<std::string>& argv) {
   const DoctorReport& r = c.report;
-  json driver{{"state", to_string(r.driver.state)},
-              {"detail", r.driver.detail},
-              {"observed", r.driver.observed},
-              {"version", r.driver.version ? json(r.driver.version->to_string()) : json()},
-              {"cuda", r.driver.cuda ? json(r.driver.cuda->to_string()) : json()},
-              {"kernel_module", r.driver.kernel_module_flavour.empty()
-                                    ? json()
-                                    : json(r.driver.kernel_module_flavour)}};
+  json driver{
+      {"state", to_string(r.driver.state)},
+      {"detail", r.driver.detail},
+      {"observed", r.driver.observed},
+      {"version", r.driver.version ? json(r.driver.version->to_string()) : json()},
+      {"cuda", r.driver.cuda ? json(r.driver.cuda->to_string()) : json()},
+      {"kernel_module",
+       r.driver.kernel_module_flavour.empty() ? json() : json(r.driver.kernel_module_flavour)}};
   json gpus = json::array();
   for (auto& g : r.driver.gpus)
     gpus.push_back({{"name", g.name}, {"cc", g.cc.to_string()}, {"pci_bus_id", g.pci_bus_id}});
@@ -57,23 +57,22 @@ json check_to_json(const ProcessCheck& c, const std::vector<std::string>& argv) 
   for (auto& f : r.findings) findings.push_back(finding_to_json(f));
   json errors = c.errors;
   for (auto& e : r.errors) errors.push_back(e);
-  return json_document(
-      kCheckSchema, argv,
-      {{"pid", c.pid},
-       {"maps", c.maps},
-       {"maps_read", c.maps_read},
-       {"mapped_files", c.mapped_files},
-       {"gpu", c.gpu ? target_to_json(r.targets[*c.gpu]) : json()},
-       {"what_if", what_if},
-       {"driver", driver},
-       {"libraries", libraries},
-       {"torch", torch},
-       {"summary",
-        {{"errors", r.count(Severity::kError)},
-         {"warnings", r.count(Severity::kWarning)},
-         {"info", r.count(Severity::kInfo)}}},
-       {"findings", findings},
-       {"errors", errors}});
+  return json_document(kCheckSchema, argv,
+                       {{"pid", c.pid},
+                        {"maps", c.maps},
+                        {"maps_read", c.maps_read},
+                        {"mapped_files", c.mapped_files},
+                        {"gpu", c.gpu ? target_to_json(r.targets[*c.gpu]) : json()},
+                        {"what_if", what_if},
+                        {"driver", driver},
+                        {"libraries", libraries},
+                        {"torch", torch},
+                        {"summary",
+                         {{"errors", r.count(Severity::kError)},
+                          {"warnings", r.count(Severity::kWarning)},
+                          {"info", r.count(Severity::kInfo)}}},
+                        {"findings", findings},
+                        {"errors", errors}});
 }
 
 }  // namespace smcompat

@@ -14,8 +14,9 @@ using namespace doctor;
 std::string render_check_text(const ProcessCheck& c, const Style& st) {
   std::string out;
   out += st.bold(fmt::format("smcompat check: process {}", c.pid)) +
-         st.dim(" (verdicts are predicted from the loaded files; 'observed' marks what the driver "
-                "reported)") +
+         st.dim(
+             " (verdicts are predicted from the loaded files; 'observed' marks what the driver "
+             "reported)") +
          "\n\n";
   if (!c.maps_read) {
     for (auto& e : c.errors) out += "  " + st.red("error: ") + e + "\n";
@@ -60,8 +61,8 @@ std::string render_check_text(const ProcessCheck& c, const Style& st) {
         code += (i ? " " : "") + l.code.targets[i].to_string();
       if (l.code.targets.size() > 8) code += fmt::format(" …(+{})", l.code.targets.size() - 8);
       std::string package = l.package.empty() ? "-" : l.package + " " + l.version;
-      std::string verdict = l.verdict ? styled_verdict(l.verdict->fit, st)
-                                      : (l.code.no_kernels ? "no kernels" : "-");
+      std::string verdict =
+          l.verdict ? styled_verdict(l.verdict->fit, st) : (l.code.no_kernels ? "no kernels" : "-");
       t.add_row({l.path + (l.deleted ? " (deleted)" : ""), package, verdict,
                  l.verdict && !l.verdict->best_image.empty() ? l.verdict->best_image : "-", code});
     }

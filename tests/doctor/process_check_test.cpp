@@ -4,13 +4,12 @@
 // libraries, their owners and the doctor's findings, and torch's run-time cross-checks.
 #include "smcompat/doctor/process_check.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "doctor/fixture_env.hpp"
 
@@ -34,7 +33,8 @@ const std::string kMaps =
     "/usr/lib/x86_64-linux-gnu/libc.so.6\n"
     "7f1c2b000000-7f1c2b400000 r-xp 00000000 fd:02 917530                     "
     "/opt/my env/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so (deleted)\n"
-    "7f1c2c000000-7f1c2c001000 rw-s 00000000 00:01 1049                       /memfd:pool (deleted)\n"
+    "7f1c2c000000-7f1c2c001000 rw-s 00000000 00:01 1049                       /memfd:pool "
+    "(deleted)\n"
     "7f1c2d000000-7f1c2d001000 rw-s 00000000 00:05 1050                       /dev/nvidiactl\n"
     "7ffd8e5f0000-7ffd8e611000 rw-p 00000000 00:00 0                          [stack]\n"
     "7ffd8e7b4000-7ffd8e7b8000 r--p 00000000 00:00 0                          [vvar]\n"
@@ -53,7 +53,8 @@ TEST(ParseProcMaps, RealTextGivesUniqueFilesInOrder) {
   EXPECT_EQ((*files)[0].line_offset, 0u);
   EXPECT_EQ((*files)[1].path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
   EXPECT_EQ((*files)[1].line_offset, kMaps.find("7f1c2a000000"));
-  EXPECT_EQ((*files)[2].path, "/opt/my env/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so");
+  EXPECT_EQ((*files)[2].path,
+            "/opt/my env/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so");
   EXPECT_TRUE((*files)[2].deleted);
   EXPECT_EQ((*files)[2].address_range, "7f1c2b000000-7f1c2b400000");
 }
@@ -88,8 +89,7 @@ TEST(ParseProcMaps, MalformedLinesAreLocatedWarningsAndTheRestIsKept) {
   EXPECT_EQ(warnings[1].offset, good1.size() + bad_range.size());
   EXPECT_EQ(warnings[1].what, "malformed maps line: permissions \"rwxq\" are not four of rwxp/s");
   EXPECT_EQ(warnings[2].offset, good1.size() + bad_range.size() + bad_perms.size());
-  EXPECT_EQ(warnings[2].what,
-            "malformed maps line: device \"\" is not MAJOR:MINOR in hex");
+  EXPECT_EQ(warnings[2].what, "malformed maps line: device \"\" is not MAJOR:MINOR in hex");
 }
 
 TEST(ParseProcMaps, TextThatIsNotMapsFails) {
@@ -109,10 +109,11 @@ TEST(ParseProcMaps, TextThatIsNotMapsFails) {
 TEST(ParseProcMaps, OverlongFieldsAndOddPaths) {
   std::vector<Error> warnings;
   auto files = parse_proc_maps(
-      std::string(40, 'f') + "-1 r-xp 0 08:01 1 /a\n"  // address wider than 64 bits
-          "7f00-7f10 r-xp 0 08:01 1x /b\n"             // inode not decimal
-          "7f00-7f10 r-xp 0 0801 1 /c\n"               // device without ':'
-          "7f00-7f10 r-xp 0 08:01 1 relative/path\n"   // not a file path: skipped, not malformed
+      std::string(40, 'f') +
+          "-1 r-xp 0 08:01 1 /a\n"                    // address wider than 64 bits
+          "7f00-7f10 r-xp 0 08:01 1x /b\n"            // inode not decimal
+          "7f00-7f10 r-xp 0 0801 1 /c\n"              // device without ':'
+          "7f00-7f10 r-xp 0 08:01 1 relative/path\n"  // not a file path: skipped, not malformed
           "7f00-7f10 r-xp 0 08:01 1 [anon:scudo]\n"
           "7f00-7f10 r-xp 0 08:01 1 /with  two  spaces.so\n",
       "m", &warnings);
@@ -293,9 +294,8 @@ TEST_F(CheckProcess, TorchRuntimeCrossChecks) {
   EXPECT_EQ(ids(c.report),
             (std::vector<std::string>{"error torch-no-image", "error torch-arch-list-excludes-gpu",
                                       "warning torch-capability-differs",
-                                      "warning torch-arch-list-differs",
-                                      "info module-loading-lazy", "info alloc-conf-expandable",
-                                      "info tf32"}));
+                                      "warning torch-arch-list-differs", "info module-loading-lazy",
+                                      "info alloc-conf-expandable", "info tf32"}));
   auto* excl = c.report.find("torch-arch-list-excludes-gpu");
   ASSERT_NE(excl, nullptr);
   ASSERT_EQ(excl->fix_commands.size(), 1u);
@@ -338,7 +338,8 @@ TEST_F(CheckProcess, TorchDeviceOutOfRangeIsAnError) {
   o.torch = t;
   auto c = check_process(o);
   EXPECT_FALSE(c.gpu.has_value());
-  EXPECT_EQ(c.errors, (std::vector<std::string>{"device 3 is not among the 1 GPUs the driver shows"}));
+  EXPECT_EQ(c.errors,
+            (std::vector<std::string>{"device 3 is not among the 1 GPUs the driver shows"}));
   EXPECT_FALSE(c.libraries.at(0).verdict.has_value());
 }
 

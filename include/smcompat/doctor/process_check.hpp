@@ -73,9 +73,9 @@ struct LoadedLibrary {
 /// The result of checking one process.
 struct ProcessCheck {
   int pid = 0;
-  std::string maps;                  ///< the maps file read ("/proc/1234/maps")
-  bool maps_read = false;            ///< false: the process could not be read (see errors)
-  size_t mapped_files = 0;           ///< distinct file-backed mappings
+  std::string maps;                      ///< the maps file read ("/proc/1234/maps")
+  bool maps_read = false;                ///< false: the process could not be read (see errors)
+  size_t mapped_files = 0;               ///< distinct file-backed mappings
   std::vector<LoadedLibrary> libraries;  ///< loaded files with device code, in maps order
   std::optional<TorchRuntime> torch;
   /// The process's GPU among report.targets (index), unset if the driver shows none.
