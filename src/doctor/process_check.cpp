@@ -540,8 +540,15 @@ ProcessCheck check_process(const ProcessCheckOptions& options, const Catalog& ca
   rules.run_for_process();
   torch_runtime_rules(pc, catalog);
   // A file outside any distribution has no version: "k.so  has no code" reads "k.so has …".
-  for (auto& f : r.findings)
+  // Nor can pip reinstall it: the rebuild settings stay, the pip line goes.
+  for (auto& f : r.findings) {
     for (size_t at; (at = f.title.find("  ")) != std::string::npos;) f.title.erase(at, 1);
+    if (!f.subject.empty() || !starts_with(f.id, "package-")) continue;
+    std::erase_if(f.fix_commands,
+                  [](const std::string& c) { return c.find(" install ") != std::string::npos; });
+    if (!f.fix.empty())
+      f.fix += " The file belongs to no Python distribution: rebuild it where it comes from.";
+  }
 
   // Each library's verdict on the process's GPU (else the first target).
   if (!r.targets.empty()) {

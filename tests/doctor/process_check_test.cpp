@@ -260,6 +260,10 @@ TEST_F(CheckProcess, LoadedLibrariesOnRtx5090) {
   ASSERT_NE(no_image, nullptr);
   EXPECT_EQ(no_image->title, "k_80_90.so has no code for GeForce RTX 5090 (sm_120)");
   EXPECT_EQ(no_image->evidence.at(1), lone_ + ": no-image");
+  for (auto& cmd : no_image->fix_commands)  // no pip line for a file outside distributions
+    EXPECT_EQ(cmd.find(" install "), std::string::npos) << cmd;
+  EXPECT_TRUE(no_image->fix.ends_with(
+      "The file belongs to no Python distribution: rebuild it where it comes from."));
   auto* jit = c.report.find("package-ptx-jit");
   ASSERT_NE(jit, nullptr);
   EXPECT_EQ(jit->title, "ptx-pkg 0.3 runs on GeForce RTX 5090 only by PTX JIT");
