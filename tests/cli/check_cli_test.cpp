@@ -24,7 +24,8 @@ using smcompat::test::run_child;
 // A running hold_libs with `libs` loaded; killed and reaped at destruction.
 class HeldLibraries {
  public:
-  explicit HeldLibraries(const std::vector<std::string>& libs) {
+  explicit HeldLibraries(const std::vector<std::string>& libs,
+                         const std::string& cuda_visible_devices = "") {
     int to_child[2], from_child[2];
     if (pipe(to_child) != 0 || pipe(from_child) != 0) return;
     std::vector<std::string> args{SMCOMPAT_HOLD_LIBS};
@@ -32,15 +33,18 @@ class HeldLibraries {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    char path_env[] = "PATH=/usr/bin:/bin";
-    char* envp[] = {path_env, nullptr};
+    std::string path_env = "PATH=/usr/bin:/bin";
+    std::string visible = "CUDA_VISIBLE_DEVICES=" + cuda_visible_devices;
+    std::vector<char*> envp{path_env.data()};
+    if (!cuda_visible_devices.empty()) envp.push_back(visible.data());
+    envp.push_back(nullptr);
     pid_ = fork();
     if (pid_ == 0) {
       dup2(to_child[0], 0);
       dup2(from_child[1], 1);
       close(to_child[1]);
       close(from_child[0]);
-      execve(argv[0], argv.data(), envp);
+      execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
     close(to_child[0]);
@@ -104,9 +108,9 @@ TEST(CheckCli, LoadedFixturesOnTheFakeRtx5090) {
                          {sm120, "native", "sm_120", {"sm_90", "sm_120"}},
                          {ptx, "ptx-jit", "compute_80", {"compute_80"}}};
   std::vector<nlohmann::json> libraries(j["libraries"].begin(), j["libraries"].end());
-  std::sort(libraries.begin(), libraries.end(),
-            [](auto& a, auto& b) { return a["path"].template get<std::string>() <
-                                          b["path"].template get<std::string>(); });
+  std::sort(libraries.begin(), libraries.end(), [](auto& a, auto& b) {
+    return a["path"].template get<std::string>() < b["path"].template get<std::string>();
+  });
   for (size_t i = 0; i < want.size(); ++i) {
     auto& l = libraries[i];
     SCOPED_TRACE(want[i].path);
@@ -121,21 +125,42 @@ TEST(CheckCli, LoadedFixturesOnTheFakeRtx5090) {
     EXPECT_EQ(l["targets"].get<std::vector<std::string>>(), want[i].targets);
   }
   std::vector<std::string> ids;
-  for (auto& f : j["findings"]) ids.push_back(f["severity"].get<std::string>() + " " +
-                                              f["id"].get<std::string>());
+  for (auto& f : j["findings"])
+    ids.push_back(f["severity"].get<std::string>() + " " + f["id"].get<std::string>());
   EXPECT_EQ(ids, (std::vector<std::string>{"error package-no-image", "warning package-ptx-jit",
                                            "info module-loading-lazy"}));
   EXPECT_EQ(j["findings"][0]["title"], "k_80_90.so has no code for GeForce RTX 5090 (sm_120)");
 
   // The text for people names the same libraries and findings.
-  res = run_child({SMCOMPAT_CLI, "check", "--pid", std::to_string(held.pid())},
-                  fake_rtx5090_env());
+  res = run_child({SMCOMPAT_CLI, "check", "--pid", std::to_string(held.pid())}, fake_rtx5090_env());
   EXPECT_EQ(res.exit_code, 1);
   EXPECT_NE(res.out.find("GeForce RTX 5090 (compute capability 12.0, device 0, observed)"),
             std::string::npos)
       << res.out;
   EXPECT_NE(res.out.find("Loaded libraries with GPU code (3 of"), std::string::npos) << res.out;
   EXPECT_NE(res.out.find("[package-no-image]"), std::string::npos);
+}
+
+// The process's GPU is numbered by its own CUDA_VISIBLE_DEVICES, not smcompat's.
+TEST(CheckCli, TheProcessesCudaVisibleDevicesPicksItsGpu) {
+  if (!smcompat::testing::have_fixtures())
+    GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
+  std::string sm120 = fs::canonical(smcompat::testing::fixture_so("k_90_120")).string();
+  HeldLibraries held({sm120}, "1");
+  ASSERT_TRUE(held.ready());
+  auto env = fake_rtx5090_env();
+  env["SMCOMPAT_FAKE_GPUS"] = "H100,RTX 5090";
+  env["CUDA_VISIBLE_DEVICES"] = "0";  // smcompat's own value must not decide
+  auto res = run_child({SMCOMPAT_CLI, "check", "--pid", std::to_string(held.pid()), "--json"}, env);
+  EXPECT_EQ(res.exit_code, 0) << res.err;
+  auto j = nlohmann::json::parse(res.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << res.out << res.err;
+  EXPECT_EQ(j["gpu"]["gpu"], "GeForce RTX 5090");
+  ASSERT_EQ(j["libraries"].size(), 1u);
+  EXPECT_EQ(j["libraries"][0]["fit"], "native");
+  std::vector<std::string> ids;
+  for (auto& f : j["findings"]) ids.push_back(f["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"cuda-visible-devices", "module-loading-lazy"}));
 }
 
 TEST(CheckCli, MissingProcessAndMissingPidExit2) {

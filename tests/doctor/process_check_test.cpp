@@ -347,6 +347,48 @@ TEST_F(CheckProcess, TorchDeviceOutOfRangeIsAnError) {
   EXPECT_FALSE(c.libraries.at(0).verdict.has_value());
 }
 
+// A library replaced on disk after loading: read through PROC/PID/map_files/<range> when that is
+// readable, else reported as not judged.
+TEST_F(CheckProcess, DeletedLibraryIsReadThroughMapFiles) {
+  std::string gone = tmp_.path() + "/lib/k_gone.so";
+  auto o = options({});
+  std::string text = maps_line(1, gone + " (deleted)") + maps_line(2, lone_ + " (deleted)");
+  write_file(tmp_.path() + "/proc/4242/maps", text);
+  // Only the second mapping is readable through map_files (as a copy of the fixture).
+  fs::create_directories(tmp_.path() + "/proc/4242/map_files");
+  fs::copy_file(lone_, tmp_.path() + "/proc/4242/map_files/7f0200000000-7f0200100000");
+  auto c = check_process(o);
+  EXPECT_EQ(c.mapped_files, 2u);
+  ASSERT_EQ(c.libraries.size(), 1u);
+  EXPECT_EQ(c.libraries[0].path, lone_);
+  EXPECT_TRUE(c.libraries[0].deleted);
+  EXPECT_EQ(to_string(c.libraries[0].verdict->fit), std::string("no-image"));
+  EXPECT_EQ(c.errors,
+            (std::vector<std::string>{
+                gone + ": removed on disk after the process loaded it, and " + tmp_.path() +
+                "/proc/4242/map_files/7f0100000000-7f0100100000 is not readable; its "
+                "device code is not judged"}));
+}
+
+// torch imported but its CUDA library not loaded: the doctor predicts from the channel's
+// published arch list, and the run-time list is checked against the device.
+TEST_F(CheckProcess, TorchRuntimeWithoutLoadedLibtorchCuda) {
+  auto o = options({site("gpu_pkg/k_90_120.so")});
+  TorchRuntime t;
+  t.version = "2.7.0+cu126";
+  t.cuda = "12.6";
+  t.arch_list = {"sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"};
+  t.capability = ComputeCapability{12, 0};
+  o.torch = t;
+  auto c = check_process(o);
+  EXPECT_EQ(ids(c.report),
+            (std::vector<std::string>{"error torch-no-image", "error torch-arch-list-excludes-gpu",
+                                      "info module-loading-lazy", "info alloc-conf-expandable",
+                                      "info tf32"}));
+  ASSERT_EQ(c.libraries.size(), 1u);
+  EXPECT_EQ(c.libraries[0].package, "gpu-pkg");
+}
+
 TEST(CheckProcessPid, MissingProcessIsNotRead) {
   TempDir tmp;
   ProcessCheckOptions o;

@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "commands.hpp"
 #include "smcompat/doctor/process_check.hpp"
 #include "smcompat/report/check_report.hpp"
+#include "smcompat/util/files.hpp"
 
 namespace smcompat::cli {
 
@@ -35,6 +37,17 @@ int run_check(Context& ctx, const CheckCliOptions& o) {
   }
   doctor::ProcessCheckOptions opt;
   opt.pid = o.pid;
+  // The driver numbers GPUs by the CUDA_VISIBLE_DEVICES of the process asking, so the probe must
+  // ask with the checked process's value (or none). This CLI process is one-shot: setting its
+  // own variable is the one way to make the driver itself apply it.
+  std::string proc_root = o.proc_root.empty() ? "/proc" : o.proc_root;
+  if (auto environ = read_file_prefix(fmt::format("{}/{}/environ", proc_root, o.pid), 16u << 20)) {
+    auto target_env = doctor::parse_environ(*environ);
+    if (auto it = target_env.find("CUDA_VISIBLE_DEVICES"); it != target_env.end())
+      ::setenv("CUDA_VISIBLE_DEVICES", it->second.c_str(), 1);
+    else
+      ::unsetenv("CUDA_VISIBLE_DEVICES");
+  }
   opt.gpus = o.gpus;
   if (!o.proc_root.empty()) opt.proc_root = o.proc_root;
   auto check = doctor::check_process(opt);
