@@ -102,13 +102,12 @@ bool is_shared_library_name(std::string_view name) {
   return ends_with(name, ".so") || name.find(".so.") != std::string_view::npos;
 }
 
+// Four bytes, not a buffer's worth: a large process maps hundreds of files.
 bool is_elf(const std::string& path) {
-  auto head = read_file_prefix(path, 4);
-  return head && head->size() == 4 &&
-         *head == std::string_view(
-                      "\x7f"
-                      "ELF",
-                      4);
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
 }
 
 // The distributions of one site-packages directory, by file.
