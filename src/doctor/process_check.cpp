@@ -482,7 +482,18 @@ ProcessCheck check_process(const ProcessCheckOptions& options, const Catalog& ca
     PythonEnv* holder = nullptr;
     for (auto& e : r.envs)
       if (e.torch) holder = &e;
-    if (!holder) holder = &env_for("");  // torch imported, but its CUDA library not loaded
+    // torch imported, but no library of it with device code loaded: the site-packages that
+    // holds torch among those of the loaded libraries, else the files outside any.
+    for (auto& e : r.envs) {
+      std::error_code ec;
+      if (holder || e.kind != "process" ||
+          !fs::exists(fs::path(e.site_packages) / "torch" / "version.py", ec))
+        continue;
+      holder = &e;
+      holder->torch = TorchFacts{};
+      holder->torch->version_py = (fs::path(e.site_packages) / "torch" / "version.py").string();
+    }
+    if (!holder) holder = &env_for("");
     TorchFacts t = holder->torch.value_or(TorchFacts{});
     t.version = options.torch->version;
     if (!options.torch->cuda.empty()) t.cuda = Version::parse(options.torch->cuda);

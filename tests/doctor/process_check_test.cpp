@@ -387,6 +387,14 @@ TEST_F(CheckProcess, TorchRuntimeWithoutLoadedLibtorchCuda) {
                                       "info tf32"}));
   ASSERT_EQ(c.libraries.size(), 1u);
   EXPECT_EQ(c.libraries[0].package, "gpu-pkg");
+  EXPECT_EQ(c.report.find("torch-no-image")->evidence.at(0),
+            "outside any Python distribution: torch 2.7.0+cu126 (channel cu126, CUDA 12.6)");
+  // torch installed beside the loaded library: its site-packages speaks for it.
+  env_->add_torch("2.7.0+cu126", "12.6", "k_80_90");
+  c = check_process(o);
+  EXPECT_EQ(c.report.find("torch-no-image")->evidence.at(0),
+            env_->site() + ": torch 2.7.0+cu126 (channel cu126, CUDA 12.6)");
+  EXPECT_EQ(c.report.find("torch-no-image")->subject, env_->prefix());
 }
 
 TEST(CheckProcessPid, MissingProcessIsNotRead) {

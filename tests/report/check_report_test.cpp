@@ -47,8 +47,9 @@ ProcessCheck sample() {
                                "Install torch from the cu128 channel.",
                                {"pip install torch"},
                                "/venv"});
-  c.errors.push_back("/proc/77/maps: offset 0x10: malformed maps line: inode \"x\" is not a "
-                     "decimal number");
+  c.errors.push_back(
+      "/proc/77/maps: offset 0x10: malformed maps line: inode \"x\" is not a "
+      "decimal number");
   return c;
 }
 
@@ -86,10 +87,11 @@ TEST(CheckJson, FieldsOfSchemaCheck1) {
 TEST(CheckText, RowsAndFindings) {
   auto text = render_check_text(sample(), Style::plain());
   for (const char* want :
-       {"smcompat check: process 77", "GeForce RTX 5090 (compute capability 12.0, device 0, observed)",
+       {"smcompat check: process 77",
+        "GeForce RTX 5090 (compute capability 12.0, device 0, observed)",
         "H100 SXM (compute capability 9.0, what-if, not present)", "arch list: sm_80 sm_90",
-        "Loaded libraries with GPU code (1 of 12 mapped files)", "torch 2.7.0+cu126",
-        "no-image", "Findings (1 errors, 0 warnings, 0 info)", "[torch-arch-list-excludes-gpu]",
+        "Loaded libraries with GPU code (1 of 12 mapped files)", "torch 2.7.0+cu126", "no-image",
+        "Findings (1 errors, 0 warnings, 0 info)", "[torch-arch-list-excludes-gpu]",
         "$ pip install torch", "malformed maps line"})
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
 }
