@@ -29,9 +29,9 @@ struct MappedFile {
 
 /// The unique file-backed mappings of /proc/PID/maps text, in order of first appearance. Pseudo
 /// entries ([heap], [stack], [vdso], [anon:…]), anonymous mappings, names without a file to read
-/// (memfd, SysV shm) and device nodes (/dev/nvidiactl) are skipped. A malformed line is skipped and described in `warnings` (source, byte
-/// offset of the line, reason); the call fails only when the text is not maps at all (no line
-/// parses although some are present, or it holds a NUL byte).
+/// (memfd, SysV shm) and device nodes (/dev/nvidiactl) are skipped. A malformed line is skipped and
+/// described in `warnings` (source, byte offset of the line, reason); the call fails only when the
+/// text is not maps at all (no line parses although some are present, or it holds a NUL byte).
 Result<std::vector<MappedFile>> parse_proc_maps(std::string_view text, const std::string& source,
                                                 std::vector<Error>* warnings = nullptr);
 
