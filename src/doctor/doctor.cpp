@@ -164,6 +164,20 @@ void Rules::run() {
   });
 }
 
+void Rules::run_for_process() {
+  r.findings.clear();
+  r.verdicts.clear();
+  driver_rules();
+  for (auto& e : r.envs) torch_rules(e);
+  for (auto& e : r.envs) package_rules(e);
+  ld_library_path_rules();
+  env_var_rules();
+  no_target_hint();
+  std::stable_sort(r.findings.begin(), r.findings.end(), [](const Finding& a, const Finding& b) {
+    return static_cast<int>(a.severity) > static_cast<int>(b.severity);
+  });
+}
+
 bool is_cuda_variable(std::string_view n) {
   static constexpr std::string_view kNames[] = {"TORCH_CUDA_ARCH_LIST",
                                                 "CUDA_HOME",

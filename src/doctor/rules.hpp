@@ -53,6 +53,9 @@ struct Rules {
   std::vector<LibraryVerdict> worst_libs(const PackageVerdict& v);
   std::vector<std::string> lib_evidence(const PackageVerdict& v, size_t max = 3);
   void run();
+  /// The rules that speak about a running process (process_check.cpp): driver, torch,
+  /// packages, library path and variables; not the toolkits (nothing is being built).
+  void run_for_process();
 
   // rules_machine.cpp
   void driver_rules();

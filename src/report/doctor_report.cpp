@@ -61,6 +61,19 @@ nlohmann::json finding_to_json(const Finding& f) {
           {"subject", f.subject}};
 }
 
+std::string render_findings_text(const DoctorReport& r, const Style& st) {
+  std::string out = st.bold("Findings") +
+                    fmt::format(" ({} errors, {} warnings, {} info)\n", r.count(Severity::kError),
+                                r.count(Severity::kWarning), r.count(Severity::kInfo));
+  for (auto& f : r.findings) {
+    out += fmt::format("  {} {} {}\n", sev_tag(f.severity, st), f.title, st.dim("[" + f.id + "]"));
+    for (auto& e : f.evidence) out += "            " + st.dim(e) + "\n";
+    if (!f.fix.empty()) out += "            " + st.bold("fix: ") + f.fix + "\n";
+    for (auto& c : f.fix_commands) out += "              $ " + c + "\n";
+  }
+  return out;
+}
+
 std::string render_doctor_text(const DoctorReport& r, const Style& st) {
   std::string out;
   out += st.bold("smcompat doctor") +
@@ -144,15 +157,7 @@ std::string render_doctor_text(const DoctorReport& r, const Style& st) {
     out += "\n" + st.bold("Environment variables") + "\n";
     for (auto& [n, v] : r.env_vars) out += fmt::format("  {}={}\n", n, v);
   }
-  out += "\n" + st.bold("Findings") +
-         fmt::format(" ({} errors, {} warnings, {} info)\n", r.count(Severity::kError),
-                     r.count(Severity::kWarning), r.count(Severity::kInfo));
-  for (auto& f : r.findings) {
-    out += fmt::format("  {} {} {}\n", sev_tag(f.severity, st), f.title, st.dim("[" + f.id + "]"));
-    for (auto& e : f.evidence) out += "            " + st.dim(e) + "\n";
-    if (!f.fix.empty()) out += "            " + st.bold("fix: ") + f.fix + "\n";
-    for (auto& c : f.fix_commands) out += "              $ " + c + "\n";
-  }
+  out += "\n" + render_findings_text(r, st);
   for (auto& e : r.errors) out += "  " + st.red("usage: ") + e + "\n";
   if (r.targets.empty())
     out +=

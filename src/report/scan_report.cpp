@@ -223,19 +223,22 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
   return out;
 }
 
+nlohmann::json target_to_json(const Target& t) {
+  using nlohmann::json;
+  return {{"label", t.label},
+          {"cc", t.cc.to_string()},
+          {"gpu", t.gpu ? json(t.gpu->name) : json(nullptr)},
+          {"driver_cuda", t.driver_cuda ? json(t.driver_cuda->to_string()) : json(nullptr)},
+          {"driver", t.driver ? json(t.driver->to_string()) : json(nullptr)}};
+}
+
 nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options,
                             const ScanRenderOptions& render) {
   using nlohmann::json;
   json j = json_document(kScanSchema, render.argv);
   j["prediction"] = true;
   if (options.target) {
-    const Target& t = *options.target;
-    j["target"] = {
-        {"label", t.label},
-        {"cc", t.cc.to_string()},
-        {"gpu", t.gpu ? json(t.gpu->name) : json(nullptr)},
-        {"driver_cuda", t.driver_cuda ? json(t.driver_cuda->to_string()) : json(nullptr)},
-        {"driver", t.driver ? json(t.driver->to_string()) : json(nullptr)}};
+    j["target"] = target_to_json(*options.target);
   } else {
     j["target"] = nullptr;
   }

@@ -27,7 +27,7 @@ namespace {
 
 // Files whose name says they cannot hold object code are not opened (site-packages hold tens of
 // thousands of .py files).
-bool skip_by_name(const std::string& name) {
+bool skip_by_name(std::string_view name) {
   static const char* kText[] = {
       ".py",    ".pyc",  ".pyi", ".pyx",  ".pxd", ".txt",   ".md",    ".rst", ".json", ".yaml",
       ".yml",   ".toml", ".cfg", ".ini",  ".h",   ".hpp",   ".cuh",   ".hxx", ".inl",  ".c",
@@ -38,6 +38,12 @@ bool skip_by_name(const std::string& name) {
   return name == "RECORD" || name == "METADATA" || name == "WHEEL" || name == "LICENSE" ||
          name == "INSTALLER" || name == "REQUESTED";
 }
+
+}  // namespace
+
+bool scan_skips_by_name(std::string_view file_name) { return skip_by_name(file_name); }
+
+namespace {
 
 struct Candidate {
   std::string path;

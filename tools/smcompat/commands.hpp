@@ -28,6 +28,7 @@ void register_arch(CLI::App& app, Context& ctx);
 void register_scan(CLI::App& app, Context& ctx);
 void register_probe(CLI::App& app, Context& ctx);
 void register_doctor(CLI::App& app, Context& ctx);
+void register_check(CLI::App& app, Context& ctx);
 void register_explain(CLI::App& app, Context& ctx);
 void register_build_env(CLI::App& app, Context& ctx);
 void register_ptx(CLI::App& app, Context& ctx);

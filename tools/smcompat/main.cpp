@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   register_arch(app, ctx);
   register_probe(app, ctx);
   register_doctor(app, ctx);
+  register_check(app, ctx);
   register_explain(app, ctx);
   register_build_env(app, ctx);
   register_ptx(app, ctx);

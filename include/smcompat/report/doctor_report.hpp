@@ -21,6 +21,10 @@ std::string render_doctor_markdown(const doctor::DoctorReport& report);
 /// A reviewable shell script with every finding's fix commands; it is never run by smcompat.
 std::string render_fix_script(const doctor::DoctorReport& report);
 
+/// The "Findings" section as the doctor prints it: a count line, then each finding with its
+/// evidence, fix and commands (errors first, as the report holds them).
+std::string render_findings_text(const doctor::DoctorReport& report, const Style& style);
+
 /// One finding: id, severity, title, evidence, fix, fix_commands, subject.
 nlohmann::json finding_to_json(const doctor::Finding& finding);
 

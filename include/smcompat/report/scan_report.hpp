@@ -26,5 +26,7 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
 
 /// Colour for a verdict (green native/compatible, yellow JIT, red failures).
 std::string styled_verdict(Fit v, const Style& style);
+/// A GPU judged, as scan's "target" field: label, cc, gpu (catalog name), driver_cuda, driver.
+nlohmann::json target_to_json(const Target& target);
 
 }  // namespace smcompat

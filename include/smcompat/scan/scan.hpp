@@ -86,6 +86,10 @@ InstalledDistribution read_installed_distribution(const std::string& dist_info_d
 /// `error` is set when `dir` cannot be read.
 std::vector<std::string> dist_info_dirs(const std::string& dir, std::error_code* error = nullptr);
 
+/// Whether a directory walk leaves a file out by its name alone (.py, .txt, headers, RECORD, …):
+/// names that cannot hold object code. Paths given to scan_paths() as files are never skipped.
+bool scan_skips_by_name(std::string_view file_name);
+
 /// Scans each path (file or directory). Never fails as a whole.
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options);
 
