@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "smcompat/api/api.hpp"
+#include "smcompat/report/check_report.hpp"
+#include "smcompat/util/table.hpp"
 
 namespace nb = nanobind;
 using smcompat::Error;
@@ -34,21 +36,30 @@ nb::object failure_type;
   throw nb::python_error();
 }
 
-// Runs `work` without the GIL and returns its document as compact JSON text. Invalid UTF-8 in
-// file names or members is replaced rather than thrown on, so any file can be reported.
-std::string document(const std::function<Result<nlohmann::json>()>& work) {
+// Runs `work` without the GIL and returns its text, or raises Failure.
+std::string text_of(const std::function<Result<std::string>()>& work) {
   std::optional<Error> error;
   std::string text;
   {
     nb::gil_scoped_release release;
     auto result = work();
     if (result)
-      text = result->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      text = std::move(*result);
     else
       error = result.error();
   }
   if (error) raise_failure(*error);
   return text;
+}
+
+// Runs `work` without the GIL and returns its document as compact JSON text. Invalid UTF-8 in
+// file names or members is replaced rather than thrown on, so any file can be reported.
+std::string document(const std::function<Result<nlohmann::json>()>& work) {
+  return text_of([&]() -> Result<std::string> {
+    auto result = work();
+    if (!result) return result.error();
+    return result->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  });
 }
 
 }  // namespace
@@ -100,4 +111,28 @@ NB_MODULE(_native, m) {
       "probe",
       [](bool use_nvml) { return document([&] { return smcompat::api::probe(use_nvml); }); },
       nb::arg("use_nvml"));
+
+  m.def(
+      "check",
+      [](int pid, Strings gpus, std::string torch, bool text) {
+        smcompat::api::CheckRequest r;
+        r.pid = pid;
+        r.gpus = std::move(gpus);
+        return text_of([&]() -> Result<std::string> {
+          if (!torch.empty()) {
+            auto t = smcompat::api::torch_runtime_from_json(torch);
+            if (!t) return t.error();
+            r.torch = std::move(*t);
+          }
+          if (!text) {
+            auto j = smcompat::api::check_document(r);
+            if (!j) return j.error();
+            return j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+          }
+          auto c = smcompat::api::check(r);
+          if (!c) return c.error();
+          return smcompat::render_check_text(*c, smcompat::Style::for_stream(stdout));
+        });
+      },
+      nb::arg("pid"), nb::arg("gpus"), nb::arg("torch"), nb::arg("text"));
 }

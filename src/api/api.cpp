@@ -2,9 +2,12 @@
 // use the same request handling (scan_options, select_gpus), so both paths print one document.
 #include "smcompat/api/api.hpp"
 
+#include <unistd.h>
+
 #include "smcompat/doctor/doctor.hpp"
 #include "smcompat/explain/explain.hpp"
 #include "smcompat/report/catalog_report.hpp"
+#include "smcompat/report/check_report.hpp"
 #include "smcompat/report/doctor_report.hpp"
 #include "smcompat/report/explain_report.hpp"
 #include "smcompat/report/probe_report.hpp"
@@ -177,6 +180,60 @@ Result<nlohmann::json> probe(bool use_nvml) {
   if (!use_nvml) argv.push_back("--no-nvml");
   argv.push_back("--json");
   return probe_to_json(*result, argv);
+}
+
+std::vector<std::string> check_argv(const CheckRequest& request) {
+  std::vector<std::string> argv{"smcompat", "check", "--pid",
+                                std::to_string(request.pid ? request.pid : ::getpid())};
+  add_repeated(argv, "--gpu", request.gpus);
+  argv.push_back("--json");
+  return argv;
+}
+
+Result<doctor::ProcessCheck> check(const CheckRequest& request) {
+  doctor::ProcessCheckOptions opt;
+  opt.pid = request.pid;
+  opt.gpus = request.gpus;
+  opt.torch = request.torch;
+  // This process: its environment as it is now (PROC/self/environ holds the one it started with).
+  if (request.pid == 0 || request.pid == ::getpid()) opt.env = doctor::current_environment();
+  auto result = doctor::check_process(opt);
+  if (!result.maps_read) {
+    Error e =
+        make_error(result.errors.empty() ? "the process could not be read" : result.errors.front());
+    e.file = result.maps;
+    return e;
+  }
+  if (!result.report.errors.empty()) return doctor_error(result.report);
+  return result;
+}
+
+Result<nlohmann::json> check_document(const CheckRequest& request) {
+  auto result = check(request);
+  if (!result) return result.error();
+  return check_to_json(*result, check_argv(request));
+}
+
+Result<doctor::TorchRuntime> torch_runtime_from_json(std::string_view text) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return make_error("torch facts: not a JSON object");
+  doctor::TorchRuntime t;
+  auto str = [&](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  t.version = str("version");
+  t.cuda = str("cuda");
+  t.device_name = str("device_name");
+  if (auto it = j.find("device"); it != j.end() && it->is_number_integer())
+    t.device = it->get<int>();
+  if (auto it = j.find("arch_list"); it != j.end() && it->is_array())
+    for (const auto& a : *it)
+      if (a.is_string()) t.arch_list.push_back(a.get<std::string>());
+  if (auto it = j.find("capability"); it != j.end() && it->is_array() && it->size() == 2 &&
+                                      (*it)[0].is_number_integer() && (*it)[1].is_number_integer())
+    t.capability = ComputeCapability{(*it)[0].get<int>(), (*it)[1].get<int>()};
+  return t;
 }
 
 }  // namespace smcompat::api

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "smcompat/catalog/catalog.hpp"
+#include "smcompat/doctor/process_check.hpp"
 #include "smcompat/probe/probe.hpp"
 #include "smcompat/scan/scan.hpp"
 #include "smcompat/util/result.hpp"
@@ -72,5 +73,21 @@ Result<nlohmann::json> gpus(const std::string& query);
 /// `smcompat probe [--no-nvml]`: the `smcompat.probe/1` document (the probe's own failure, e.g.
 /// an unreadable option file, fails; a missing driver is a status inside the document).
 Result<nlohmann::json> probe(bool use_nvml = true);
+
+/// `smcompat check --pid PID [--gpu NAME]...`, and the same for the calling process itself (pid
+/// 0), where what torch says at run time can be added (the CLI cannot see another process's torch).
+struct CheckRequest {
+  int pid = 0;  ///< 0 = this process, with this process's environment
+  std::vector<std::string> gpus;
+  std::optional<doctor::TorchRuntime> torch;
+};
+std::vector<std::string> check_argv(const CheckRequest& request);
+/// Checks the process; fails when its maps cannot be read or on an unknown --gpu.
+Result<doctor::ProcessCheck> check(const CheckRequest& request);
+/// The `smcompat.check/1` document of check().
+Result<nlohmann::json> check_document(const CheckRequest& request);
+/// TorchRuntime from the JSON object the Python package sends: {version, cuda, arch_list,
+/// capability: [major, minor] | null, device, device_name}; fields missing or null are left empty.
+Result<doctor::TorchRuntime> torch_runtime_from_json(std::string_view text);
 
 }  // namespace smcompat::api
