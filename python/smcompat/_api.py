@@ -160,10 +160,7 @@ def check_text(*, gpus=(), torch="auto", pid=0, text=False) -> str:
         raise SmcompatError("check: pid must be an int >= 0 (0: this process), got %r" % (pid,))
     info = torch_info(torch) if pid == 0 or isinstance(torch, dict) else None
     payload = "" if info is None else json.dumps(info, sort_keys=True)
-    native_check = getattr(_native, "check", None)
-    if native_check is None:
-        raise SmcompatError("check: this build of smcompat._native has no check() (built before process checks)")
-    return _call(native_check, pid, _names(gpus, "gpus"), payload, bool(text))
+    return _call(_native.check, pid, _names(gpus, "gpus"), payload, bool(text))
 
 
 def check(*, gpus, torch, raise_on, pid):

@@ -67,6 +67,9 @@ def test_check_names_exactly_the_loaded_files(check_fixtures, env):
     assert "RTX 5090" in json.dumps(doc["gpu"])
     libs = _fixture_libraries(doc, check_fixtures)
     assert sorted(libs) == ["libptx.so", "libsm90.so"]          # libsm120.so is in the directory, not loaded
+    # Nothing else this process mapped (the interpreter, ctypes, smcompat's own extension and the
+    # libraries vendored with it) carries device code.
+    assert sorted(os.path.basename(l["path"]) for l in doc["libraries"]) == ["libptx.so", "libsm90.so"]
     assert libs["libsm90.so"]["fit"] == "no-image"
     assert libs["libsm90.so"]["targets"] == ["sm_90"]
     assert libs["libptx.so"]["fit"] == "ptx-jit"
