@@ -521,6 +521,10 @@ ProcessCheck check_process(const ProcessCheckOptions& options, const Catalog& ca
   }
   for (auto& [n, v] : env)
     if (is_cuda_variable(n)) r.env_vars.emplace_back(n, v);
+  // What a rebuild fix needs (the toolkit's nvcc, MAX_JOBS from cores and memory); the toolkit
+  // rules themselves do not run here.
+  r.toolkits = find_toolkits(env);
+  r.host = read_host(env);
 
   // The driver and the process's GPU: device 0 of the visible ones, or torch's current device.
   if (options.driver) {
@@ -553,6 +557,8 @@ ProcessCheck check_process(const ProcessCheckOptions& options, const Catalog& ca
   // Nor can pip reinstall it: the rebuild settings stay, the pip line goes.
   for (auto& f : r.findings) {
     for (size_t at; (at = f.title.find("  ")) != std::string::npos;) f.title.erase(at, 1);
+    for (auto& line : f.evidence)
+      while (!line.empty() && line.back() == ' ') line.pop_back();
     if (!f.subject.empty() || !starts_with(f.id, "package-")) continue;
     std::erase_if(f.fix_commands,
                   [](const std::string& c) { return c.find(" install ") != std::string::npos; });
