@@ -259,7 +259,10 @@ void torch_runtime_rules(ProcessCheck& pc, const Catalog& cat) {
          {},
          subject});
   }
-  // 3. torch's arch list against the SASS/PTX actually in the loaded libtorch_cuda.so.
+  // 3. torch's arch list against the SASS/PTX actually in the loaded libtorch_cuda.so. Only an
+  // architecture the list names and the library lacks is a contradiction: official wheels carry
+  // more than their list (sm_89, sm_90a, sm_100a, sm_120a... from kernels built for one
+  // architecture, e.g. PyPI's torch 2.15.0), so code beyond the list is normal.
   for (auto& lib : pc.libraries) {
     if (!starts_with(fs::path(lib.path).filename().string(), "libtorch_cuda")) continue;
     if (t.arch_list.empty()) break;
@@ -268,23 +271,25 @@ void torch_runtime_rules(ProcessCheck& pc, const Catalog& cat) {
       if (auto st = SmTarget::parse(e)) listed.insert(st->to_string());
     for (auto& st : lib.code.targets)
       if (st.kind != ImageKind::kLto) found.insert(st.to_string());
-    if (listed == found) break;
     std::vector<std::string> only_list, only_lib, l(listed.begin(), listed.end()),
         f(found.begin(), found.end());
     std::set_difference(listed.begin(), listed.end(), found.begin(), found.end(),
                         std::back_inserter(only_list));
     std::set_difference(found.begin(), found.end(), listed.begin(), listed.end(),
                         std::back_inserter(only_lib));
+    if (only_list.empty()) break;
     rules.add({Severity::kWarning,
                "torch-arch-list-differs",
-               fmt::format("torch.cuda.get_arch_list() differs from the device code in {}",
+               fmt::format("torch.cuda.get_arch_list() names code that {} does not have",
                            fs::path(lib.path).filename().string()),
                {torch_line, "torch.cuda.get_arch_list(): " + joined(l),
                 fmt::format("{}: {}", lib.path, joined(f)),
                 "listed but not in the library: " + joined(only_list),
-                "in the library but not listed: " + joined(only_lib)},
-               "Trust the library's code (it is what loads); a different list means a patched or "
-               "mixed torch installation: reinstall torch from one channel.",
+                "in the library but not listed (normal: kernels built for one architecture): " +
+                    joined(only_lib)},
+               "Trust the library's code (it is what loads); a list naming code the library does "
+               "not have means a patched or mixed torch installation: reinstall torch from one "
+               "channel.",
                {},
                subject});
     break;

@@ -41,8 +41,9 @@ std::string render_check_text(const ProcessCheck& c, const Style& st) {
     std::string archs;
     for (auto& a : t.arch_list) archs += (archs.empty() ? "" : " ") + a;
     out += "\n" + st.bold("torch") + " " + st.dim("(as the process reports it)") + "\n";
-    out += fmt::format("  torch {}  CUDA {}  device {} {}{}\n", t.version,
-                       t.cuda.empty() ? "-" : t.cuda, t.device, t.device_name,
+    out += fmt::format("  torch {}  CUDA {}  device {}{}{}\n", t.version,
+                       t.cuda.empty() ? "-" : t.cuda, t.device,
+                       t.device_name.empty() ? "" : " " + t.device_name,
                        t.capability ? " (capability " + t.capability->to_string() + ")" : "");
     out += "  arch list: " + (archs.empty() ? std::string("(empty)") : archs) + "\n";
   }

@@ -324,6 +324,15 @@ TEST_F(CheckProcess, TorchRuntimeCrossChecks) {
             (std::vector<std::string>{"error torch-no-image", "error torch-arch-list-excludes-gpu",
                                       "info module-loading-lazy", "info alloc-conf-expandable",
                                       "info tf32"}));
+  // The library carries more than the list names (official wheels do: kernels built for one
+  // architecture): no contradiction.
+  t.arch_list = {"sm_80"};
+  o.torch = t;
+  c = check_process(o);
+  EXPECT_EQ(ids(c.report),
+            (std::vector<std::string>{"error torch-no-image", "error torch-arch-list-excludes-gpu",
+                                      "info module-loading-lazy", "info alloc-conf-expandable",
+                                      "info tf32"}));
   // PTX in the list reaches the GPU by JIT: not "excluded" (the library still says no image).
   t.arch_list = {"sm_80", "sm_90", "compute_90"};
   o.torch = t;
