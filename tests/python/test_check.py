@@ -297,3 +297,29 @@ def test_check_of_another_process_equals_cli(cli, check_fixtures, env):
     finally:
         child.stdin.close()
         child.wait(timeout=30)
+
+
+def test_real_torch_on_the_fake_rtx5090(corpus, fake_driver_dir):
+    """PyPI's torch 2.15.0+cu132 (corpus venv) imported, then `python -m smcompat check`: its
+    CUDA libraries are loaded and judged for the RTX 5090 the fake driver serves. torch's arch list
+    names less than libtorch_cuda.so carries (sm_89, sm_90a, ... come from single-architecture
+    kernels): that is not a contradiction, so no torch-* finding; the one warning is NVIDIA's
+    cuFile, which ships no sm_120 SASS."""
+    venv = corpus_venv(corpus, "torch")
+    import subprocess
+    env = python_env({"LD_LIBRARY_PATH": str(fake_driver_dir), "SMCOMPAT_FAKE_GPUS": "RTX 5090"})
+    p = subprocess.run([str(venv / "bin" / "python"), "-m", "smcompat", "check", "--import", "torch",
+                        "--json"], capture_output=True, text=True, env=env)
+    assert p.returncode == 0, p.stderr[-3000:]
+    doc = json.loads(p.stdout)
+    assert doc["torch"]["version"] == "2.15.0+cu132"
+    assert doc["torch"]["arch_list"] == ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+    site = os.path.realpath(venv / "lib" / "python3.11" / "site-packages")
+    fits = {os.path.relpath(os.path.realpath(l["path"]), site): l["fit"] for l in doc["libraries"]}
+    assert all(not rel.startswith("..") for rel in fits), fits   # only the venv's libraries
+    assert fits["torch/lib/libtorch_cuda.so"] == "native"
+    assert fits["nvidia/cu13/lib/libcufile.so.0"] == "ptx-jit"
+    assert {f for f, v in fits.items() if v != "native"} == {"nvidia/cu13/lib/libcufile.so.0"}
+    assert [(f["severity"], f["id"]) for f in doc["findings"] if f["severity"] != "info"] == [
+        ("warning", "package-ptx-jit")]
+    assert "nvidia-cufile" in doc["findings"][0]["title"]
