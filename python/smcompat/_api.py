@@ -28,6 +28,11 @@ def _parse(text: str) -> dict:
         raise SmcompatError("the native module returned no valid JSON: %s" % e) from None
 
 
+def _report(cls, text: str):
+    """A top-level report from the native module's JSON text (kept for to_dict())."""
+    return cls(_parse(text), text)
+
+
 def _path_list(paths, what="paths") -> list:
     if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
@@ -76,13 +81,13 @@ def scan(paths, *, gpu, target, driver, deep, verbose, probe, jobs, strict):
         raise SmcompatError("scan: jobs must be an int >= 0 (0: all cores), got %r" % (jobs,))
     text = _call(_native.scan, plist, _opt(gpu, "gpu"), _opt(target, "target"), _opt(driver, "driver"),
                  bool(deep), bool(verbose), bool(probe), jobs, bool(strict))
-    return _types.ScanReport(_parse(text))
+    return _report(_types.ScanReport, text)
 
 
 def doctor(gpus, python, *, active, scan_code):
     text = _call(_native.doctor, _names(gpus, "gpus"), _path_list(python or [], "python"), bool(active),
                  bool(scan_code))
-    return _types.DoctorReport(_parse(text))
+    return _report(_types.DoctorReport, text)
 
 
 def explain(text, *, doctor, gpus, python, active):
@@ -90,15 +95,15 @@ def explain(text, *, doctor, gpus, python, active):
         raise SmcompatError("explain: text must be a str, got %s" % type(text).__name__)
     out = _call(_native.explain, text, bool(doctor), _names(gpus, "gpus"), _path_list(python or [], "python"),
                  bool(active))
-    return _types.Explanation(_parse(out))
+    return _report(_types.Explanation, out)
 
 
 def gpus(name):
-    return _types.GpuCatalog(_parse(_call(_native.gpus, _opt(name, "name"))))
+    return _report(_types.GpuCatalog, _call(_native.gpus, _opt(name, "name")))
 
 
 def probe(*, nvml):
-    return _types.ProbeReport(_parse(_call(_native.probe, bool(nvml))))
+    return _report(_types.ProbeReport, _call(_native.probe, bool(nvml)))
 
 
 # ---------------------------------------------------------------- check
@@ -166,7 +171,7 @@ def check_text(*, gpus=(), torch="auto", pid=0, text=False) -> str:
 def check(*, gpus, torch, raise_on, pid):
     if raise_on is not None and raise_on not in _LEVELS:
         raise SmcompatError("check: raise_on must be None, 'error', 'warning' or 'info', got %r" % (raise_on,))
-    report = _types.CheckReport(_parse(check_text(gpus=gpus, torch=torch, pid=pid)))
+    report = _report(_types.CheckReport, check_text(gpus=gpus, torch=torch, pid=pid))
     if raise_on is not None:
         report.raise_for_findings(raise_on)
     return report
