@@ -60,6 +60,7 @@ def smcompat_assert_runs_on(smcompat_gpus):
     from .testing import assert_runs_on
 
     def check(paths, *, allow_jit: bool = False):
+        __tracebackhide__ = True  # pytest: the failure points at the caller's line
         failures = []
         reports = []
         for gpu in smcompat_gpus:

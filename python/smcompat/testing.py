@@ -59,6 +59,7 @@ def assert_runs_on(paths, gpu: str, *, allow_jit: bool = False):
     the GPU's architecture, or compatible SASS), every file that would need PTX JIT (unless
     ``allow_jit``), every read error, and the case that no GPU code was found at all. Returns
     the ``ScanReport`` when everything runs."""
+    __tracebackhide__ = True  # pytest: the failure points at the caller's line
     from . import scan
 
     report = scan(paths, gpu=gpu, probe=False)
