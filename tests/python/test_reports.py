@@ -65,3 +65,25 @@ def test_jobs_do_not_change_the_report(corpus):
     a.pop("argv")
     b.pop("argv")
     assert canon(a) == canon(b)
+
+
+def test_a_scan_releases_the_gil(toolkit_lib64):
+    """While a scan runs in one thread, Python code runs in another. Were the GIL held through the
+    native call (a second or more for the toolkit's lib64), the counting loop could not advance
+    until it returned: a few thousand iterations at most, against millions."""
+    import threading
+    done = threading.Event()
+    result = {}
+
+    def work():
+        result["report"] = smcompat.scan(toolkit_lib64, gpu="RTX 5090")
+        done.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    counted = 0
+    while not done.is_set():
+        counted += 1
+    worker.join()
+    assert len(result["report"].files) > 10
+    assert counted > 100_000, counted
