@@ -506,18 +506,7 @@ ProcessCheck check_process(const ProcessCheckOptions& options, const Catalog& ca
     holder->torch = t;
   }
   // The companions state their channel in their own version.py (as read_python_env does).
-  for (auto& e : r.envs) {
-    for (auto& p : e.packages) {
-      auto n = normalize_dist_name(p.dist.name);
-      if (n != "torchvision" && n != "torchaudio") continue;
-      std::string vp = (fs::path(e.site_packages) / n / "version.py").string();
-      if (auto file = read_file_prefix(vp, 1 << 16)) {
-        auto parsed = parse_torch_version_py(*file);
-        p.dist.own_version = parsed.version;
-        p.dist.own_version_source = vp;
-      }
-    }
-  }
+  for (auto& e : r.envs) read_companion_versions(e.site_packages, e.packages);
 
   // The environment: as given, else the process's own (its CUDA_VISIBLE_DEVICES, LD_LIBRARY_PATH).
   Environment env = options.env;

@@ -362,6 +362,21 @@ LibraryCode library_code(const std::string& path, std::vector<FileInventory> inv
   return lc;
 }
 
+void read_companion_versions(const std::string& site_packages, std::vector<PackageCode>& packages) {
+  for (auto& pc : packages) {
+    auto n = normalize_dist_name(pc.dist.name);
+    if (n != "torchvision" && n != "torchaudio") continue;
+    std::string vp = (fs::path(site_packages) / n / "version.py").string();
+    if (auto text = read_file_prefix(vp, 1 << 16)) {
+      auto parsed = parse_torch_version_py(*text);
+      if (!parsed.version.empty()) {
+        pc.dist.own_version = parsed.version;
+        pc.dist.own_version_source = vp;
+      }
+    }
+  }
+}
+
 PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned jobs) {
   PythonEnv env;
   env.prefix = where.prefix;
@@ -378,19 +393,7 @@ PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned job
     for (auto& w : pc.dist.warnings) env.warnings.push_back(w);
     env.packages.push_back(std::move(pc));
   }
-  // The companions' own version.py: their PyPI wheels tag the CUDA channel only there.
-  for (auto& pc : env.packages) {
-    auto n = normalize_dist_name(pc.dist.name);
-    if (n != "torchvision" && n != "torchaudio") continue;
-    std::string vp = (fs::path(where.site_packages) / n / "version.py").string();
-    if (auto text = read_file_prefix(vp, 1 << 16)) {
-      auto parsed = parse_torch_version_py(*text);
-      if (!parsed.version.empty()) {
-        pc.dist.own_version = parsed.version;
-        pc.dist.own_version_source = vp;
-      }
-    }
-  }
+  read_companion_versions(env.site_packages, env.packages);
   // torch/version.py (read, never imported).
   if (auto* torch = env.find("torch")) {
     std::string vp = (fs::path(where.site_packages) / "torch" / "version.py").string();

@@ -13,18 +13,7 @@ using nlohmann::json;
 
 json check_to_json(const ProcessCheck& c, const std::vector<std::string>& argv) {
   const DoctorReport& r = c.report;
-  json driver{
-      {"state", to_string(r.driver.state)},
-      {"detail", r.driver.detail},
-      {"observed", r.driver.observed},
-      {"version", r.driver.version ? json(r.driver.version->to_string()) : json()},
-      {"cuda", r.driver.cuda ? json(r.driver.cuda->to_string()) : json()},
-      {"kernel_module",
-       r.driver.kernel_module_flavour.empty() ? json() : json(r.driver.kernel_module_flavour)}};
-  json gpus = json::array();
-  for (auto& g : r.driver.gpus)
-    gpus.push_back({{"name", g.name}, {"cc", g.cc.to_string()}, {"pci_bus_id", g.pci_bus_id}});
-  driver["gpus"] = gpus;
+  json driver = driver_facts_to_json(r.driver);
   json what_if = json::array();
   for (auto& t : r.targets)
     if (!t.observed) what_if.push_back(target_to_json(t));

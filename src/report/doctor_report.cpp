@@ -166,21 +166,25 @@ std::string render_doctor_text(const DoctorReport& r, const Style& st) {
   return out;
 }
 
+nlohmann::json driver_facts_to_json(const DriverFacts& d) {
+  using nlohmann::json;
+  json gpus = json::array();
+  for (auto& g : d.gpus)
+    gpus.push_back({{"name", g.name}, {"cc", g.cc.to_string()}, {"pci_bus_id", g.pci_bus_id}});
+  return {
+      {"state", to_string(d.state)},
+      {"detail", d.detail},
+      {"observed", d.observed},
+      {"version", d.version ? json(d.version->to_string()) : json()},
+      {"cuda", d.cuda ? json(d.cuda->to_string()) : json()},
+      {"kernel_module", d.kernel_module_flavour.empty() ? json() : json(d.kernel_module_flavour)},
+      {"kernel_module_line", d.kernel_module_line},
+      {"gpus", std::move(gpus)}};
+}
+
 nlohmann::json doctor_to_json(const DoctorReport& r, const std::vector<std::string>& argv) {
   using nlohmann::json;
-  json driver{
-      {"state", to_string(r.driver.state)},
-      {"detail", r.driver.detail},
-      {"observed", r.driver.observed},
-      {"version", r.driver.version ? json(r.driver.version->to_string()) : json()},
-      {"cuda", r.driver.cuda ? json(r.driver.cuda->to_string()) : json()},
-      {"kernel_module",
-       r.driver.kernel_module_flavour.empty() ? json() : json(r.driver.kernel_module_flavour)},
-      {"kernel_module_line", r.driver.kernel_module_line}};
-  json gpus = json::array();
-  for (auto& g : r.driver.gpus)
-    gpus.push_back({{"name", g.name}, {"cc", g.cc.to_string()}, {"pci_bus_id", g.pci_bus_id}});
-  driver["gpus"] = gpus;
+  json driver = driver_facts_to_json(r.driver);
   json targets = json::array();
   for (auto& t : r.targets)
     targets.push_back({{"name", t.name}, {"cc", t.cc.to_string()}, {"present", t.observed}});

@@ -182,6 +182,10 @@ std::vector<EnvLocation> pth_locations(const EnvLocation& site);
 /// resolved through PYENV_VERSION / $PYENV_ROOT/version). Duplicates are removed.
 std::vector<EnvLocation> discover_active_pythons(const Environment& env);
 
+/// torchvision/torchaudio's own `__version__` from <site>/<name>/version.py into
+/// Distribution::own_version: their PyPI wheels tag the CUDA channel only there.
+void read_companion_versions(const std::string& site_packages, std::vector<PackageCode>& packages);
+
 /// Reads an environment: its dist-info directories, torch/version.py, and (if `scan_code`) the
 /// device code of every shared library listed in RECORD.
 PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned jobs = 0);

@@ -27,6 +27,8 @@ std::string render_findings_text(const doctor::DoctorReport& report, const Style
 
 /// One finding: id, severity, title, evidence, fix, fix_commands, subject.
 nlohmann::json finding_to_json(const doctor::Finding& finding);
+/// The `driver` object of the doctor and check documents.
+nlohmann::json driver_facts_to_json(const doctor::DriverFacts& driver);
 
 /// "ok, driver 570.124.06, CUDA 12.8, open kernel module (observed)".
 std::string driver_line(const doctor::DriverFacts& driver);
