@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 
 
@@ -39,12 +40,10 @@ def _check_main(argv) -> int:
     from . import _api, _types
     from ._errors import SmcompatError
     try:
-        doc = _api.check_text(gpus=args.gpus, torch="auto", pid=0, text=False)
-        report = _types.CheckReport(_api._parse(doc))
-        if args.json:
-            out = doc
-        else:
-            out = _api.check_text(gpus=args.gpus, torch="auto", pid=0, text=True)
+        doc, text = _api.check_documents(gpus=args.gpus, torch="auto", pid=0, text=not args.json)
+        report = _api._report(_types.CheckReport, doc)
+        # As the command line prints it: indented by 2, keys in the document's order.
+        out = json.dumps(report.to_dict(), indent=2, ensure_ascii=False) if args.json else text
     except SmcompatError as e:
         sys.stderr.write("smcompat: %s\n" % e)
         return 2

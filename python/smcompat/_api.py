@@ -160,18 +160,20 @@ def torch_info(mode="auto"):
     return info
 
 
-def check_text(*, gpus=(), torch="auto", pid=0, text=False) -> str:
+def check_documents(*, gpus=(), torch="auto", pid=0, text=False):
+    """(the smcompat.check/1 JSON text, the report for people or "" unless ``text``) of one check."""
     if isinstance(pid, bool) or not isinstance(pid, int) or pid < 0:
         raise SmcompatError("check: pid must be an int >= 0 (0: this process), got %r" % (pid,))
     info = torch_info(torch) if pid == 0 or isinstance(torch, dict) else None
     payload = "" if info is None else json.dumps(info, sort_keys=True)
-    return _call(_native.check, pid, _names(gpus, "gpus"), payload, bool(text))
+    document, rendered = _call(_native.check, pid, _names(gpus, "gpus"), payload, bool(text))
+    return document, rendered
 
 
 def check(*, gpus, torch, raise_on, pid):
     if raise_on is not None and raise_on not in _LEVELS:
         raise SmcompatError("check: raise_on must be None, 'error', 'warning' or 'info', got %r" % (raise_on,))
-    report = _report(_types.CheckReport, check_text(gpus=gpus, torch=torch, pid=pid))
+    report = _report(_types.CheckReport, check_documents(gpus=gpus, torch=torch, pid=pid)[0])
     if raise_on is not None:
         report.raise_for_findings(raise_on)
     return report

@@ -1,7 +1,7 @@
 """smcompat._native: the C extension (nanobind). Every function returns the JSON text of the
 document the CLI prints with --json (computed with the GIL released); errors raise Failure."""
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 class Failure(Exception):
     """args: (what: str, file: str | None, offset: int | None)"""
@@ -15,4 +15,5 @@ def explain(text: str, doctor: bool, gpus: List[str], pythons: List[str],
             discover_active: bool) -> str: ...
 def gpus(query: str) -> str: ...
 def probe(use_nvml: bool) -> str: ...
-def check(pid: int, gpus: List[str], torch: str, text: bool) -> str: ...
+def check(pid: int, gpus: List[str], torch: str, text: bool) -> Tuple[str, str]:
+    """(the smcompat.check/1 JSON text, the text report or "" unless text)"""

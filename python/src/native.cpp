@@ -4,6 +4,7 @@
 // Errors raise smcompat._native.Failure(what, file, offset), which the Python layer re-raises as
 // smcompat.SmcompatError.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -112,27 +113,28 @@ NB_MODULE(_native, m) {
       [](bool use_nvml) { return document([&] { return smcompat::api::probe(use_nvml); }); },
       nb::arg("use_nvml"));
 
+  // check: the smcompat.check/1 document and, with `text`, also the report for people (one
+  // check serves both, so `python -m smcompat check` prints the text and exits by the findings).
   m.def(
       "check",
       [](int pid, Strings gpus, std::string torch, bool text) {
         smcompat::api::CheckRequest r;
         r.pid = pid;
         r.gpus = std::move(gpus);
-        return text_of([&]() -> Result<std::string> {
+        std::string rendered;
+        std::string document = text_of([&]() -> Result<std::string> {
           if (!torch.empty()) {
             auto t = smcompat::api::torch_runtime_from_json(torch);
             if (!t) return t.error();
             r.torch = std::move(*t);
           }
-          if (!text) {
-            auto j = smcompat::api::check_document(r);
-            if (!j) return j.error();
-            return j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-          }
           auto c = smcompat::api::check(r);
           if (!c) return c.error();
-          return smcompat::render_check_text(*c, smcompat::Style::for_stream(stdout));
+          if (text) rendered = smcompat::render_check_text(*c, smcompat::Style::for_stream(stdout));
+          return smcompat::check_to_json(*c, smcompat::api::check_argv(r))
+              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         });
+        return std::make_pair(std::move(document), std::move(rendered));
       },
       nb::arg("pid"), nb::arg("gpus"), nb::arg("torch"), nb::arg("text"));
 }
