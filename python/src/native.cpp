@@ -53,13 +53,18 @@ std::string text_of(const std::function<Result<std::string>()>& work) {
   return text;
 }
 
-// Runs `work` without the GIL and returns its document as compact JSON text. Invalid UTF-8 in
-// file names or members is replaced rather than thrown on, so any file can be reported.
+// Compact JSON text. Invalid UTF-8 in file names or members is replaced rather than thrown on,
+// so any file can be reported.
+std::string compact(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Runs `work` without the GIL and returns its document as compact JSON text.
 std::string document(const std::function<Result<nlohmann::json>()>& work) {
   return text_of([&]() -> Result<std::string> {
     auto result = work();
     if (!result) return result.error();
-    return result->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return compact(*result);
   });
 }
 
@@ -131,8 +136,7 @@ NB_MODULE(_native, m) {
           auto c = smcompat::api::check(r);
           if (!c) return c.error();
           if (text) rendered = smcompat::render_check_text(*c, smcompat::Style::for_stream(stdout));
-          return smcompat::check_to_json(*c, smcompat::api::check_argv(r))
-              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+          return compact(smcompat::check_to_json(*c, smcompat::api::check_argv(r)));
         });
         return std::make_pair(std::move(document), std::move(rendered));
       },

@@ -12,6 +12,7 @@
 #include "smcompat/report/explain_report.hpp"
 #include "smcompat/report/probe_report.hpp"
 #include "smcompat/report/scan_report.hpp"
+#include "smcompat/util/json_fields.hpp"
 #include "smcompat/verdict/targets.hpp"
 
 namespace smcompat::api {
@@ -208,28 +209,16 @@ Result<doctor::ProcessCheck> check(const CheckRequest& request) {
   return result;
 }
 
-Result<nlohmann::json> check_document(const CheckRequest& request) {
-  auto result = check(request);
-  if (!result) return result.error();
-  return check_to_json(*result, check_argv(request));
-}
-
 Result<doctor::TorchRuntime> torch_runtime_from_json(std::string_view text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return make_error("torch facts: not a JSON object");
   doctor::TorchRuntime t;
-  auto str = [&](const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  t.version = str("version");
-  t.cuda = str("cuda");
-  t.device_name = str("device_name");
+  t.version = json_string(j, "version");
+  t.cuda = json_string(j, "cuda");
+  t.device_name = json_string(j, "device_name");
   if (auto it = j.find("device"); it != j.end() && it->is_number_integer())
     t.device = it->get<int>();
-  if (auto it = j.find("arch_list"); it != j.end() && it->is_array())
-    for (const auto& a : *it)
-      if (a.is_string()) t.arch_list.push_back(a.get<std::string>());
+  t.arch_list = json_string_list(j, "arch_list");
   if (auto it = j.find("capability"); it != j.end() && it->is_array() && it->size() == 2 &&
                                       (*it)[0].is_number_integer() && (*it)[1].is_number_integer())
     t.capability = ComputeCapability{(*it)[0].get<int>(), (*it)[1].get<int>()};

@@ -98,10 +98,6 @@ std::optional<std::string> parse_maps_line(std::string_view line, MappedFile& ou
   return std::nullopt;
 }
 
-bool is_shared_library_name(std::string_view name) {
-  return ends_with(name, ".so") || name.find(".so.") != std::string_view::npos;
-}
-
 // Four bytes, not a buffer's worth: a large process maps hundreds of files.
 bool is_elf(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -147,20 +143,6 @@ class OwnerFinder {
   }
   std::map<std::string, SiteOwners> sites_;
 };
-
-// The CUDA major of a bundled libcudart ("libcudart.3eda8113.so.13" -> 13), as read_python_env.
-void find_bundled_cudart(const InstalledDistribution& inst, Distribution& d) {
-  for (auto& file : inst.files) {
-    auto name = fs::path(file).filename().string();
-    if (!starts_with(name, "libcudart") || !is_shared_library_name(name)) continue;
-    auto dot = name.rfind('.');
-    if (auto major = parse_uint(std::string_view(name).substr(dot + 1)); major && *major > 0) {
-      d.bundled_cudart = file;
-      d.bundled_cudart_major = static_cast<int>(*major);
-      return;
-    }
-  }
-}
 
 // "lib/python3.11/site-packages" -> the environment prefix and Python version.
 void describe_site(PythonEnv& env, const std::string& site) {
@@ -451,11 +433,8 @@ ProcessCheck check_process(const ProcessCheckOptions& options, const Catalog& ca
     if (fresh) {
       PackageCode p;
       if (dist) {
-        p.dist.name = dist->name;
-        p.dist.version = dist->version;
-        p.dist.dist_info = dist->dist_info;
-        p.dist.warnings = dist->warnings;
-        find_bundled_cudart(*dist, p.dist);
+        p.dist = distribution_of(*dist);
+        p.dist.shared_libraries.clear();  // only the loaded ones, added below
       } else {
         p.dist.name = fs::path(lib.path).filename().string();
       }

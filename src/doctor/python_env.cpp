@@ -97,14 +97,13 @@ bool looks_like_site_packages(const fs::path& p) {
   return false;
 }
 
+}  // namespace
+
 bool is_shared_library_name(std::string_view name) {
   return ends_with(name, ".so") || name.find(".so.") != std::string_view::npos;
 }
 
-// A distribution as scan/ reads its .dist-info, with the shared libraries of its RECORD and the
-// CUDA runtime it bundles.
-Distribution read_dist_info(const std::string& dir) {
-  auto inst = read_installed_distribution(dir);
+Distribution distribution_of(InstalledDistribution inst) {
   Distribution d;
   d.name = std::move(inst.name);
   d.version = std::move(inst.version);
@@ -125,8 +124,6 @@ Distribution read_dist_info(const std::string& dir) {
   }
   return d;
 }
-
-}  // namespace
 
 std::string normalize_dist_name(std::string_view name) {
   std::string out;
@@ -389,7 +386,7 @@ PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned job
   if (ec) env.warnings.push_back(fmt::format("{}: {}", where.site_packages, ec.message()));
   for (auto& d : dist_dirs) {
     PackageCode pc;
-    pc.dist = read_dist_info(d);
+    pc.dist = distribution_of(read_installed_distribution(d));
     for (auto& w : pc.dist.warnings) env.warnings.push_back(w);
     env.packages.push_back(std::move(pc));
   }

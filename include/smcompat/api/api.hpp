@@ -84,8 +84,6 @@ struct CheckRequest {
 std::vector<std::string> check_argv(const CheckRequest& request);
 /// Checks the process; fails when its maps cannot be read or on an unknown --gpu.
 Result<doctor::ProcessCheck> check(const CheckRequest& request);
-/// The `smcompat.check/1` document of check().
-Result<nlohmann::json> check_document(const CheckRequest& request);
 /// TorchRuntime from the JSON object the Python package sends: {version, cuda, arch_list,
 /// capability: [major, minor] | null, device, device_name}; fields missing or null are left empty.
 Result<doctor::TorchRuntime> torch_runtime_from_json(std::string_view text);

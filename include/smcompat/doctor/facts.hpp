@@ -8,10 +8,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/sm_target.hpp"
+#include "smcompat/scan/scan.hpp"
 #include "smcompat/util/result.hpp"
 
 namespace smcompat::doctor {
@@ -104,6 +106,12 @@ struct Distribution {
     return own_version.empty() ? version : own_version;
   }
 };
+
+/// "libfoo.so" or "libfoo.so.1.2".
+bool is_shared_library_name(std::string_view name);
+/// A distribution as scan/ read its .dist-info: the shared libraries of its RECORD and the CUDA
+/// runtime it bundles (libcudart.so.13 or auditwheel's libcudart.<hash>.so.13).
+Distribution distribution_of(InstalledDistribution installed);
 
 /// The device code found in one shared library.
 struct LibraryCode {
