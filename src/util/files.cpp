@@ -1,7 +1,13 @@
-// Bounded reads of small files (include/smcompat/util/files.hpp).
+// Bounded reads of small files, atomic writes (include/smcompat/util/files.hpp).
 #include "smcompat/util/files.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 
 namespace smcompat {
@@ -16,6 +22,41 @@ std::optional<std::string> read_file_prefix(const std::string& path, size_t max)
   while (s.size() < max && (in.read(buf, sizeof buf), in.gcount() > 0))
     s.append(buf, std::min<size_t>(static_cast<size_t>(in.gcount()), max - s.size()));
   return s;
+}
+
+std::optional<Error> write_file_atomically(const std::string& path, std::string_view text) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  auto fail = [&](const char* step, int err) {
+    ::unlink(tmp.c_str());
+    Error e = make_error(std::string(step) + ": " + std::strerror(err));
+    e.file = step == std::string("rename") ? path : tmp;
+    return e;
+  };
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    Error e = make_error(std::string("cannot create: ") + std::strerror(errno));
+    e.file = tmp;
+    return e;
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      return fail("write", err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    return fail("fsync", err);
+  }
+  if (::close(fd) != 0) return fail("close", errno);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail("rename", errno);
+  return std::nullopt;
 }
 
 }  // namespace smcompat
