@@ -56,7 +56,7 @@ run_json() {
   else
     log "$bin $* failed (exit $rc): $(head -c 300 "$tmp.err" | tr '\n' ' ')"
     rm -f "$tmp"
-    [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && rc=3
+    if [ "$rc" -le 1 ]; then rc=3; fi
   fi
   rm -f "$tmp.err"
   return "$rc"
