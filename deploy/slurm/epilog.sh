@@ -4,8 +4,8 @@
 # `smcompat export prometheus --textfile ...` (which writes the file atomically).
 #
 # slurmd runs the Epilog as SlurmdUser (normally root) on every node of the job when it ends, with
-# no search path; an Epilog that exits non-zero takes the node out of service
-# (https://slurm.schedmd.com/prolog_epilog.html). This script therefore always exits 0: a failure is
+# no search path; an Epilog that exits non-zero sets the node to DRAIN
+# (https://slurm.schedmd.com/prolog_epilog.html, "Failure Handling"). This script therefore always exits 0: a failure is
 # logged and the previous metrics file stays (its smcompat_* timestamps show its age).
 #
 # Settings (environment, or /etc/default/smcompat, a shell fragment read when present):

@@ -7,8 +7,11 @@
 #  - slurmd runs the Prolog as SlurmdUser (normally root) on each compute node of the job, at the
 #    first job step on that node (PrologFlags=Alloc: at allocation);
 #  - prologs get no search path: PATH is set below;
-#  - a Prolog that exits non-zero takes the node out of service (DRAIN; DOWN in old releases) and
-#    requeues the job; an Epilog that exits non-zero does the same to the node.
+#  - a Prolog that exits non-zero sets the node to DRAIN and requeues the job in a held state
+#    (unless SchedulerParameters=nohold_on_prolog_fail); an Epilog that exits non-zero drains the
+#    node too (slurm.conf(5), Prolog; the guide's "Failure Handling");
+#  - a prolog is expected to finish quickly, in less than MessageTimeout (default 10 s): hence
+#    the short default SMCOMPAT_TIMEOUT and SMCOMPAT_MIN_AGE below.
 # So this script FAILS SOFT: whatever smcompat does (missing, crashes, times out, finds no GPU) it
 # logs and exits 0, keeping the previous report. The one deliberate non-zero exit is opt-in:
 # SMCOMPAT_PROLOG_DRAIN_ON_FINDING=1 exits 1 when `smcompat probe` reports a finding about the
@@ -19,7 +22,7 @@
 #   SMCOMPAT_BIN         the smcompat binary (default: smcompat on PATH, /usr/local/bin first)
 #   SMCOMPAT_SPOOL       directory of the per-node reports (default /var/spool/smcompat)
 #   SMCOMPAT_MIN_AGE     seconds a report stays fresh; a younger one is not redone (default 300)
-#   SMCOMPAT_TIMEOUT     seconds smcompat may run (default 30)
+#   SMCOMPAT_TIMEOUT     seconds each smcompat run may take (default 8)
 #   SMCOMPAT_DOCTOR_PYTHON  when set, also `smcompat doctor --json --python $it` into <node>.doctor.json
 #   SMCOMPAT_PROLOG_DRAIN_ON_FINDING  1: exit 1 (drain the node) on a probe finding (see above)
 PATH="${PATH:+$PATH:}/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
@@ -31,7 +34,7 @@ conf="${SMCOMPAT_CONF:-/etc/default/smcompat}"
 bin="${SMCOMPAT_BIN:-smcompat}"
 spool="${SMCOMPAT_SPOOL:-/var/spool/smcompat}"
 min_age="${SMCOMPAT_MIN_AGE:-300}"
-limit="${SMCOMPAT_TIMEOUT:-30}"
+limit="${SMCOMPAT_TIMEOUT:-8}"
 node="${SLURMD_NODENAME:-$(hostname -s)}"
 report="$spool/$node.json"
 
