@@ -38,10 +38,11 @@ add_list --python "${SMCOMPAT_PYTHONS:-}"
 add_list --gpu "${SMCOMPAT_GPUS:-}"
 
 mkdir -p "$(dirname "$textfile")" 2>/dev/null
-if ! SMCOMPAT_HOSTNAME="$node" timeout "${SMCOMPAT_TIMEOUT:-60}" "$bin" "${args[@]}" >/dev/null 2>/tmp/smcompat-epilog.$$; then
-  msg="$bin ${args[*]} failed: $(head -c 300 /tmp/smcompat-epilog.$$ | tr '\n' ' ')"
+err="$(mktemp)" || err=/dev/null
+if ! SMCOMPAT_HOSTNAME="$node" timeout "${SMCOMPAT_TIMEOUT:-60}" "$bin" "${args[@]}" >/dev/null 2>"$err"; then
+  msg="$bin ${args[*]} failed: $(head -c 300 "$err" | tr '\n' ' ')"
   echo "smcompat-epilog: $msg" >&2
   command -v logger >/dev/null 2>&1 && logger -t smcompat-epilog -- "$msg"
 fi
-rm -f /tmp/smcompat-epilog.$$
+[ "$err" = /dev/null ] || rm -f "$err"
 exit 0
