@@ -6,7 +6,8 @@ the kubernetes-validate venv's Python, which has PyYAML):
   - SMCOMPAT_HOSTNAME comes from spec.nodeName; the loop it runs is the ConfigMap's key, and the
     textfile the ConfigMap names lies in the hostPath the DaemonSet mounts;
   - every container has resource limits, a read-only root file system and no privilege escalation;
-  - the image-scan Job fails on error findings for the H100 and RTX PRO 6000 and never retries.
+  - the image-scan Job fails on error findings for the H100 and RTX PRO 6000 (one scan container
+    per GPU) and never retries.
 Usage: check_manifests.py DIR  (exit 1 and one line per broken promise)."""
 import pathlib
 import sys
@@ -85,12 +86,17 @@ expect(jpod.get("securityContext", {}).get("runAsNonRoot") is True, "Job: may ru
 fetch = " ".join(jpod["initContainers"][0]["command"])
 expect("skopeo copy" in fetch and "docker://$IMAGE" in fetch and "oci-archive:/work/image.tar" in fetch,
        "Job: the initContainer does not copy docker://$IMAGE to oci-archive:/work/image.tar")
-scan = jpod["containers"][0]["command"]
-expect(scan[:3] == ["smcompat", "scan", "/work/image.tar"], "Job: does not scan /work/image.tar")
-for flag, value in (("--gpu", "H100"), ("--gpu", "RTX PRO 6000"), ("--fail-on", "error")):
-    expect(any(scan[i] == flag and scan[i + 1] == value for i in range(len(scan) - 1)),
-           f"Job: {flag} {value} missing")
-expect("--json" in scan, "Job: no --json")
+scans = {}
+for c in jpod["containers"]:
+    cmd = c["command"]
+    expect(cmd[:3] == ["smcompat", "scan", "/work/image.tar"], f"Job/{c['name']}: does not scan /work/image.tar")
+    expect(cmd.count("--gpu") == 1, f"Job/{c['name']}: smcompat scan takes one --gpu")
+    expect(any(cmd[i] == "--fail-on" and cmd[i + 1] == "error" for i in range(len(cmd) - 1)),
+           f"Job/{c['name']}: no --fail-on error")
+    expect("--json" in cmd, f"Job/{c['name']}: no --json")
+    if "--gpu" in cmd:
+        scans[cmd[cmd.index("--gpu") + 1]] = c["name"]
+expect(sorted(scans) == ["H100", "RTX PRO 6000"], f"Job: scans for {sorted(scans)}, not H100 and RTX PRO 6000")
 
 if problems:
     print("\n".join(problems))
