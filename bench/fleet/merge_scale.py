@@ -37,7 +37,7 @@ def main():
         templates.append((name, json.loads(out.stdout)))
     scan = subprocess.run([cli, "scan", "/usr/local/cuda/lib64/libcublasLt.so", "--json"],
                           capture_output=True, text=True).stdout
-    print(f"{'reports':>8} {'bytes':>12} {'wall s':>8} {'peak RSS MiB':>13}  (smcompat fleet merge DIR -o F)")
+    print(f"{'reports':>8} {'bytes':>12} {'output':>8} {'wall s':>8} {'peak RSS MiB':>13}")
     for n in sizes:
         d = tempfile.mkdtemp(prefix="smcompat-fleet-bench-")
         try:
@@ -52,16 +52,15 @@ def main():
             with open(os.path.join(d, "zz-scan.json"), "w") as f:
                 f.write(scan)
             out = os.path.join(d, "fleet.out")
-            t0 = time.perf_counter()
-            proc = subprocess.Popen([cli, "fleet", "merge", d, "-o", out, "--fail-on", "never"],
-                                    stdout=subprocess.DEVNULL)
-            _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS
-            wall = time.perf_counter() - t0
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            if proc.returncode != 0:
-                sys.exit(f"fleet merge exited {proc.returncode}")
-            peak = f"{usage.ru_maxrss / 1024:.0f}"
-            print(f"{n + 1:>8} {total:>12} {wall:>8.2f} {peak:>13}")
+            for mode, extra in (("text", []), ("-o JSON", ["-o", out])):
+                t0 = time.perf_counter()
+                proc = subprocess.Popen([cli, "fleet", "merge", d, "--fail-on", "never"] + extra,
+                                        stdout=subprocess.DEVNULL)
+                _, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS
+                wall = time.perf_counter() - t0
+                if os.waitstatus_to_exitcode(status) != 0:
+                    sys.exit(f"fleet merge exited {os.waitstatus_to_exitcode(status)}")
+                print(f"{n + 1:>8} {total:>12} {mode:>8} {wall:>8.2f} {usage.ru_maxrss / 1024:>13.0f}")
         finally:
             shutil.rmtree(d)
 

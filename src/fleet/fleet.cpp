@@ -21,9 +21,9 @@
 namespace smcompat::fleet {
 namespace {
 
-using nlohmann::json;
 using doctor::Finding;
 using doctor::Severity;
+using nlohmann::json;
 
 // A report larger than this is not one smcompat wrote (a torch wheel's scan is ~20 MB).
 constexpr uint64_t kMaxReportBytes = 512ull << 20;
@@ -53,7 +53,8 @@ Result<Document> read_report(const std::string& path) {
     if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
     return make_error("not a JSON document: " + what, at).in_file(path);
   }
-  if (!doc.is_object()) return make_error("not a report: the document is not a JSON object", 0).in_file(path);
+  if (!doc.is_object())
+    return make_error("not a report: the document is not a JSON object", 0).in_file(path);
   std::string schema = json_string(doc, "schema");
   if (schema.empty()) return make_error("not a report: no \"schema\" field", 0).in_file(path);
   auto kind = report_kind(schema);
@@ -93,10 +94,10 @@ void read_probe(Node& node, const json& doc) {
       g.model = model_name(json_string(d, "catalog_gpu"), json_string(d, "name"));
       // Under a capability override CUDA reports the fake one; NVML tells the truth, and code
       // is loaded for the real architecture.
-      bool masquerade = d.contains("masquerade") && d["masquerade"].is_boolean() &&
-                        d["masquerade"].get<bool>();
+      bool masquerade =
+          d.contains("masquerade") && d["masquerade"].is_boolean() && d["masquerade"].get<bool>();
       g.cc = masquerade && !json_string(d, "nvml_cc").empty() ? json_string(d, "nvml_cc")
-                                                               : json_string(d, "cc");
+                                                              : json_string(d, "cc");
       if (d.contains("memory_bytes") && d["memory_bytes"].is_number_unsigned())
         g.memory_bytes = d["memory_bytes"].get<uint64_t>();
       node.gpus.push_back(std::move(g));
@@ -152,7 +153,8 @@ void read_doctor(Node& node, const json& doc, bool have_probe) {
   if (d.contains("gpus") && d["gpus"].is_array())
     for (const auto& g : d["gpus"])
       if (g.is_object())
-        node.gpus.push_back(NodeGpu{model_name(json_string(g, "name"), ""), json_string(g, "cc"), 0});
+        node.gpus.push_back(
+            NodeGpu{model_name(json_string(g, "name"), ""), json_string(g, "cc"), 0});
 }
 
 // ---- scans: the inventory back from the JSON, as judge_file needs it -----------------------
@@ -482,8 +484,7 @@ void node_findings(const FleetReport& r, const MergeOptions& o, std::vector<Flee
     }
   if (!ev.empty())
     add(out, Severity::kWarning, "p2p-missing",
-        fmt::format("{} with GPU pairs lacking peer-to-peer access",
-                    nodes_word(hosts.size())),
+        fmt::format("{} with GPU pairs lacking peer-to-peer access", nodes_word(hosts.size())),
         capped(ev, o.hosts_named),
         "Multi-GPU jobs there copy between GPUs through host memory (NCCL falls back to shared "
         "memory): keep tensor-parallel jobs on nodes with full P2P, or check the node's PCIe "
@@ -631,7 +632,7 @@ FleetReport merge_reports(const std::vector<std::string>& files, const MergeOpti
   FleetReport r;
   r.reports_read = files.size();
   std::map<std::string, Node, HostOrder> nodes;
-  std::map<std::string, std::set<std::string>> kinds_of;  // host -> kinds read
+  std::map<std::string, std::set<std::string>> kinds_of;                  // host -> kinds read
   std::map<std::string, std::vector<std::string>, HostOrder> duplicates;  // "host\nkind" -> files
   std::vector<std::string> scans;
 
@@ -708,12 +709,12 @@ FleetReport merge_reports(const std::vector<std::string>& files, const MergeOpti
               [&](auto& a, auto& b) { return by_driver_version(a.first, b.first); });
     r.models.push_back(std::move(m));
   }
-  std::sort(r.models.begin(), r.models.end(), [](auto& a, auto& b) {
-    return std::tie(b.gpus, a.model) < std::tie(a.gpus, b.model);
-  });
+  std::sort(r.models.begin(), r.models.end(),
+            [](auto& a, auto& b) { return std::tie(b.gpus, a.model) < std::tie(a.gpus, b.model); });
   for (auto& [v, d] : drivers) r.drivers.push_back(std::move(d));
-  std::sort(r.drivers.begin(), r.drivers.end(),
-            [&](auto& a, auto& b) { return by_driver_version(a.driver_version, b.driver_version); });
+  std::sort(r.drivers.begin(), r.drivers.end(), [&](auto& a, auto& b) {
+    return by_driver_version(a.driver_version, b.driver_version);
+  });
 
   // Pass 2: each scan judged against the node classes, then dropped.
   std::vector<NodeClass> classes = node_classes(r.nodes);

@@ -85,18 +85,20 @@ std::string render_fleet_text(const FleetReport& r, const Style& st) {
   }
   for (const auto& im : r.images) {
     out += st.bold("Image ") + im.name +
-           st.dim(fmt::format(" ({} files with device code{}; {})", im.files_with_code,
-                              im.cuda_runtimes.empty()
-                                  ? ""
-                                  : ", CUDA runtime " + fmt::format("{}", fmt::join(im.cuda_runtimes, ", ")),
-                              verdict_line(im))) +
+           st.dim(fmt::format(
+               " ({} files with device code{}; {})", im.files_with_code,
+               im.cuda_runtimes.empty()
+                   ? ""
+                   : ", CUDA runtime " + fmt::format("{}", fmt::join(im.cuda_runtimes, ", ")),
+               verdict_line(im))) +
            "\n";
     Table t({"GPU", "CC", "driver CUDA", "nodes", "verdict", "files native/compat/jit/fail"},
             {Table::Align::kLeft, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kRight,
              Table::Align::kLeft, Table::Align::kLeft});
     for (const auto& c : im.classes) {
       std::string v = class_verdict(c);
-      bool bad = c.runtime_too_new || c.verdict == Fit::kNoImage || c.verdict == Fit::kUnsupportedPtx;
+      bool bad =
+          c.runtime_too_new || c.verdict == Fit::kNoImage || c.verdict == Fit::kUnsupportedPtx;
       v = bad ? st.red(v) : c.verdict == Fit::kPtxJit ? st.yellow(v) : st.green(v);
       t.add_row({c.model, c.cc, cuda_text(c.driver_cuda), std::to_string(c.hosts.size()), v,
                  fmt::format("{}/{}/{}/{}", c.files[0], c.files[1], c.files[2],
@@ -111,9 +113,18 @@ std::string render_fleet_text(const FleetReport& r, const Style& st) {
 json fleet_to_json(const FleetReport& r, const std::vector<std::string>& argv) {
   json nodes = json::array();
   for (const auto& n : r.nodes) {
+    // Identical GPUs side by side are one entry with a count (a node is usually 8 of one model).
     json gpus = json::array();
-    for (const auto& g : n.gpus)
-      gpus.push_back({{"model", g.model}, {"cc", g.cc}, {"memory_bytes", g.memory_bytes}});
+    for (size_t i = 0; i < n.gpus.size();) {
+      const auto& g = n.gpus[i];
+      size_t same = 1;
+      while (i + same < n.gpus.size() && n.gpus[i + same].model == g.model &&
+             n.gpus[i + same].cc == g.cc && n.gpus[i + same].memory_bytes == g.memory_bytes)
+        ++same;
+      gpus.push_back(
+          {{"model", g.model}, {"cc", g.cc}, {"memory_bytes", g.memory_bytes}, {"count", same}});
+      i += same;
+    }
     json errors = json::array();
     for (const auto& e : n.errors)
       errors.push_back({{"what", e.what},
@@ -130,11 +141,10 @@ json fleet_to_json(const FleetReport& r, const std::vector<std::string>& argv) {
          {"driver_version", n.driver_version.empty() ? json(nullptr) : json(n.driver_version)},
          {"driver_cuda", n.driver_cuda ? json(n.driver_cuda->to_string()) : json(nullptr)},
          {"gpus", gpus},
-         {"topology",
-          n.topology_known ? json{{"gpu_pairs", n.gpu_pairs},
-                                  {"p2p_pairs", n.p2p_pairs},
-                                  {"nvlink_pairs", n.nvlink_pairs}}
-                           : json(nullptr)},
+         {"topology", n.topology_known ? json{{"gpu_pairs", n.gpu_pairs},
+                                              {"p2p_pairs", n.p2p_pairs},
+                                              {"nvlink_pairs", n.nvlink_pairs}}
+                                       : json(nullptr)},
          {"doctor_findings", n.doctor_known ? findings : json(nullptr)},
          {"errors", errors}});
   }
@@ -142,9 +152,13 @@ json fleet_to_json(const FleetReport& r, const std::vector<std::string>& argv) {
   for (const auto& m : r.models) {
     json drivers = json::array();
     for (const auto& [v, count] : m.drivers)
-      drivers.push_back({{"driver_version", v.empty() ? json(nullptr) : json(v)}, {"nodes", count}});
-    models.push_back(
-        {{"model", m.model}, {"cc", m.cc}, {"gpus", m.gpus}, {"nodes", m.nodes}, {"drivers", drivers}});
+      drivers.push_back(
+          {{"driver_version", v.empty() ? json(nullptr) : json(v)}, {"nodes", count}});
+    models.push_back({{"model", m.model},
+                      {"cc", m.cc},
+                      {"gpus", m.gpus},
+                      {"nodes", m.nodes},
+                      {"drivers", drivers}});
   }
   json drivers = json::array();
   for (const auto& d : r.drivers)
@@ -214,7 +228,9 @@ std::string render_fleet_markdown(const FleetReport& r) {
       "predicted from files.\n\n",
       r.reports_read, r.reports_failed, r.nodes.size(), nodes_with_gpus(r), total_gpus(r));
   if (!r.models.empty()) {
-    md += "## GPUs by model\n\n| model | CC | GPUs | nodes | drivers (nodes) |\n|---|---|--:|--:|---|\n";
+    md +=
+        "## GPUs by model\n\n| model | CC | GPUs | nodes | drivers (nodes) "
+        "|\n|---|---|--:|--:|---|\n";
     for (const auto& m : r.models) {
       std::string drivers;
       for (const auto& [v, n] : m.drivers)
@@ -240,9 +256,8 @@ std::string render_fleet_markdown(const FleetReport& r) {
                       im.files_with_code, verdict_line(im));
     md += "| GPU | CC | driver CUDA | nodes | verdict |\n|---|---|---|--:|---|\n";
     for (const auto& c : im.classes)
-      md += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_text(c.model),
-                        markdown_text(c.cc), cuda_text(c.driver_cuda), c.hosts.size(),
-                        markdown_text(class_verdict(c)));
+      md += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_text(c.model), markdown_text(c.cc),
+                        cuda_text(c.driver_cuda), c.hosts.size(), markdown_text(class_verdict(c)));
     md += "\n";
   }
   md += render_findings_markdown(plain_findings(r));

@@ -1,4 +1,6 @@
 // `smcompat fleet merge`: one view of a cluster from the probe/doctor/scan reports of its nodes.
+#include "smcompat/fleet/fleet.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "smcompat/fleet/fleet.hpp"
 #include "smcompat/report/fleet_report.hpp"
 #include "smcompat/util/files.hpp"
 
@@ -56,7 +57,9 @@ int run_merge(Context& ctx, const MergeArgs& a) {
   fleet::MergeOptions opt;
   opt.hosts_named = a.hosts_named;
   auto report = fleet::merge_reports(files, opt);
-  auto doc = fleet_to_json(report, ctx.argv);
+  // The JSON document holds every node: built only when asked for (the text does not need it).
+  nlohmann::json doc;
+  if (a.json || !a.output.empty()) doc = fleet_to_json(report, ctx.argv);
   if (!a.output.empty()) {
     if (auto err = write_file_atomically(a.output, doc.dump(1) + "\n")) {
       fmt::print(stderr, "smcompat fleet merge: {}\n", err->to_string());
