@@ -9,7 +9,9 @@
 #     everything fails this test); check_manifests.py then checks what the manifests promise;
 #  3. the Slurm prolog, epilog, gather/merge jobs and the DaemonSet's loop run against a stub
 #     smcompat (tests/deploy/stub) with fake Slurm variables and write the files they should; the
-#     prolog and epilog exit 0 when smcompat fails, the prolog exits 1 only when asked to drain.
+#     prolog and epilog exit 0 when smcompat fails, the prolog exits 1 only when asked to drain;
+#  4. the gather step and the merge job run with the real smcompat of this build against the fake
+#     driver (three nodes), and the merged fleet.json/fleet.md say what they should.
 # kubernetes-validate lives in a venv outside the checkout, created on first use (pip, PyPI):
 #   ${SMCOMPAT_CORPUS:-${XDG_CACHE_HOME:-$HOME/.cache}/smcompat-corpus}/venvs/kubernetes-validate
 # Without it and without PyPI, everything else still runs and the test exits 77 (skipped), naming
@@ -192,7 +194,7 @@ check "gather.sbatch: srun one task per node" grep -q 'srun .*--ntasks-per-node=
 fleet="$tmp/fleet"
 check "merge.sbatch: exit 0" bash "$deploy/slurm/merge.sbatch" "$out2" "$fleet"
 check "merge.sbatch: fleet merge of every node report, -o fleet.json --markdown" grep -qx \
-  "|fleet|merge|$out2/gpu-b01.json|$out2/gpu-b02.json|$out2/gpu-b03.json|-o|$fleet/fleet.json|--markdown" "$SMCOMPAT_STUB_LOG"
+  "|fleet|merge|$out2/gpu-b01.json|$out2/gpu-b02.json|$out2/gpu-b03.json|-o|$fleet/fleet.json|--markdown|--fail-on|never" "$SMCOMPAT_STUB_LOG"
 check "merge.sbatch: writes fleet.json and fleet.md" grep -q '3 reports' "$fleet/fleet.md"
 check "merge.sbatch: ... fleet.json" grep -q '"reports":3' "$fleet/fleet.json"
 ! bash "$deploy/slurm/merge.sbatch" "$tmp/empty" "$fleet" 2>/dev/null
@@ -214,6 +216,32 @@ check "smcompat-loop.sh: builds the command from the ConfigMap's settings" grep 
   "$SMCOMPAT_STUB_LOG"
 env SMCOMPAT_ONESHOT=1 SMCOMPAT_STUB_MODE=crash SMCOMPAT_TEXTFILE="$tmp/k8s/x.prom" bash "$tmp/smcompat-loop.sh" 2>/dev/null
 check "smcompat-loop.sh: reports smcompat's failure (exit 2) in one-shot mode" test $? -eq 2
+
+# ---- 4. the Slurm gathering with the real smcompat -----------------------------------------------
+# The same per-node step and merge job with the smcompat this build made, against the fake driver
+# (tests/fakedriver): three nodes with different GPUs and drivers, one view.
+if [ -n "${SMCOMPAT_REAL_CLI:-}" ] && [ -x "$SMCOMPAT_REAL_CLI" ] && [ -d "${SMCOMPAT_FAKEDRIVER_DIR:-}" ]; then
+  unset SMCOMPAT_STUB_MODE
+  real="$tmp/real"
+  node() {  # node NAME GPUS DRIVER CUDA P2P
+    env SMCOMPAT_BIN="$SMCOMPAT_REAL_CLI" LD_LIBRARY_PATH="$SMCOMPAT_FAKEDRIVER_DIR" SLURMD_NODENAME="$1" \
+      SMCOMPAT_FAKE_GPUS="$2" SMCOMPAT_FAKE_DRIVER="$3" SMCOMPAT_FAKE_CUDA="$4" SMCOMPAT_FAKE_P2P="$5" \
+      bash "$deploy/slurm/gather.sbatch" --node "$real/nodes"
+  }
+  check "real smcompat: gather --node on an H100 node" node gpu-r01 "H100,H100" 580.95.05 13000 1
+  check "real smcompat: gather --node on an older-driver H100 node" node gpu-r02 "H100,H100" 570.124.06 12080 1
+  check "real smcompat: gather --node on an RTX PRO 6000 node without P2P" node gpu-r03 "RTX PRO 6000,RTX PRO 6000" 580.95.05 13000 0
+  check "real smcompat: merge.sbatch exit 0" env SMCOMPAT_BIN="$SMCOMPAT_REAL_CLI" \
+    bash "$deploy/slurm/merge.sbatch" "$real/nodes" "$real/fleet"
+  fleet_field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$real/fleet/fleet.json" "$1"; }
+  check "real smcompat: fleet.json has the three nodes" test "$(fleet_field 'd["stats"]["nodes"]')" = 3
+  check "real smcompat: ... keyed on SLURMD_NODENAME" test "$(fleet_field '",".join(n["host"] for n in d["nodes"])')" = "gpu-r01,gpu-r02,gpu-r03"
+  check "real smcompat: ... finds the mixed H100 drivers and the missing P2P" \
+    test "$(fleet_field '",".join(f["id"] for f in d["findings"])')" = "mixed-drivers,p2p-missing"
+  check "real smcompat: fleet.md is the Markdown view" grep -q '^| H100 SXM | 9.0 | 4 | 2 | 570.124.06 (1), 580.95.05 (1) |$' "$real/fleet/fleet.md"
+else
+  fail "real smcompat: SMCOMPAT_REAL_CLI and SMCOMPAT_FAKEDRIVER_DIR are not set (ctest sets them)"
+fi
 
 echo
 if ((failures)); then
