@@ -1,6 +1,8 @@
 // Fleet merge on a generated fleet: node reports written by the real `smcompat probe` against the
 // fake driver for several GPU mixes (then copied under hundreds of host names), scans of nvcc-built
 // fixtures, and malformed and truncated reports that must become per-node errors.
+#include "smcompat/fleet/fleet.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "probe/run_child.hpp"
-#include "smcompat/fleet/fleet.hpp"
 #include "smcompat/report/fleet_report.hpp"
 
 namespace smcompat::fleet {
@@ -23,7 +24,9 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test::run_child;
 
-std::string fixture(const std::string& name) { return std::string(SMCOMPAT_DOCTOR_FIXTURES) + "/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(SMCOMPAT_DOCTOR_FIXTURES) + "/" + name;
+}
 
 void write(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
@@ -64,14 +67,20 @@ struct Mix {
 // 80 four-GPU RTX PRO 6000 nodes without P2P, 40 GB10s, 5 nodes whose driver sees no GPU.
 const std::vector<Mix>& mixes() {
   static const std::vector<Mix> m = {
-      {"h100-a", 150, {{"SMCOMPAT_FAKE_GPUS", "H100,H100,H100,H100,H100,H100,H100,H100"},
-                       {"SMCOMPAT_FAKE_NVLINK", "2"}}},
-      {"h100-b", 30, {{"SMCOMPAT_FAKE_GPUS", "H100,H100,H100,H100,H100,H100,H100,H100"},
-                      {"SMCOMPAT_FAKE_NVLINK", "2"},
-                      {"SMCOMPAT_FAKE_DRIVER", "570.124.06"},
-                      {"SMCOMPAT_FAKE_CUDA", "12080"}}},
-      {"pro6000", 80, {{"SMCOMPAT_FAKE_GPUS", "RTX PRO 6000,RTX PRO 6000,RTX PRO 6000,RTX PRO 6000"},
-                       {"SMCOMPAT_FAKE_P2P", "0"}}},
+      {"h100-a",
+       150,
+       {{"SMCOMPAT_FAKE_GPUS", "H100,H100,H100,H100,H100,H100,H100,H100"},
+        {"SMCOMPAT_FAKE_NVLINK", "2"}}},
+      {"h100-b",
+       30,
+       {{"SMCOMPAT_FAKE_GPUS", "H100,H100,H100,H100,H100,H100,H100,H100"},
+        {"SMCOMPAT_FAKE_NVLINK", "2"},
+        {"SMCOMPAT_FAKE_DRIVER", "570.124.06"},
+        {"SMCOMPAT_FAKE_CUDA", "12080"}}},
+      {"pro6000",
+       80,
+       {{"SMCOMPAT_FAKE_GPUS", "RTX PRO 6000,RTX PRO 6000,RTX PRO 6000,RTX PRO 6000"},
+        {"SMCOMPAT_FAKE_P2P", "0"}}},
       {"spark", 40, {{"SMCOMPAT_FAKE_GPUS", "GB10"}}},
       {"broken", 5, {{"SMCOMPAT_FAKE_GPUS", ""}}},
   };
@@ -199,8 +208,9 @@ TEST_F(GeneratedFleet, UnreadableReportsAreLocatedPerNodeErrors) {
   EXPECT_NE(by_host["trunc-001"].what.find("not a JSON document"), std::string::npos);
   EXPECT_EQ(by_host["garbage-002"].offset, 0u);
   EXPECT_EQ(by_host["empty-003"].what, "empty file");
-  EXPECT_NE(by_host["bench-004"].what.find("schema \"smcompat.bench/1\" is not one fleet merge reads"),
-            std::string::npos);
+  EXPECT_NE(
+      by_host["bench-004"].what.find("schema \"smcompat.bench/1\" is not one fleet merge reads"),
+      std::string::npos);
   EXPECT_EQ(by_host["array-005"].what, "not a report: the document is not a JSON object");
   EXPECT_EQ(by_host["noschema-006"].what, "not a report: no \"schema\" field");
   EXPECT_TRUE(by_host["trunc-001"].file.ends_with("/trunc-001.json"));
@@ -260,7 +270,8 @@ TEST_F(GeneratedFleet, ImageJudgedPerNodeClass) {
     by_class[c.model + "/" + c.driver_cuda->to_string()] = {to_string(c.verdict), c.files};
   using Files = std::array<size_t, kVerdictFitCount>;  // native, compat, jit, unsupported, none
   EXPECT_EQ(by_class.size(), 4u);
-  EXPECT_EQ(by_class["H100 SXM/13.0"], std::make_pair(std::string("ptx-jit"), Files{2, 0, 1, 0, 0}));
+  EXPECT_EQ(by_class["H100 SXM/13.0"],
+            std::make_pair(std::string("ptx-jit"), Files{2, 0, 1, 0, 0}));
   EXPECT_EQ(by_class["H100 SXM/12.8"],
             std::make_pair(std::string("unsupported-ptx"), Files{2, 0, 0, 1, 0}));
   EXPECT_EQ(by_class["RTX PRO 6000 Blackwell/13.0"],
@@ -329,8 +340,8 @@ TEST_F(GeneratedFleet, Cli) {
       << r.out;
 
   // -o into a directory that does not exist: exit 2, nothing written.
-  r = run_child({SMCOMPAT_CLI, "fleet", "merge", dir_->path(), "-o", out.path() + "/no/such/f.json"},
-                {});
+  r = run_child(
+      {SMCOMPAT_CLI, "fleet", "merge", dir_->path(), "-o", out.path() + "/no/such/f.json"}, {});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no/such/f.json.tmp."), std::string::npos) << r.err;
   EXPECT_EQ(std::distance(fs::directory_iterator(out.path()), fs::directory_iterator()), 1);

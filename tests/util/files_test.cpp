@@ -1,4 +1,6 @@
 // The host name reports are tagged with, and the atomic write that -o / --textfile use.
+#include "smcompat/util/files.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -7,7 +9,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "smcompat/util/files.hpp"
 #include "smcompat/util/host.hpp"
 
 namespace smcompat {
@@ -32,7 +33,8 @@ struct ScratchDir {
   ScratchDir() { fs::create_directories(path); }
   ~ScratchDir() { fs::remove_all(path); }
   size_t entries() const {
-    return static_cast<size_t>(std::distance(fs::directory_iterator(path), fs::directory_iterator()));
+    return static_cast<size_t>(
+        std::distance(fs::directory_iterator(path), fs::directory_iterator()));
   }
 };
 

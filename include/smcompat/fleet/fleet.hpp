@@ -33,11 +33,11 @@ struct NodeGpu {
 /// What one node's reports say, reduced to what the fleet view needs.
 struct Node {
   std::string host;
-  bool host_from_file_name = false;  ///< no `hostname` in its reports: named by the file
-  std::vector<std::string> reports;  ///< the report files read for it, in order
-  std::string driver_state;          ///< probe `status` / doctor `driver.state` ("ok", ...)
-  std::string driver_detail;         ///< the probe's explanation when not ok
-  std::string driver_version;        ///< "580.95.05", or ""
+  bool host_from_file_name = false;    ///< no `hostname` in its reports: named by the file
+  std::vector<std::string> reports;    ///< the report files read for it, in order
+  std::string driver_state;            ///< probe `status` / doctor `driver.state` ("ok", ...)
+  std::string driver_detail;           ///< the probe's explanation when not ok
+  std::string driver_version;          ///< "580.95.05", or ""
   std::optional<Version> driver_cuda;  ///< the CUDA version the driver supports
   std::vector<NodeGpu> gpus;
   bool topology_known = false;  ///< a probe report with a P2P matrix was read
@@ -46,7 +46,7 @@ struct Node {
   size_t nvlink_pairs = 0;      ///< pairs with NVLink links
   bool doctor_known = false;
   std::vector<doctor::Finding> doctor_findings;  ///< severity, id and title only
-  std::vector<Error> errors;  ///< its reports that could not be read
+  std::vector<Error> errors;                     ///< its reports that could not be read
 };
 
 /// One scanned image (or environment, wheel, directory) judged for one class of nodes.
@@ -68,8 +68,8 @@ inline constexpr size_t kNamedFiles = 10;
 
 /// A scan report, judged.
 struct Image {
-  std::string name;    ///< the image reference, else the scanned path(s)
-  std::string report;  ///< the file it came from
+  std::string name;        ///< the image reference, else the scanned path(s)
+  std::string report;      ///< the file it came from
   std::string scanned_on;  ///< the host that scanned it ("" if unknown)
   size_t files_with_code = 0;
   std::vector<std::string> cuda_runtimes;  ///< "12.8" or "12" (libcudart found in it)
@@ -114,8 +114,8 @@ struct FleetReport {
   std::vector<DriverSummary> drivers;
   std::vector<Image> images;
   std::vector<FleetFinding> findings;  ///< most severe first
-  size_t reports_read = 0;    ///< files given
-  size_t reports_failed = 0;  ///< files that could not be read as a report
+  size_t reports_read = 0;             ///< files given
+  size_t reports_failed = 0;           ///< files that could not be read as a report
   size_t count(doctor::Severity s) const;
 };
 

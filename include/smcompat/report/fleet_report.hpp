@@ -14,7 +14,8 @@ namespace smcompat {
 inline constexpr const char* kFleetSchema = "smcompat.fleet/1";
 
 std::string render_fleet_text(const fleet::FleetReport& report, const Style& style);
-nlohmann::json fleet_to_json(const fleet::FleetReport& report, const std::vector<std::string>& argv);
+nlohmann::json fleet_to_json(const fleet::FleetReport& report,
+                             const std::vector<std::string>& argv);
 std::string render_fleet_markdown(const fleet::FleetReport& report);
 
 }  // namespace smcompat
