@@ -96,13 +96,10 @@ void probe_metrics(const PrometheusExport& run, std::string& out) {
              "else 0");
   Family nvlink("smcompat_gpu_nvlink_links", "Active NVLink links from the GPU to the peer GPU");
 
-  const ProbeStatus statuses[] = {ProbeStatus::kOk,
-                                  ProbeStatus::kNoDriver,
-                                  ProbeStatus::kStubLibrary,
-                                  ProbeStatus::kNoDevice,
-                                  ProbeStatus::kPermissionDenied,
-                                  ProbeStatus::kDevicesHidden,
-                                  ProbeStatus::kError};
+  const ProbeStatus statuses[] = {
+      ProbeStatus::kOk,       ProbeStatus::kNoDriver,         ProbeStatus::kStubLibrary,
+      ProbeStatus::kNoDevice, ProbeStatus::kPermissionDenied, ProbeStatus::kDevicesHidden,
+      ProbeStatus::kError};
   ProbeStatus st = run.probe ? run.probe->status : ProbeStatus::kError;
   up.add({}, st == ProbeStatus::kOk ? "1" : "0");
   for (ProbeStatus s : statuses) status.add_flag({{"status", to_string(s)}}, s == st);
@@ -137,9 +134,8 @@ void probe_metrics(const PrometheusExport& run, std::string& out) {
             add(Labels{{"gpu", std::to_string(i)}, {"peer", std::to_string(j)}}, *matrix[i][j]);
     };
     pairs(p.topology.p2p_access, [&](const Labels& l, bool v) { p2p.add_flag(l, v); });
-    pairs(p.topology.nvlink_links, [&](const Labels& l, int v) {
-      nvlink.add(l, static_cast<uint64_t>(std::max(v, 0)));
-    });
+    pairs(p.topology.nvlink_links,
+          [&](const Labels& l, int v) { nvlink.add(l, static_cast<uint64_t>(std::max(v, 0))); });
   }
   for (const Family* f : {&up, &status, &driver, &info, &memory, &masquerade, &p2p, &nvlink})
     f->print(out);
@@ -158,9 +154,8 @@ void scan_metrics(const PrometheusExport& run, std::string& out) {
                   "the worst verdict of its files with device code");
   for (const PrometheusScanSubject& s : run.scans) {
     for (const auto& j : s.judged) {
-      Labels base{{"subject", s.subject},
-                  {"gpu_name", j.target.name},
-                  {"cc", j.target.cc.to_string()}};
+      Labels base{
+          {"subject", s.subject}, {"gpu_name", j.target.name}, {"cc", j.target.cc.to_string()}};
       std::optional<Fit> worst;
       for (const PackageSummary& p : j.report.packages)
         if (p.verdict) worst = worst ? worse(*worst, *p.verdict) : *p.verdict;

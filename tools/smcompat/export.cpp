@@ -31,9 +31,8 @@ struct PrometheusArgs {
 int run_export_prometheus(const PrometheusArgs& a) {
   const char* me = "smcompat export prometheus";
   auto started = std::chrono::steady_clock::now();
-  double timestamp = std::chrono::duration<double>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
+  double timestamp =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   // A textfile in a directory that does not exist: say so before doing any work.
   if (!a.textfile.empty()) {
     std::filesystem::path dir = std::filesystem::path(a.textfile).parent_path();
