@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace smcompat {
@@ -33,6 +34,9 @@ class Family {
       }
       line += '}';
     }
+    // A series must be unique within an exposition: a repeat (a caller's duplicate input) is
+    // dropped rather than making the whole file unreadable for Prometheus.
+    if (!seen_.insert(line).second) return;
     series_.push_back(line + ' ' + value + '\n');
   }
   void add(const Labels& labels, uint64_t value) { add(labels, std::to_string(value)); }
@@ -49,6 +53,7 @@ class Family {
  private:
   std::string name_, help_;
   std::vector<std::string> series_;
+  std::set<std::string> seen_;
 };
 
 // The fit values a file, package or subject verdict takes, in rank order (verdict/fit.hpp).

@@ -193,6 +193,14 @@ TEST_F(ExportCli, NoDriverIsUpZero) {
   EXPECT_EQ(series(r.out, "smcompat_scan_verdict").size(), 5u) << r.out;
 }
 
+TEST_F(ExportCli, WhatIfOfAPresentModelIsNotRepeated) {
+  // "RTX 5090" is on the machine: asked for again with --gpu, it must not repeat its series.
+  auto r = run_child(argv({"--scan", lib_dir_, "--gpu", "RTX 5090", "--gpu", "H100"}), fake_env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(series(r.out, "smcompat_scan_verdict").size(), 10u) << r.out;
+  EXPECT_EQ(series(r.out, "smcompat_package_verdict").size(), 10u) << r.out;
+}
+
 TEST_F(ExportCli, TextfileIsWrittenAtomically) {
   std::string dir = tmp_.path() + "/textfile";
   fs::create_directories(dir);

@@ -236,6 +236,25 @@ TEST(PrometheusReport, ScannedSubjectForTwoGpuModels) {
                 pkg("torch", "2.6.0", h100_g, Fit::kNative) + kRunTail);
 }
 
+TEST(PrometheusReport, RepeatedSeriesAreWrittenOnce) {
+  PrometheusExport run = timed();
+  run.probe = ProbeReport{};
+  run.probe->status = ProbeStatus::kNoDriver;
+  auto h100 = resolve_target("H100");
+  ASSERT_TRUE(h100);
+  PrometheusScanSubject s;
+  s.subject = "/x";
+  s.judged.push_back({*h100, ScanReport{}});
+  s.judged.push_back({*h100, ScanReport{}});
+  run.scans.push_back(s);
+  std::string text = render_prometheus(run);
+  size_t n = 0;
+  for (size_t at = text.find("\nsmcompat_scan_verdict{"); at != std::string::npos;
+       at = text.find("\nsmcompat_scan_verdict{", at + 1))
+    ++n;
+  EXPECT_EQ(n, 5u) << text;
+}
+
 TEST(PrometheusReport, DoctorFindings) {
   PrometheusExport run = timed();
   run.probe = ProbeReport{};

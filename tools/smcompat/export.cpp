@@ -6,6 +6,7 @@
 // Exit codes: 0 exported, 2 usage or I/O error (nothing is written then).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -72,15 +73,23 @@ int run_export_prometheus(const PrometheusArgs& a) {
     for (const auto& e : targets.errors) fmt::print(stderr, "{}: {}\n", me, e.what);
     return kExitError;
   }
+  // resolve_targets() keeps a --gpu naming a model present on this machine as a what-if beside
+  // the observed one; both would be the same series (gpu_name, cc): the observed one stays.
+  std::vector<Target> models;
+  for (const Target& t : targets.targets) {
+    bool seen = std::any_of(models.begin(), models.end(),
+                            [&](const Target& m) { return m.name == t.name && m.cc == t.cc; });
+    if (!seen) models.push_back(t);
+  }
 
   for (const auto& path : a.scans) {
     PrometheusScanSubject subject{path, {}, 0};
     ScanOptions options;
     options.jobs = a.jobs;
-    if (targets.targets.empty()) {
+    if (models.empty()) {
       subject.errors = scan_error_count(scan_paths({path}, options));
     }
-    for (const Target& t : targets.targets) {
+    for (const Target& t : models) {
       options.target = t;
       ScanReport report = scan_paths({path}, options);
       for (const auto& e : report.errors)
