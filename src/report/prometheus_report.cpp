@@ -234,18 +234,54 @@ size_t scan_error_count(const ScanReport& report) {
   return n;
 }
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at `s[i]` (RFC 3629: no overlong forms, no surrogates,
+// nothing above U+10FFFF), or 0 if the byte there does not start one.
+size_t utf8_sequence(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+             : c >= 0xE0 && c <= 0xEF ? 3
+             : c >= 0xF0 && c <= 0xF4 ? 4
+                                      : 0;
+  if (n == 0 || s.size() - i < n) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  unsigned char c1 = byte(i + 1);
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) ||
+      (c == 0xF4 && c1 > 0x8F))
+    return 0;
+  return n;
+}
+
+}  // namespace
+
 std::string prometheus_label_value(std::string_view value) {
   std::string out;
   out.reserve(value.size());
-  for (char c : value) {
-    if (c == '\\')
+  for (size_t i = 0; i < value.size();) {
+    char c = value[i];
+    size_t n = utf8_sequence(value, i);
+    if (n == 0) {
+      // Prometheus rejects a label value that is not UTF-8 (a path in another encoding): the
+      // byte becomes U+FFFD REPLACEMENT CHARACTER.
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else if (c == '\\') {
       out += "\\\\";
-    else if (c == '"')
+      ++i;
+    } else if (c == '"') {
       out += "\\\"";
-    else if (c == '\n')
+      ++i;
+    } else if (c == '\n') {
       out += "\\n";
-    else
-      out += c;
+      ++i;
+    } else {
+      out.append(value.substr(i, n));
+      i += n;
+    }
   }
   return out;
 }

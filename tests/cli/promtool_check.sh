@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `promtool check metrics` on the real output of `smcompat export prometheus` under the fake
 # driver (tests/fakedriver): several GPUs with topology, a scanned nvcc-built library in a folder
-# whose name needs escaping, and the doctor on a venv made here with `python3 -m venv`. Passes
-# only if promtool exits 0 and prints no lint problem (it prints them and exits 1). Also runs the
-# same check on a --textfile write. Exits 77 (ctest SKIP_RETURN_CODE) when promtool is missing.
+# whose name needs escaping (and is not UTF-8, which promtool would reject unreplaced), and the
+# doctor on a venv made here with `python3 -m venv`. Passes only if promtool exits 0 and prints no
+# lint problem (it prints them and exits 1). Also runs the same check on a --textfile write.
+# Exits 77 (ctest SKIP_RETURN_CODE) when promtool is missing.
 # Usage: promtool_check.sh SMCOMPAT FAKEDRIVER_DIR FIXTURE_SO WORKDIR
 set -euo pipefail
 smcompat=$1 fakedriver=$2 fixture=$3 work=$4
@@ -18,7 +19,7 @@ if [ ! -f "$fixture" ]; then
 fi
 rm -rf "$work"
 mkdir -p "$work"
-libs="$work/libs \"q\"\\b"$'\n'"n"
+libs="$work/libs \"q\"\\b"$'\n'"n caf"$'\xe9'  # quote, backslash, newline, Latin-1
 mkdir -p "$libs"
 cp "$fixture" "$libs/"
 python3 -m venv --without-pip "$work/venv"

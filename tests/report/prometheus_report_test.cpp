@@ -48,6 +48,16 @@ TEST(PrometheusReport, LabelValuesAreEscaped) {
   EXPECT_EQ(prometheus_label_value("plain /opt/x"), "plain /opt/x");
   EXPECT_EQ(prometheus_label_value("a\\b\"c\nd"), "a\\\\b\\\"c\\nd");
   EXPECT_EQ(prometheus_label_value(""), "");
+  // UTF-8 passes; what is not UTF-8 (Latin-1 é, a lone continuation byte, an overlong '/',
+  // a surrogate, a truncated sequence) becomes U+FFFD byte by byte.
+  EXPECT_EQ(prometheus_label_value("/opt/caf\xC3\xA9/\xF0\x9F\x9A\x80"),
+            "/opt/caf\xC3\xA9/\xF0\x9F\x9A\x80");
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_EQ(prometheus_label_value("caf\xE9"), "caf" + r);
+  EXPECT_EQ(prometheus_label_value("\x80x"), r + "x");
+  EXPECT_EQ(prometheus_label_value("\xC0\xAF"), r + r);
+  EXPECT_EQ(prometheus_label_value("\xED\xA0\x80"), r + r + r);
+  EXPECT_EQ(prometheus_label_value("a\xE2\x82"), "a" + r + r);
 }
 
 TEST(PrometheusReport, NoDriver) {

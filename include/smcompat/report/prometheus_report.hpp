@@ -50,7 +50,8 @@ struct PrometheusExport {
 /// Errors of a scan: walk errors (unreadable directories, loops) plus errors inside files.
 size_t scan_error_count(const ScanReport& report);
 
-/// A label value escaped for the text format: `\` → `\\`, `"` → `\"`, newline → `\n`.
+/// A label value escaped for the text format: `\` → `\\`, `"` → `\"`, newline → `\n`; a byte
+/// that is not part of well-formed UTF-8 (Prometheus requires it) becomes U+FFFD.
 std::string prometheus_label_value(std::string_view value);
 
 /// The whole exposition: every family with HELP and TYPE lines, families without series left
