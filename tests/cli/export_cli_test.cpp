@@ -193,6 +193,29 @@ TEST_F(ExportCli, NoDriverIsUpZero) {
   EXPECT_EQ(series(r.out, "smcompat_scan_verdict").size(), 5u) << r.out;
 }
 
+TEST_F(ExportCli, VenvPackagesAndMasquerade) {
+  // CUDA is told 9.0, NVML says 12.0: flagged, and judged for what the driver loads (12.0).
+  auto env = fake_env();
+  env["SMCOMPAT_FAKE_GPUS"] = "RTX 5090";
+  env["SMCOMPAT_FAKE_MASQUERADE"] = "9.0";
+  auto r = run_child(argv({"--scan", venv_}), env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(series(r.out, "smcompat_gpu_compute_capability_masquerade"),
+            std::vector<std::string>{"smcompat_gpu_compute_capability_masquerade{gpu=\"0\"} 1"});
+  auto info = series(r.out, "smcompat_gpu_info");
+  ASSERT_EQ(info.size(), 1u);
+  EXPECT_NE(info[0].find(",cc=\"12.0\",arch=\"sm_120\","), std::string::npos) << info[0];
+  // A venv is grouped by its dist-info RECORDs: the package's name (as the scan names it, from
+  // the dist-info directory) and version are labels.
+  EXPECT_EQ(series(r.out, "smcompat_package_verdict"),
+            state_set("smcompat_package_verdict",
+                      "subject=\"" + venv_ +
+                          "\",package=\"fixture_ext\",version=\"1.0\",gpu_name=\"GeForce RTX "
+                          "5090\",cc=\"12.0\"",
+                      "no-image"))
+      << r.out;
+}
+
 TEST_F(ExportCli, WhatIfOfAPresentModelIsNotRepeated) {
   // "RTX 5090" is on the machine: asked for again with --gpu, it must not repeat its series.
   auto r = run_child(argv({"--scan", lib_dir_, "--gpu", "RTX 5090", "--gpu", "H100"}), fake_env());
