@@ -16,8 +16,8 @@ if [ "${SMCOMPAT_SKIP_ASAN:-0}" != "1" ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan
   # The libFuzzer side build is the default preset's job, the real-world corpus (gigabytes of
-  # wheels) and the Python wheel (built by pip, not by this preset) run once; here every other
-  # test runs sanitized.
+  # wheels), the Python wheel (built by pip, not by this preset) and the deployment files (label
+  # deploy: shell and YAML, no C++) run once; here every other test runs sanitized.
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --preset asan -E '^fuzz_(build|compile|run)' -LE '^(corpus|python)$' "$@"
+    ctest --preset asan -E '^fuzz_(build|compile|run)' -LE '^(corpus|python|deploy)$' "$@"
 fi

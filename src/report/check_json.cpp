@@ -46,22 +46,22 @@ json check_to_json(const ProcessCheck& c, const std::vector<std::string>& argv) 
   for (auto& f : r.findings) findings.push_back(finding_to_json(f));
   json errors = c.errors;
   for (auto& e : r.errors) errors.push_back(e);
-  return json_document(kCheckSchema, argv,
-                       {{"pid", c.pid},
-                        {"maps", c.maps},
-                        {"maps_read", c.maps_read},
-                        {"mapped_files", c.mapped_files},
-                        {"gpu", c.gpu ? target_to_json(r.targets[*c.gpu]) : json()},
-                        {"what_if", what_if},
-                        {"driver", driver},
-                        {"libraries", libraries},
-                        {"torch", torch},
-                        {"summary",
-                         {{"errors", r.count(Severity::kError)},
-                          {"warnings", r.count(Severity::kWarning)},
-                          {"info", r.count(Severity::kInfo)}}},
-                        {"findings", findings},
-                        {"errors", errors}});
+  return node_json_document(kCheckSchema, argv,
+                            {{"pid", c.pid},
+                             {"maps", c.maps},
+                             {"maps_read", c.maps_read},
+                             {"mapped_files", c.mapped_files},
+                             {"gpu", c.gpu ? target_to_json(r.targets[*c.gpu]) : json()},
+                             {"what_if", what_if},
+                             {"driver", driver},
+                             {"libraries", libraries},
+                             {"torch", torch},
+                             {"summary",
+                              {{"errors", r.count(Severity::kError)},
+                               {"warnings", r.count(Severity::kWarning)},
+                               {"info", r.count(Severity::kInfo)}}},
+                             {"findings", findings},
+                             {"errors", errors}});
 }
 
 }  // namespace smcompat

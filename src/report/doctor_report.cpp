@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
@@ -62,10 +63,18 @@ nlohmann::json finding_to_json(const Finding& f) {
 }
 
 std::string render_findings_text(const DoctorReport& r, const Style& st) {
+  return render_findings_text(r.findings, st);
+}
+
+std::string render_findings_text(const std::vector<Finding>& findings, const Style& st) {
+  auto count = [&](Severity s) {
+    return std::count_if(findings.begin(), findings.end(),
+                         [&](auto& f) { return f.severity == s; });
+  };
   std::string out = st.bold("Findings") +
-                    fmt::format(" ({} errors, {} warnings, {} info)\n", r.count(Severity::kError),
-                                r.count(Severity::kWarning), r.count(Severity::kInfo));
-  for (auto& f : r.findings) {
+                    fmt::format(" ({} errors, {} warnings, {} info)\n", count(Severity::kError),
+                                count(Severity::kWarning), count(Severity::kInfo));
+  for (auto& f : findings) {
     out += fmt::format("  {} {} {}\n", sev_tag(f.severity, st), f.title, st.dim("[" + f.id + "]"));
     for (auto& e : f.evidence) out += "            " + st.dim(e) + "\n";
     if (!f.fix.empty()) out += "            " + st.bold("fix: ") + f.fix + "\n";
@@ -265,26 +274,26 @@ nlohmann::json doctor_to_json(const DoctorReport& r, const std::vector<std::stri
   for (auto& [n, v] : r.env_vars) vars[n] = v;
   json findings = json::array();
   for (auto& f : r.findings) findings.push_back(finding_to_json(f));
-  return json_document(kDoctorSchema, argv,
-                       {{"driver", driver},
-                        {"targets", targets},
-                        {"toolkits", toolkits},
-                        {"libraries", libs},
-                        {"python_envs", envs},
-                        {"verdicts", verdicts},
-                        {"env_vars", vars},
-                        {"host",
-                         {{"cores", r.host.cores},
-                          {"mem_total_gib", r.host.mem_total_gib},
-                          {"mem_available_gib", r.host.mem_available_gib},
-                          {"cxx", r.host.cxx.empty() ? json() : json(r.host.cxx)},
-                          {"cxx_version", r.host.cxx_version}}},
-                        {"summary",
-                         {{"errors", r.count(Severity::kError)},
-                          {"warnings", r.count(Severity::kWarning)},
-                          {"info", r.count(Severity::kInfo)}}},
-                        {"findings", findings},
-                        {"usage_errors", r.errors}});
+  return node_json_document(kDoctorSchema, argv,
+                            {{"driver", driver},
+                             {"targets", targets},
+                             {"toolkits", toolkits},
+                             {"libraries", libs},
+                             {"python_envs", envs},
+                             {"verdicts", verdicts},
+                             {"env_vars", vars},
+                             {"host",
+                              {{"cores", r.host.cores},
+                               {"mem_total_gib", r.host.mem_total_gib},
+                               {"mem_available_gib", r.host.mem_available_gib},
+                               {"cxx", r.host.cxx.empty() ? json() : json(r.host.cxx)},
+                               {"cxx_version", r.host.cxx_version}}},
+                             {"summary",
+                              {{"errors", r.count(Severity::kError)},
+                               {"warnings", r.count(Severity::kWarning)},
+                               {"info", r.count(Severity::kInfo)}}},
+                             {"findings", findings},
+                             {"usage_errors", r.errors}});
 }
 
 std::string render_doctor_markdown(const DoctorReport& r) {
@@ -316,10 +325,19 @@ std::string render_doctor_markdown(const DoctorReport& r) {
                         to_string(v.fit), code);
     }
   }
-  md +=
-      fmt::format("\n## Findings ({} errors, {} warnings, {} info)\n\n", r.count(Severity::kError),
-                  r.count(Severity::kWarning), r.count(Severity::kInfo));
-  for (auto& f : r.findings) {
+  md += "\n" + render_findings_markdown(r.findings);
+  return md;
+}
+
+std::string render_findings_markdown(const std::vector<Finding>& findings) {
+  auto count = [&](Severity s) {
+    return std::count_if(findings.begin(), findings.end(),
+                         [&](auto& f) { return f.severity == s; });
+  };
+  std::string md =
+      fmt::format("## Findings ({} errors, {} warnings, {} info)\n\n", count(Severity::kError),
+                  count(Severity::kWarning), count(Severity::kInfo));
+  for (auto& f : findings) {
     md += fmt::format("### {}: {}\n\n", to_string(f.severity), f.title);
     for (auto& e : f.evidence) md += "- " + e + "\n";
     if (!f.fix.empty()) md += "\n**Fix:** " + f.fix + "\n";

@@ -228,7 +228,7 @@ std::string render_probe_text(const ProbeReport& r, const Style& st) {
 nlohmann::json probe_to_json(const ProbeReport& r, const std::vector<std::string>& argv) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : r.devices) devices.push_back(device_json(d));
-  return json_document(
+  return node_json_document(
       kProbeSchema, argv,
       {
           {"observed", true},

@@ -235,7 +235,7 @@ nlohmann::json target_to_json(const Target& t) {
 nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options,
                             const ScanRenderOptions& render) {
   using nlohmann::json;
-  json j = json_document(kScanSchema, render.argv);
+  json j = node_json_document(kScanSchema, render.argv);
   j["prediction"] = true;
   if (options.target) {
     j["target"] = target_to_json(*options.target);

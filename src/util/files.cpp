@@ -1,4 +1,4 @@
-// Bounded reads of small files and atomic replacement (include/smcompat/util/files.hpp).
+// Bounded reads of small files, atomic writes (include/smcompat/util/files.hpp).
 #include "smcompat/util/files.hpp"
 
 #include <fcntl.h>
@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 
 namespace smcompat {
@@ -25,58 +24,39 @@ std::optional<std::string> read_file_prefix(const std::string& path, size_t max)
   return s;
 }
 
-namespace {
-
-std::string system_reason(int err) { return std::strerror(err); }
-
-}  // namespace
-
-Result<void> write_file_atomically(const std::string& path, std::string_view content) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path dir = target.parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    Error e = make_error("directory " + dir.string() + " does not exist");
-    e.file = path;
-    return e;
-  }
+std::optional<Error> write_file_atomically(const std::string& path, std::string_view text) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  auto fail = [&](const std::string& what, int err, bool remove) -> Error {
-    if (remove) ::unlink(tmp.c_str());
-    Error e = make_error(what + ": " + system_reason(err));
-    e.file = path;
+  auto fail = [&](const char* step, int err) {
+    ::unlink(tmp.c_str());
+    Error e = make_error(std::string(step) + ": " + std::strerror(err));
+    e.file = step == std::string("rename") ? path : tmp;
     return e;
   };
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return fail("cannot create " + tmp, errno, false);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    Error e = make_error(std::string("cannot create: ") + std::strerror(errno));
+    e.file = tmp;
+    return e;
+  }
   size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       int err = n < 0 ? errno : EIO;
       ::close(fd);
-      return fail("writing " + tmp + " failed", err, true);
+      return fail("write", err);
     }
     done += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0) {
     int err = errno;
     ::close(fd);
-    return fail("fsync of " + tmp + " failed", err, true);
+    return fail("fsync", err);
   }
-  if (::close(fd) != 0) return fail("closing " + tmp + " failed", errno, true);
-  if (::rename(tmp.c_str(), path.c_str()) != 0)
-    return fail("cannot rename " + tmp + " to " + path, errno, true);
-  // The rename itself is durable once the directory is synced; a failure here does not undo it.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return {};
+  if (::close(fd) != 0) return fail("close", errno);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail("rename", errno);
+  return std::nullopt;
 }
 
 }  // namespace smcompat

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "smcompat/util/host.hpp"
+
 namespace smcompat {
 namespace {
 
@@ -154,6 +156,8 @@ TEST(ProbeReportJson, TwoGpusOneMasquerading) {
   json j = probe_to_json(two_gpus(), {"smcompat", "probe", "--json"});
   EXPECT_EQ(j["tool_version"], SMCOMPAT_VERSION);
   j.erase("tool_version");
+  EXPECT_EQ(j["hostname"], host_name());  // fleet merge tags the node with it
+  j.erase("hostname");
   // The second GPU: a smaller part of the same architecture, for which CUDA reports 9.0 (a
   // masquerade), with a warning.
   json second = j["devices"][0];
@@ -297,6 +301,7 @@ TEST(ProbeReportJson, TwoGpusOneMasquerading) {
 TEST(ProbeReportJson, NoDriver) {
   json j = probe_to_json(no_driver(), {});
   j.erase("tool_version");
+  j.erase("hostname");
   EXPECT_EQ(j, json::parse(R"json({
   "argv": [],
   "cuda_driver_version": null,

@@ -1,67 +1,79 @@
-// write_file_atomically() (util/files.hpp): the file is replaced whole, no temporary file is left
-// behind, and a missing directory is an error that writes nothing.
+// The host name reports are tagged with, and the atomic write that -o / --textfile use.
 #include "smcompat/util/files.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "smcompat/util/host.hpp"
 
 namespace smcompat {
 namespace {
 
 namespace fs = std::filesystem;
 
-class AtomicWrite : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "smcompat-files-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
+TEST(HostName, EnvironmentOverridesGethostname) {
+  char buf[256] = {};
+  ASSERT_EQ(gethostname(buf, sizeof buf - 1), 0);
+  ::unsetenv("SMCOMPAT_HOSTNAME");
+  EXPECT_EQ(host_name(), buf);
+  ::setenv("SMCOMPAT_HOSTNAME", "gpu-node-17", 1);
+  EXPECT_EQ(host_name(), "gpu-node-17");
+  ::setenv("SMCOMPAT_HOSTNAME", "", 1);  // empty: as if unset
+  EXPECT_EQ(host_name(), buf);
+  ::unsetenv("SMCOMPAT_HOSTNAME");
+}
+
+struct ScratchDir {
+  fs::path path = fs::temp_directory_path() / ("smcompat-files-" + std::to_string(::getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() { fs::remove_all(path); }
+  size_t entries() const {
+    return static_cast<size_t>(
+        std::distance(fs::directory_iterator(path), fs::directory_iterator()));
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir_)) out.push_back(e.path().filename());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-  fs::path dir_;
 };
 
-TEST_F(AtomicWrite, ReplacesTheFileWholeAndLeavesNoTemporary) {
-  std::string path = (dir_ / "smcompat.prom").string();
-  ASSERT_TRUE(write_file_atomically(path, "first\n"));
-  EXPECT_EQ(read_file_prefix(path, 1 << 20), "first\n");
-  std::string big(1 << 20, 'x');
-  ASSERT_TRUE(write_file_atomically(path, big));
-  EXPECT_EQ(read_file_prefix(path, 2 << 20), big);
-  EXPECT_EQ(names(), std::vector<std::string>{"smcompat.prom"});
-  // 0644 less the umask: node_exporter, usually another user, reads it.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  EXPECT_EQ(static_cast<unsigned>(fs::status(path).permissions() & fs::perms::all),
-            0644u & ~static_cast<unsigned>(mask));
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
-TEST_F(AtomicWrite, MissingDirectoryIsAnErrorAndWritesNothing) {
-  std::string path = (dir_ / "no-such-dir" / "smcompat.prom").string();
-  auto r = write_file_atomically(path, "x\n");
-  ASSERT_FALSE(r);
-  EXPECT_NE(r.error().what.find("does not exist"), std::string::npos) << r.error().what;
-  EXPECT_EQ(r.error().file, path);
-  EXPECT_TRUE(names().empty());
+TEST(WriteFileAtomically, ReplacesTheFileAndLeavesNoTemporary) {
+  ScratchDir d;
+  std::string target = (d.path / "metrics.prom").string();
+  ASSERT_FALSE(write_file_atomically(target, "first\n"));
+  EXPECT_EQ(slurp(target), "first\n");
+  std::string big(3 << 20, 'x');
+  ASSERT_FALSE(write_file_atomically(target, big));
+  EXPECT_EQ(slurp(target), big);
+  EXPECT_EQ(d.entries(), 1u);
 }
 
-TEST_F(AtomicWrite, UnwritableTargetLeavesNoTemporary) {
-  // A directory in the way: rename(2) of a file over a directory fails (EISDIR).
-  fs::create_directory(dir_ / "smcompat.prom");
-  auto r = write_file_atomically((dir_ / "smcompat.prom").string(), "x\n");
-  ASSERT_FALSE(r);
-  EXPECT_EQ(names(), std::vector<std::string>{"smcompat.prom"});
-  EXPECT_TRUE(fs::is_directory(dir_ / "smcompat.prom"));
+TEST(WriteFileAtomically, MissingDirectoryIsALocatedErrorAndWritesNothing) {
+  ScratchDir d;
+  std::string target = (d.path / "no" / "such" / "f.json").string();
+  auto err = write_file_atomically(target, "x");
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->file, target + ".tmp." + std::to_string(::getpid()));
+  EXPECT_NE(err->what.find("cannot create"), std::string::npos) << err->what;
+  EXPECT_EQ(d.entries(), 0u);
+}
+
+TEST(WriteFileAtomically, RenameOntoADirectoryFailsAndCleansUp) {
+  ScratchDir d;
+  fs::create_directories(d.path / "taken" / "inside");  // rename(2) cannot replace a non-empty dir
+  auto err = write_file_atomically((d.path / "taken").string(), "x");
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->file, (d.path / "taken").string());
+  EXPECT_EQ(err->what.rfind("rename: ", 0), 0u) << err->what;
+  EXPECT_EQ(d.entries(), 1u);  // only the directory: the temporary is gone
 }
 
 }  // namespace

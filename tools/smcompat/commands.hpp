@@ -37,6 +37,7 @@ void register_bench(CLI::App& app, Context& ctx);
 void register_index_build(CLI::App& app, Context& ctx);
 void register_advise(CLI::App& app, Context& ctx);
 void register_index_query(CLI::App& app, Context& ctx);
+void register_fleet(CLI::App& app, Context& ctx);
 void register_export(CLI::App& app, Context& ctx);
 
 /// The `index` command that `index build`, `merge`, `query` and `diff` hang under (created once).

@@ -38,8 +38,8 @@ int run_export_prometheus(const api::PrometheusRequest& request, const std::stri
     fmt::print("{}", *text);
     return kExitOk;
   }
-  if (auto written = write_file_atomically(textfile, *text); !written) {
-    fmt::print(stderr, "{}: --textfile {}: {}\n", me, textfile, written.error().what);
+  if (auto err = write_file_atomically(textfile, *text)) {
+    fmt::print(stderr, "{}: --textfile {}: {}\n", me, err->file, err->what);
     return kExitError;
   }
   return kExitOk;

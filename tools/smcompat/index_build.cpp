@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "smcompat/index/build.hpp"
+#include "smcompat/util/files.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::cli {
@@ -63,21 +64,8 @@ bool write_index(const WheelIndex& index, const std::string& path, const char* c
     fmt::print("{}", text);
     return true;
   }
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      fmt::print(stderr, "smcompat {}: {}: cannot write\n", command, tmp);
-      std::filesystem::remove(tmp);
-      return false;
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    fmt::print(stderr, "smcompat {}: {}: {}\n", command, path, ec.message());
-    std::filesystem::remove(tmp, ec);
+  if (auto err = write_file_atomically(path, text)) {
+    fmt::print(stderr, "smcompat {}: {}\n", command, err->to_string());
     return false;
   }
   return true;

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   register_index_build(app, ctx);
   register_advise(app, ctx);
   register_index_query(app, ctx);
+  register_fleet(app, ctx);
   register_export(app, ctx);
   try {
     app.parse(argc, argv);

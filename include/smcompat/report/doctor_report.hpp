@@ -24,6 +24,9 @@ std::string render_fix_script(const doctor::DoctorReport& report);
 /// The "Findings" section as the doctor prints it: a count line, then each finding with its
 /// evidence, fix and commands (errors first, as the report holds them).
 std::string render_findings_text(const doctor::DoctorReport& report, const Style& style);
+std::string render_findings_text(const std::vector<doctor::Finding>& findings, const Style& style);
+/// "## Findings (N errors, ...)" and one "### severity: title" section per finding.
+std::string render_findings_markdown(const std::vector<doctor::Finding>& findings);
 
 /// One finding: id, severity, title, evidence, fix, fix_commands, subject.
 nlohmann::json finding_to_json(const doctor::Finding& finding);

@@ -4,7 +4,10 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "smcompat/util/host.hpp"
 
 namespace smcompat {
 
@@ -15,6 +18,14 @@ inline nlohmann::json json_document(const char* schema, const std::vector<std::s
   fields["tool_version"] = SMCOMPAT_VERSION;
   fields["argv"] = argv;
   return fields;
+}
+
+/// A document about this machine (probe, doctor, scan, check): the envelope plus "hostname"
+/// (host_name(): $SMCOMPAT_HOSTNAME or gethostname()), which `fleet merge` tags the node with.
+inline nlohmann::json node_json_document(const char* schema, const std::vector<std::string>& argv,
+                                         nlohmann::json fields = nlohmann::json::object()) {
+  fields["hostname"] = host_name();
+  return json_document(schema, argv, std::move(fields));
 }
 
 }  // namespace smcompat
