@@ -38,6 +38,7 @@ void register_index_build(CLI::App& app, Context& ctx);
 void register_advise(CLI::App& app, Context& ctx);
 void register_index_query(CLI::App& app, Context& ctx);
 void register_fleet(CLI::App& app, Context& ctx);
+void register_export(CLI::App& app, Context& ctx);
 
 /// The `index` command that `index build`, `merge`, `query` and `diff` hang under (created once).
 inline CLI::App& index_command(CLI::App& app) {

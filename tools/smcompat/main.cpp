@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   register_advise(app, ctx);
   register_index_query(app, ctx);
   register_fleet(app, ctx);
+  register_export(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

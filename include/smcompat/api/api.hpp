@@ -13,6 +13,7 @@
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/doctor/process_check.hpp"
 #include "smcompat/probe/probe.hpp"
+#include "smcompat/report/prometheus_report.hpp"
 #include "smcompat/scan/scan.hpp"
 #include "smcompat/util/result.hpp"
 
@@ -87,5 +88,20 @@ Result<doctor::ProcessCheck> check(const CheckRequest& request);
 /// TorchRuntime from the JSON object the Python package sends: {version, cuda, arch_list,
 /// capability: [major, minor] | null, device, device_name}; fields missing or null are left empty.
 Result<doctor::TorchRuntime> torch_runtime_from_json(std::string_view text);
+
+/// `smcompat export prometheus [--scan PATH]... [--python PY]... [--gpu NAME]... [-j N]`.
+struct PrometheusRequest {
+  std::vector<std::string> scans, pythons, gpus;
+  ProbeOptions probe;  ///< where the probe looks (defaults: this machine)
+  unsigned jobs = 0;
+};
+/// Probes this machine, scans each path once per GPU model (each model present once, then the
+/// --gpu models not present), and runs the doctor on each environment alone with the probe's
+/// driver facts: what render_prometheus() (report/prometheus_report.hpp) prints, timed. Fails,
+/// as the CLI exits 2, on an unknown --gpu, a --scan path that does not exist or cannot be read,
+/// and a --python the doctor cannot read. A missing or unusable driver is not a failure.
+Result<PrometheusExport> collect_prometheus(const PrometheusRequest& request);
+/// The exposition text (Prometheus text format 0.0.4) of collect_prometheus().
+Result<std::string> prometheus(const PrometheusRequest& request);
 
 }  // namespace smcompat::api
