@@ -32,7 +32,9 @@ std::optional<Error> write_file_atomically(const std::string& path, std::string_
     e.file = step == std::string("rename") ? path : tmp;
     return e;
   };
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // O_EXCL: never write through a file (or a planted symlink) that is already there.
+  ::unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     Error e = make_error(std::string("cannot create: ") + std::strerror(errno));
     e.file = tmp;
@@ -56,6 +58,16 @@ std::optional<Error> write_file_atomically(const std::string& path, std::string_
   }
   if (::close(fd) != 0) return fail("close", errno);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail("rename", errno);
+  // The rename itself reaches the disk when the directory is synced (best effort: a directory
+  // that cannot be opened for reading still has the new file).
+  std::string dir =
+      path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
+  if (path.find('/') == std::string::npos) dir = ".";
+  if (dir.empty()) dir = "/";
+  if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
   return std::nullopt;
 }
 
