@@ -71,11 +71,21 @@ struct ArchiveFree {
 };
 using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
 
+// The compressions layers use (layer.md: none, gzip, zstd) and the common ones a hand-made tar
+// might, each through its library: not archive_read_support_filter_all(), which would also run
+// external programs (lrzip, lzop, grzip) on hostile input.
+void add_layer_filters(archive* a) {
+  archive_read_support_filter_gzip(a);
+  archive_read_support_filter_zstd(a);
+  archive_read_support_filter_xz(a);
+  archive_read_support_filter_bzip2(a);
+}
+
 ArchivePtr new_tar_reader() {
   ArchivePtr a(archive_read_new());
   if (!a) return a;
   archive_read_support_format_tar(a.get());
-  archive_read_support_filter_all(a.get());
+  add_layer_filters(a.get());
   return a;
 }
 
@@ -181,6 +191,10 @@ class TarStore : public BlobStore {
     return std::nullopt;
   }
   const std::optional<Error>& truncated() const { return truncated_; }
+  bool has_blobs() const {
+    auto it = sizes_.lower_bound("blobs/");
+    return it != sizes_.end() && starts_with(it->first, "blobs/");
+  }
 
   std::string where(const std::string& name) const override { return path_ + "!" + name; }
   bool exists(const std::string& name) const override { return sizes_.count(name) > 0; }
@@ -222,7 +236,7 @@ class TarStore : public BlobStore {
     ArchivePtr a(archive_read_new());
     if (!a) return a;
     archive_read_support_format_tar(a.get());
-    archive_read_support_filter_all(a.get());  // an image tar may itself be compressed
+    add_layer_filters(a.get());  // an image tar may itself be compressed
     if (archive_read_open_memory(a.get(), bytes_.data(), bytes_.size()) != ARCHIVE_OK)
       return nullptr;
     return a;
@@ -287,8 +301,9 @@ std::optional<std::string> blob_name(const std::string& digest) {
   if (colon == std::string::npos || colon == 0 || colon + 1 == digest.size()) return std::nullopt;
   std::string alg = digest.substr(0, colon), hex = digest.substr(colon + 1);
   for (char c : alg)
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-          c == '+' || c == '.' || c == '_' || c == '-'))
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '.' || c == '_' ||
+          c == '-'))
       return std::nullopt;
   for (char c : hex)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '=' || c == '_' || c == '-'))
@@ -615,9 +630,10 @@ struct Reader {
       if (!add.link.empty()) {
         auto it = tree.find(add.link);
         if (it == tree.end() || it->second.kind != Kind::kFile) {
-          warn(fmt::format("hard link '{}' -> '{}': no regular file of that name in this or an "
-                           "earlier layer; ignored",
-                           add.path, add.link));
+          warn(
+              fmt::format("hard link '{}' -> '{}': no regular file of that name in this or an "
+                          "earlier layer; ignored",
+                          add.path, add.link));
           continue;
         }
         add.node = it->second;
@@ -641,13 +657,13 @@ struct Reader {
     for (const auto& [path, node] : tree) {
       if (node.kind != Kind::kFile) continue;
       ++files;
-      if (visitor.want(image_index, path, node.size))
-        needs[node.layer][node.entry].push_back(path);
+      if (visitor.want(image_index, path, node.size)) needs[node.layer][node.entry].push_back(path);
     }
     result.images[image_index].files_in_image = files;
     for (auto& [li, entries] : needs) {
       const std::string& blob = plan.blobs[li];
-      auto fail_all = [&](const Error& err, const std::map<size_t, std::vector<std::string>>& left) {
+      auto fail_all = [&](const Error& err,
+                          const std::map<size_t, std::vector<std::string>>& left) {
         for (const auto& [entry, members] : left)
           for (const auto& m : members) visitor.file_error(image_index, m, err);
       };
@@ -671,9 +687,10 @@ struct Reader {
         entries.erase(it);
         uint64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
         if (declared > opt.max_file_bytes) {
-          Error err = make_error(fmt::format("{} bytes, above the {}-byte limit for one file of "
-                                             "an image; not read",
-                                             declared, opt.max_file_bytes));
+          Error err =
+              make_error(fmt::format("{} bytes, above the {}-byte limit for one file of "
+                                     "an image; not read",
+                                     declared, opt.max_file_bytes));
           for (const auto& m : members) visitor.file_error(image_index, m, err);
           continue;
         }
@@ -754,6 +771,10 @@ std::optional<ImageArchiveFormat> sniff_image_tar(ByteView bytes) {
   if (store.index()) return std::nullopt;
   if (store.exists("index.json")) return ImageArchiveFormat::kOciArchive;
   if (store.exists("manifest.json")) return ImageArchiveFormat::kDockerArchive;
+  // A cut-off OCI tar (index.json is often written last): an image with a located error, not a
+  // plain file.
+  if (store.exists("oci-layout") || (store.truncated() && store.has_blobs()))
+    return ImageArchiveFormat::kOciArchive;
   return std::nullopt;
 }
 
@@ -780,10 +801,9 @@ ImageReadResult read_image_tar(ByteView bytes, const std::string& path, ImageFil
     return result;
   }
   if (store.truncated()) result.errors.push_back(*store.truncated());
-  ImageArchiveFormat format = store.exists("index.json") ? ImageArchiveFormat::kOciArchive
-                              : store.exists("manifest.json")
-                                  ? ImageArchiveFormat::kDockerArchive
-                                  : ImageArchiveFormat::kOciArchive;
+  ImageArchiveFormat format = store.exists("index.json")      ? ImageArchiveFormat::kOciArchive
+                              : store.exists("manifest.json") ? ImageArchiveFormat::kDockerArchive
+                                                              : ImageArchiveFormat::kOciArchive;
   read_with(store, format, path, visitor, options, result);
   return result;
 }

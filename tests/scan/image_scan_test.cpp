@@ -33,8 +33,9 @@ class ImageScanTest : public ::testing::Test {
       GTEST_SKIP() << "nvcc fixtures not built (tests/scan/CMakeLists.txt needs nvcc)";
     keep_ = ti::read_file(kFixtures / "libkeep.so");
     gone_ = ti::read_file(kFixtures / "libgone.so");
-    dir_ = fs::temp_directory_path() / ("smcompat_image_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("smcompat_image_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   void TearDown() override {
@@ -45,40 +46,38 @@ class ImageScanTest : public ::testing::Test {
   // layer 2 makes opaque, and an entry that climbs above the root.
   ti::Layer layer1() const {
     const std::string site = "usr/lib/python3/site-packages/";
-    return {ti::tar({ti::dir("opt/"),
-                     ti::dir("opt/app/lib/"),
-                     ti::file("./opt/app/lib/libkeep.so", keep_),
-                     ti::file("opt/app/lib/libgone.so", gone_),
-                     ti::file("opt/app/lib/libcudart.so.12.8.90", "not really a runtime"),
-                     ti::symlink("opt/app/lib/libcudart.so.12", "libcudart.so.12.8.90"),
-                     ti::file("opt/old/libold.so", gone_),
-                     ti::file("opt/old/sub/libolder.so", gone_),
-                     ti::file("/" + site + "demo/libdemo.so", keep_),
-                     ti::file(site + "demo/__init__.py", "print('hi')\n"),
-                     ti::file(site + "demo-1.0.dist-info/METADATA", "Name: demo\nVersion: 1.0\n\n"),
-                     ti::file(site + "demo-1.0.dist-info/RECORD",
-                              "demo/libdemo.so,,\ndemo/__init__.py,,\n"
-                              "demo-1.0.dist-info/METADATA,,\ndemo-1.0.dist-info/RECORD,,\n"),
-                     ti::file(site + "nvidia/cuda_runtime/lib/libcudart.so.12", "runtime"),
-                     ti::file(site + "nvidia_cuda_runtime_cu12-12.8.57.dist-info/METADATA",
-                              "Name: nvidia-cuda-runtime-cu12\nVersion: 12.8.57\n\n"),
-                     ti::file(site + "nvidia_cuda_runtime_cu12-12.8.57.dist-info/RECORD",
-                              "nvidia/cuda_runtime/lib/libcudart.so.12,,\n"),
-                     ti::file("../escape.so", keep_)},
-                    /*gzip=*/true),
-            true};
+    return {
+        ti::tar(
+            {ti::dir("opt/"), ti::dir("opt/app/lib/"), ti::file("./opt/app/lib/libkeep.so", keep_),
+             ti::file("opt/app/lib/libgone.so", gone_),
+             ti::file("opt/app/lib/libcudart.so.12.8.90", "not really a runtime"),
+             ti::symlink("opt/app/lib/libcudart.so.12", "libcudart.so.12.8.90"),
+             ti::file("opt/old/libold.so", gone_), ti::file("opt/old/sub/libolder.so", gone_),
+             ti::file("/" + site + "demo/libdemo.so", keep_),
+             ti::file(site + "demo/__init__.py", "print('hi')\n"),
+             ti::file(site + "demo-1.0.dist-info/METADATA", "Name: demo\nVersion: 1.0\n\n"),
+             ti::file(site + "demo-1.0.dist-info/RECORD",
+                      "demo/libdemo.so,,\ndemo/__init__.py,,\n"
+                      "demo-1.0.dist-info/METADATA,,\ndemo-1.0.dist-info/RECORD,,\n"),
+             ti::file(site + "nvidia/cuda_runtime/lib/libcudart.so.12", "runtime"),
+             ti::file(site + "nvidia_cuda_runtime_cu12-12.8.57.dist-info/METADATA",
+                      "Name: nvidia-cuda-runtime-cu12\nVersion: 12.8.57\n\n"),
+             ti::file(site + "nvidia_cuda_runtime_cu12-12.8.57.dist-info/RECORD",
+                      "nvidia/cuda_runtime/lib/libcudart.so.12,,\n"),
+             ti::file("../escape.so", keep_)},
+            /*gzip=*/true),
+        true};
   }
   // Layer 2: deletes libgone.so, makes opt/old opaque, adds files, a hard link to a file of
   // layer 1, a symlink escaping the root.
   ti::Layer layer2() const {
-    return {ti::tar({ti::file("opt/app/lib/.wh.libgone.so", ""),
-                     ti::file("opt/old/.wh..wh..opq", ""),
-                     ti::file("opt/old/libfresh.so", keep_),
-                     ti::file("opt/app/new/libnew.so", gone_),
-                     ti::hardlink("opt/app/lib/libkeep_link.so", "opt/app/lib/libkeep.so"),
-                     ti::symlink("opt/app/lib/evil.so", "../../../../../etc/passwd"),
-                     ti::file("opt/app/notes.txt", "text")}),
-            false};
+    return {
+        ti::tar({ti::file("opt/app/lib/.wh.libgone.so", ""), ti::file("opt/old/.wh..wh..opq", ""),
+                 ti::file("opt/old/libfresh.so", keep_), ti::file("opt/app/new/libnew.so", gone_),
+                 ti::hardlink("opt/app/lib/libkeep_link.so", "opt/app/lib/libkeep.so"),
+                 ti::symlink("opt/app/lib/evil.so", "../../../../../etc/passwd"),
+                 ti::file("opt/app/notes.txt", "text")}),
+        false};
   }
   std::vector<ti::Layer> layers() const { return {layer1(), layer2()}; }
 
@@ -218,9 +217,11 @@ TEST_F(ImageScanTest, VerdictsForATarget) {
     ASSERT_TRUE(f.verdict.has_value());
     // sm_90 SASS + compute_90 PTX: JIT on sm_120; sm_80 SASS only: no image.
     if (f.inventory.images.size() == 3)
-      EXPECT_EQ(f.verdict->verdict, Fit::kPtxJit) << f.inventory.member << ": " << f.verdict->summary;
+      EXPECT_EQ(f.verdict->verdict, Fit::kPtxJit)
+          << f.inventory.member << ": " << f.verdict->summary;
     else
-      EXPECT_EQ(f.verdict->verdict, Fit::kNoImage) << f.inventory.member << ": " << f.verdict->summary;
+      EXPECT_EQ(f.verdict->verdict, Fit::kNoImage)
+          << f.inventory.member << ": " << f.verdict->summary;
   }
 }
 
@@ -347,8 +348,7 @@ TEST_F(ImageScanTest, SeveralImagesInOneIndexAreEachScanned) {
   EXPECT_EQ(r.images[1].reference, "b:1");
   auto got = files_of(r);
   EXPECT_EQ(got.size(), 2u);
-  EXPECT_EQ(got["a/liba.so"].second,
-            (std::vector<std::string>{"sm_90", "sm_90", "compute_90"}));
+  EXPECT_EQ(got["a/liba.so"].second, (std::vector<std::string>{"sm_90", "sm_90", "compute_90"}));
   EXPECT_EQ(got["b/libb.so"].second, (std::vector<std::string>{"sm_80", "sm_80"}));
 }
 

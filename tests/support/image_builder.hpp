@@ -78,7 +78,8 @@ inline std::string tar(const std::vector<Entry>& entries, bool gzip = false) {
         break;
     }
     archive_write_header(a, ae);
-    if (e.type == Entry::kFile && !e.data.empty()) archive_write_data(a, e.data.data(), e.data.size());
+    if (e.type == Entry::kFile && !e.data.empty())
+      archive_write_data(a, e.data.data(), e.data.size());
     archive_entry_free(ae);
   }
   archive_write_close(a);
@@ -133,14 +134,13 @@ inline Files oci_layout(const std::vector<Layer>& layers, const std::string& ref
                         {"size", config_text.size()}};
   std::string manifest_text = manifest.dump();
   files.push_back({"blobs/sha256/" + sha256_hex(manifest_text), manifest_text});
-  nlohmann::json index{
-      {"schemaVersion", 2},
-      {"mediaType", "application/vnd.oci.image.index.v1+json"},
-      {"manifests",
-       {{{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
-         {"digest", "sha256:" + sha256_hex(manifest_text)},
-         {"size", manifest_text.size()},
-         {"annotations", {{"org.opencontainers.image.ref.name", ref_name}}}}}}};
+  nlohmann::json index{{"schemaVersion", 2},
+                       {"mediaType", "application/vnd.oci.image.index.v1+json"},
+                       {"manifests",
+                        {{{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                          {"digest", "sha256:" + sha256_hex(manifest_text)},
+                          {"size", manifest_text.size()},
+                          {"annotations", {{"org.opencontainers.image.ref.name", ref_name}}}}}}};
   files.push_back({"oci-layout", R"({"imageLayoutVersion":"1.0.0"})"});
   files.push_back({"index.json", index.dump()});
   return files;
@@ -176,7 +176,8 @@ inline std::string archive_of(const Files& files) {
 
 inline void write_file(const std::filesystem::path& p, const std::string& bytes) {
   std::filesystem::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(p, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 /// The files as a layout directory.

@@ -39,7 +39,7 @@ struct ContainerImage {
   std::string platform;                  ///< "linux/amd64" (from the index or the config)
   std::optional<std::string> manifest_digest;
   std::vector<ImageLayer> layers;
-  size_t files_in_image = 0;  ///< regular files (hard links included) after flattening
+  size_t files_in_image = 0;       ///< regular files (hard links included) after flattening
   std::vector<std::string> notes;  ///< e.g. which platform of a multi-platform index was chosen
 };
 
