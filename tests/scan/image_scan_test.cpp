@@ -5,6 +5,7 @@
 // ignored; broken images give located errors while the rest is still scanned.
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zip.h>
 
 #include <filesystem>
 #include <map>
@@ -68,13 +69,14 @@ class ImageScanTest : public ::testing::Test {
             /*gzip=*/true),
         true};
   }
-  // Layer 2: deletes libgone.so, makes opt/old opaque, adds files, a hard link to a file of
-  // layer 1, a symlink escaping the root.
+  // Layer 2: deletes libgone.so, makes opt/old opaque, adds files, hard links to a file of
+  // layer 1 and to one of its own, a symlink escaping the root.
   ti::Layer layer2() const {
     return {
         ti::tar({ti::file("opt/app/lib/.wh.libgone.so", ""), ti::file("opt/old/.wh..wh..opq", ""),
                  ti::file("opt/old/libfresh.so", keep_), ti::file("opt/app/new/libnew.so", gone_),
                  ti::hardlink("opt/app/lib/libkeep_link.so", "opt/app/lib/libkeep.so"),
+                 ti::hardlink("opt/old/libfresh_link.so", "opt/old/libfresh.so"),
                  ti::symlink("opt/app/lib/evil.so", "../../../../../etc/passwd"),
                  ti::file("opt/app/notes.txt", "text")}),
         false};
@@ -112,6 +114,7 @@ class ImageScanTest : public ::testing::Test {
         {"opt/app/lib/libkeep_link.so", {"opt", keep}},
         {"opt/app/new/libnew.so", {"opt", gone}},
         {"opt/old/libfresh.so", {"opt", keep}},
+        {"opt/old/libfresh_link.so", {"opt", keep}},
         {"usr/lib/python3/site-packages/demo/libdemo.so", {"demo", keep}},
     };
     EXPECT_EQ(files_of(r), expected);
@@ -150,11 +153,11 @@ class ImageScanTest : public ::testing::Test {
     ASSERT_EQ(im.layers.size(), 2u);
     EXPECT_EQ(im.layers[0].entries, 16u);
     EXPECT_EQ(im.layers[0].whiteouts, 0u);
-    EXPECT_EQ(im.layers[1].entries, 7u);
+    EXPECT_EQ(im.layers[1].entries, 8u);
     EXPECT_EQ(im.layers[1].whiteouts, 2u);
     // Regular files left: libkeep, libkeep_link, libcudart.so.12.8.90, libdemo, __init__,
-    // 2 x (METADATA, RECORD), nvidia libcudart, libfresh, libnew, notes.txt.
-    EXPECT_EQ(im.files_in_image, 13u);
+    // 2 x (METADATA, RECORD), nvidia libcudart, libfresh, libfresh_link, libnew, notes.txt.
+    EXPECT_EQ(im.files_in_image, 14u);
 
     // The `..` entry: a located warning, nothing else.
     bool escape_warned = false;
@@ -372,7 +375,7 @@ TEST_F(ImageScanTest, JsonCarriesImagesAndCudaRuntimes) {
   EXPECT_EQ(j["images"][0]["format"], "oci-archive");
   EXPECT_EQ(j["images"][0]["reference"], "demo:1");
   EXPECT_EQ(j["images"][0]["layers"][1]["whiteouts"], 2);
-  EXPECT_EQ(j["images"][0]["files_in_image"], 13);
+  EXPECT_EQ(j["images"][0]["files_in_image"], 14);
   ASSERT_EQ(j["cuda_runtimes"].size(), 2u);
   EXPECT_EQ(j["cuda_runtimes"][0]["version"], "12.8.90");
   EXPECT_EQ(j["files"][0]["path"], path);
@@ -380,6 +383,51 @@ TEST_F(ImageScanTest, JsonCarriesImagesAndCudaRuntimes) {
   std::string text = render_scan_text(r, opt, {}, Style::plain());
   EXPECT_NE(text.find("Image demo:1 (oci-archive)"), std::string::npos) << text;
   EXPECT_LT(text.find("Image demo:1"), text.find("package"));
+}
+
+// CUDA runtimes outside images: a directory (the symlink counts once, the version from the name
+// or the owning nvidia-cuda-runtime distribution) and wheels (version from the wheel's name).
+TEST(CudaRuntimes, DirectoriesAndWheels) {
+  fs::path dir = fs::temp_directory_path() / ("smcompat_cudart_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ti::write_file(dir / "app/lib/libcudart.so.12.8.90", "x");
+  fs::create_symlink("libcudart.so.12.8.90", dir / "app/lib/libcudart.so.12");
+  fs::path site = dir / "site-packages";
+  ti::write_file(site / "nvidia/cuda_runtime/lib/libcudart.so.12", "x");
+  ti::write_file(site / "nvidia_cuda_runtime_cu12-12.8.57.dist-info/METADATA",
+                 "Name: nvidia-cuda-runtime-cu12\nVersion: 12.8.57\n\n");
+  ti::write_file(site / "nvidia_cuda_runtime_cu12-12.8.57.dist-info/RECORD",
+                 "nvidia/cuda_runtime/lib/libcudart.so.12,,\n");
+  auto make_wheel = [&](const fs::path& p, const char* member) {
+    int err = 0;
+    zip_t* z = zip_open(p.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+    ASSERT_NE(z, nullptr);
+    zip_source_t* src = zip_source_buffer(z, "x", 1, 0);
+    ASSERT_GE(zip_file_add(z, member, src, ZIP_FL_OVERWRITE), 0);
+    ASSERT_EQ(zip_close(z), 0);
+  };
+  fs::path rt = dir / "wheels/nvidia_cuda_runtime_cu12-12.4.127-py3-none-manylinux2014_x86_64.whl";
+  fs::path torch = dir / "wheels/torch-2.7.0-cp312-cp312-manylinux_2_28_x86_64.whl";
+  fs::create_directories(rt.parent_path());
+  make_wheel(rt, "nvidia/cuda_runtime/lib/libcudart.so.12");
+  make_wheel(torch, "torch/lib/libcudart-9335f6a2.so.12");
+  ScanOptions opt;
+  opt.jobs = 1;
+  ScanReport r = scan_paths({dir.string()}, opt);
+  fs::remove_all(dir);
+  ASSERT_EQ(r.cuda_runtimes.size(), 4u);
+  std::map<std::string, CudaRuntimeLibrary> by;
+  for (const auto& c : r.cuda_runtimes)
+    by[fs::path(c.path).filename().string() + (c.member.empty() ? "" : "!" + c.member)] = c;
+  EXPECT_EQ(by["libcudart.so.12.8.90"].version, "12.8.90");
+  EXPECT_EQ(by["libcudart.so.12.8.90"].member, "");
+  EXPECT_EQ(by["libcudart.so.12"].version, "12.8.57");
+  EXPECT_EQ(by["libcudart.so.12"].major, 12);
+  EXPECT_EQ(by[rt.filename().string() + "!nvidia/cuda_runtime/lib/libcudart.so.12"].version,
+            "12.4.127");
+  auto t = by[torch.filename().string() + "!torch/lib/libcudart-9335f6a2.so.12"];
+  EXPECT_EQ(t.major, 12);
+  EXPECT_FALSE(t.version.has_value());
 }
 
 // Unit checks that need no fixture.
