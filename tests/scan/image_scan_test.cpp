@@ -212,6 +212,25 @@ TEST_F(ImageScanTest, DockerSaveTarball) {
   EXPECT_EQ(r.images[0].layers[0].digest, "sha256:" + ti::sha256_hex(layer1().bytes));
 }
 
+TEST_F(ImageScanTest, ZstdLayer) {
+  ti::Layer l{
+      ti::tar({ti::file("opt/lib/libkeep.so", keep_), ti::file("opt/lib/libgone.so", gone_)},
+              /*gzip=*/false, /*zstd=*/true),
+      false, true};
+  ti::Layer wh{ti::tar({ti::file("opt/lib/.wh.libgone.so", "")}, false, true), false, true};
+  ASSERT_EQ(l.bytes.substr(0, 4), std::string("\x28\xb5\x2f\xfd", 4));  // zstd frame magic
+  auto path = (dir_ / "zstd.tar").string();
+  ti::write_file(path, ti::archive_of(ti::oci_layout({l, wh})));
+  ScanReport r = scan(path);
+  EXPECT_TRUE(r.errors.empty()) << r.errors.front().to_string();
+  auto files = files_of(r);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files.begin()->first, "opt/lib/libkeep.so");
+  EXPECT_EQ(files.begin()->second.second,
+            (std::vector<std::string>{"sm_90", "sm_90", "compute_90"}));
+  EXPECT_EQ(r.images[0].layers[0].media_type, "application/vnd.oci.image.layer.v1.tar+zstd");
+}
+
 TEST_F(ImageScanTest, VerdictsForATarget) {
   auto path = (dir_ / "image.tar").string();
   ti::write_file(path, ti::archive_of(ti::oci_layout(layers())));

@@ -40,8 +40,8 @@ inline la_ssize_t append_to_string(archive*, void* client, const void* buf, size
   return static_cast<la_ssize_t>(n);
 }
 
-/// A tar (pax) of `entries`, gzip-compressed when asked.
-inline std::string tar(const std::vector<Entry>& entries, bool gzip = false) {
+/// A tar (pax) of `entries`, gzip- or zstd-compressed when asked.
+inline std::string tar(const std::vector<Entry>& entries, bool gzip = false, bool zstd = false) {
   std::string out;
   archive* a = archive_write_new();
   archive_write_set_format_pax_restricted(a);
@@ -49,6 +49,7 @@ inline std::string tar(const std::vector<Entry>& entries, bool gzip = false) {
     archive_write_add_filter_gzip(a);
     archive_write_set_filter_option(a, "gzip", "timestamp", nullptr);  // same bytes every time
   }
+  if (zstd) archive_write_add_filter_zstd(a);
   archive_write_set_bytes_in_last_block(a, 1);
   archive_write_open(a, &out, nullptr, append_to_string, nullptr);
   for (const auto& e : entries) {
@@ -103,6 +104,7 @@ inline std::string sha256_hex(const std::string& data) {
 struct Layer {
   std::string bytes;
   bool gzip = false;
+  bool zstd = false;
 };
 
 /// The files of an image archive: name -> bytes (an OCI layout or a docker save).
@@ -122,8 +124,9 @@ inline Files oci_layout(const std::vector<Layer>& layers, const std::string& ref
     std::string hex = sha256_hex(l.bytes);
     files.push_back({"blobs/sha256/" + hex, l.bytes});
     manifest["layers"].push_back(
-        {{"mediaType", l.gzip ? "application/vnd.oci.image.layer.v1.tar+gzip"
-                              : "application/vnd.oci.image.layer.v1.tar"},
+        {{"mediaType", l.gzip   ? "application/vnd.oci.image.layer.v1.tar+gzip"
+                       : l.zstd ? "application/vnd.oci.image.layer.v1.tar+zstd"
+                                : "application/vnd.oci.image.layer.v1.tar"},
          {"digest", "sha256:" + hex},
          {"size", l.bytes.size()}});
   }
