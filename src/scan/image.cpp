@@ -211,9 +211,15 @@ class TarStore : public BlobStore {
           .in_file(where(name));
     SMCOMPAT_TRY(auto a, seek(name));
     std::string out(size_of(name), '\0');
-    la_ssize_t got = archive_read_data(a.get(), out.data(), out.size());
-    if (got < 0 || static_cast<uint64_t>(got) != out.size())
-      return make_error(fmt::format("image tar: short read ({})", archive_message(a.get())))
+    uint64_t got = 0;
+    while (got < out.size()) {
+      la_ssize_t n = archive_read_data(a.get(), out.data() + got, out.size() - got);
+      if (n <= 0) break;
+      got += static_cast<uint64_t>(n);
+    }
+    if (got != out.size())
+      return make_error(fmt::format("image tar: {} of {} bytes read ({})", got, out.size(),
+                                    archive_message(a.get())))
           .in_file(where(name));
     return out;
   }
@@ -694,15 +700,20 @@ struct Reader {
           for (const auto& m : members) visitor.file_error(image_index, m, err);
           continue;
         }
-        data.resize(declared);
+        // Grown in chunks so memory follows the bytes that really arrive, not the declared size
+        // (a truncated layer may declare gigabytes), as for zip members (binary/inventory.cpp).
+        data.clear();
         uint64_t got = 0;
         bool failed = false;
         while (got < declared) {
-          la_ssize_t n = archive_read_data(a, data.data() + got, declared - got);
+          uint64_t chunk = std::min<uint64_t>(declared - got, 16 << 20);
+          data.resize(got + chunk);
+          la_ssize_t n = archive_read_data(a, data.data() + got, chunk);
           if (n < 0) failed = true;
           if (n <= 0) break;
           got += static_cast<uint64_t>(n);
         }
+        data.resize(got);
         if (failed || got != declared) {
           Error err = make_error(fmt::format("layer {}: {} bytes of {} read: {}", li + 1, got,
                                              declared, archive_message(a)),
