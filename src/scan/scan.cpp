@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <zip.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <set>
 #include <unordered_map>
 
@@ -225,11 +227,20 @@ std::vector<std::string> dist_info_dirs(const std::string& dir, std::error_code*
 }
 
 InstalledDistribution read_installed_distribution(const std::string& dist_info_dir) {
+  const fs::path dir(dist_info_dir);
+  return parse_installed_distribution(dist_info_dir,
+                                      read_file_prefix((dir / "METADATA").string(), 1 << 20),
+                                      read_file_prefix((dir / "RECORD").string(), 64 << 20));
+}
+
+InstalledDistribution parse_installed_distribution(const std::string& dist_info_dir,
+                                                   const std::optional<std::string>& metadata,
+                                                   const std::optional<std::string>& record) {
   InstalledDistribution d;
   d.dist_info = dist_info_dir;
   const fs::path dir(dist_info_dir);
-  if (auto meta = read_file_prefix((dir / "METADATA").string(), 1 << 20)) {
-    for (auto line : split(*meta, '\n')) {
+  if (metadata) {
+    for (auto line : split(*metadata, '\n')) {
       line = trim(line);
       if (line.empty()) break;  // headers end at the first blank line
       if (starts_with(line, "Name:")) d.name = std::string(trim(line.substr(5)));
@@ -244,10 +255,10 @@ InstalledDistribution read_installed_distribution(const std::string& dist_info_d
     if (d.version.empty()) d.version = version;
   }
   auto site = dir.parent_path();
-  if (auto rec = read_file_prefix((dir / "RECORD").string(), 64 << 20)) {
+  if (record) {
     d.has_record = true;
     std::set<std::string> seen;
-    for (auto line : split(*rec, '\n')) {
+    for (auto line : split(*record, '\n')) {
       auto rel = dist_record_path(trim(line));
       if (rel.empty()) continue;
       auto abs = fs::path(rel).is_absolute() ? fs::path(rel) : (site / rel).lexically_normal();
@@ -260,10 +271,228 @@ InstalledDistribution read_installed_distribution(const std::string& dist_info_d
   return d;
 }
 
+std::optional<CudartName> parse_cudart_file_name(std::string_view name) {
+  // libcudart.so.12, libcudart.so.12.8.90; auditwheel renames bundled copies with a hash of their
+  // contents: libcudart-1a2b3c4d.so.12 (manylinux), libcudart.1a2b3c4d.so.12 (older releases).
+  static const std::regex kName(
+      R"(libcudart(?:[-.][0-9a-fA-F]{6,})?\.so\.([0-9]{1,4})((?:\.[0-9]{1,6}){1,2})?)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_match(name.begin(), name.end(), m, kName)) return std::nullopt;
+  CudartName out;
+  out.major = std::stoi(m[1].str());
+  if (m[2].matched) out.version = m[1].str() + m[2].str();
+  return out;
+}
+
+namespace {
+
+// "nvidia-cuda-runtime-cu12", "nvidia_cuda_runtime_cu12", "nvidia-cuda-runtime": the wheels
+// that carry libcudart; their version is the runtime's.
+bool is_cuda_runtime_distribution(std::string name) {
+  for (auto& c : name) c = (c == '_' || c == '.') ? '-' : static_cast<char>(std::tolower(c));
+  return name == "nvidia-cuda-runtime" ||
+         std::regex_match(name, std::regex("nvidia-cuda-runtime-cu[0-9]+"));
+}
+
+void add_cuda_runtime(ScanReport& report, std::string path, std::string member,
+                      std::string_view file_name, const std::string& dist,
+                      const std::string& dist_version) {
+  auto n = parse_cudart_file_name(file_name);
+  if (!n) return;
+  CudaRuntimeLibrary lib{std::move(path), std::move(member), n->major, n->version};
+  if (!lib.version && !dist_version.empty() && is_cuda_runtime_distribution(dist))
+    lib.version = dist_version;
+  report.cuda_runtimes.push_back(std::move(lib));
+}
+
+std::string base_name(const std::string& p) {
+  auto slash = p.rfind('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+// Member names of a wheel or zip (for the CUDA runtimes it carries); empty if unreadable.
+std::vector<std::string> zip_names(const std::string& path) {
+  std::vector<std::string> out;
+  int err = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_RDONLY, &err);
+  if (!z) return out;
+  zip_int64_t n = zip_get_num_entries(z, 0);
+  for (zip_int64_t i = 0; i < n; ++i)
+    if (const char* name = zip_get_name(z, i, 0)) out.emplace_back(name);
+  zip_discard(z);
+  return out;
+}
+
+// One file (or member) on its way into the report, with the package it belongs to.
+struct Grouped {
+  FileInventory inventory;
+  std::string package, version, kind;
+};
+
+class ReportBuilder {
+ public:
+  ReportBuilder(ScanReport& report, const ScanOptions& options)
+      : report_(report), options_(options) {}
+  void add(Grouped&& g) {
+    ScannedFile sf;
+    if (options_.target) sf.verdict = judge_file(g.inventory, *options_.target);
+    sf.package = g.package;
+    sf.inventory = std::move(g.inventory);
+    auto [it, inserted] = package_index_.try_emplace(g.package, report_.packages.size());
+    if (inserted)
+      report_.packages.push_back(
+          PackageSummary{g.package, g.version, g.kind, {}, {}, {}, {}, 0, 0, {}, false, 0});
+    report_.packages[it->second].files.push_back(report_.files.size());
+    report_.files.push_back(std::move(sf));
+  }
+
+ private:
+  ScanReport& report_;
+  const ScanOptions& options_;
+  std::map<std::string, size_t> package_index_;
+};
+
+// The files of container images: dist-info texts kept, other wanted files inventoried as they
+// arrive (one file's bytes at a time).
+class ImageCollector : public ImageFileVisitor {
+ public:
+  struct PerImage {
+    std::map<std::string, std::optional<std::string>> metadata, record;  // by .dist-info dir
+    std::vector<std::pair<std::string, std::vector<FileInventory>>> files;
+    std::vector<std::string> cudart;
+    uint64_t bytes = 0;
+    size_t seen = 0, skipped = 0;
+  };
+  ImageCollector(std::string path, InspectOptions inspect)
+      : path_(std::move(path)), inspect_(std::move(inspect)) {}
+
+  bool want(size_t image, const std::string& member, uint64_t) override {
+    PerImage& im = at(image);
+    std::string base = base_name(member);
+    if (parse_cudart_file_name(base)) im.cudart.push_back(member);
+    if (auto d = dist_info_of(member)) {
+      auto& slot = base == "METADATA" ? im.metadata : im.record;
+      slot.try_emplace(*d);
+      return true;
+    }
+    ++im.seen;
+    if (scan_skips_by_name(base)) {
+      ++im.skipped;
+      return false;
+    }
+    return true;
+  }
+  void file(size_t image, const std::string& member, ByteView bytes) override {
+    PerImage& im = at(image);
+    if (auto d = dist_info_of(member)) {
+      auto& slot = base_name(member) == "METADATA" ? im.metadata : im.record;
+      slot[*d] = std::string(bytes.as_string_view().substr(0, 64 << 20));
+      return;
+    }
+    im.bytes += bytes.size();
+    im.files.emplace_back(member, inspect_member(bytes, path_, member, inspect_));
+  }
+  void file_error(size_t image, const std::string& member, Error error) override {
+    if (dist_info_of(member)) return;  // RECORD unreadable: files fall back to folders
+    FileInventory inv;
+    inv.path = path_;
+    inv.member = member;
+    inv.errors.push_back(std::move(error.in_file(path_ + "!" + member)));
+    at(image).files.emplace_back(member, std::vector<FileInventory>{std::move(inv)});
+  }
+  std::vector<PerImage>& images() { return images_; }
+
+ private:
+  PerImage& at(size_t image) {
+    if (images_.size() <= image) images_.resize(image + 1);
+    return images_[image];
+  }
+  // "…/x.dist-info" for "…/x.dist-info/METADATA" or "…/RECORD".
+  static std::optional<std::string> dist_info_of(const std::string& member) {
+    std::string base = base_name(member);
+    if (base != "METADATA" && base != "RECORD") return std::nullopt;
+    std::string dir =
+        member.size() > base.size() ? member.substr(0, member.size() - base.size() - 1) : "";
+    if (!ends_with(dir, ".dist-info") || dir.find(".dist-info/") != std::string::npos)
+      return std::nullopt;
+    return dir;
+  }
+
+  std::string path_;
+  InspectOptions inspect_;
+  std::vector<PerImage> images_;
+};
+
+void scan_image(const std::string& path, const ScanOptions& options, ScanReport& report,
+                ReportBuilder& builder) {
+  InspectOptions inner = options.inspect;
+  inner.jobs = options.jobs ? options.jobs : default_jobs();
+  ImageCollector collector(path, inner);
+  ImageReadOptions read;
+  read.max_file_bytes = options.inspect.max_member_bytes;
+  ImageReadResult r = read_container_image(path, collector, read);
+  for (auto& e : r.errors) report.errors.push_back(std::move(e));
+  for (auto& e : r.warnings) report.warnings.push_back(std::move(e));
+  auto& per = collector.images();
+  per.resize(r.images.size());
+  for (size_t i = 0; i < r.images.size(); ++i) {
+    auto& im = per[i];
+    report.files_seen += im.seen;
+    report.files_skipped += im.skipped;
+    report.bytes_scanned += im.bytes;
+    // The image's own distributions, by RECORD (paths relative to the site directory).
+    std::unordered_map<std::string, std::pair<std::string, std::string>> owner;
+    std::set<std::string> dist_dirs;
+    for (const auto& [d, _] : im.metadata) dist_dirs.insert(d);
+    for (const auto& [d, _] : im.record) dist_dirs.insert(d);
+    for (const auto& d : dist_dirs) {
+      auto meta = im.metadata.count(d) ? im.metadata[d] : std::nullopt;
+      auto rec = im.record.count(d) ? im.record[d] : std::nullopt;
+      auto dist = parse_installed_distribution(d, meta, rec);
+      for (const auto& f : dist.files)
+        if (auto n = normalize_image_path(f)) owner[*n] = {dist.name, dist.version};
+    }
+    for (const auto& m : im.cudart) {
+      auto it = owner.find(m);
+      add_cuda_runtime(report, path, m, base_name(m), it == owner.end() ? "" : it->second.first,
+                       it == owner.end() ? "" : it->second.second);
+    }
+    std::sort(im.files.begin(), im.files.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [member, invs] : im.files) {
+      for (auto& inv : invs) {
+        if (inv.images.empty() && inv.errors.empty()) continue;  // as in a directory walk
+        Grouped g{std::move(inv), {}, {}, {}};
+        if (auto it = owner.find(member); it != owner.end()) {
+          g.package = it->second.first;
+          g.version = it->second.second;
+          g.kind = "python-distribution";
+        } else if (auto slash = member.find('/'); slash != std::string::npos) {
+          g.package = member.substr(0, slash);
+          g.kind = "directory";
+        } else {
+          g.package = member;
+          g.kind = "file";
+        }
+        builder.add(std::move(g));
+      }
+    }
+    report.images.push_back(std::move(r.images[i]));
+  }
+}
+
+}  // namespace
+
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options) {
   ScanReport report;
   Walker walker;
-  for (const auto& p : paths) walker.visit(p, "", 0, true);
+  std::vector<std::string> images;
+  for (const auto& p : paths) {
+    if (sniff_container_image(p))
+      images.push_back(p);
+    else
+      walker.visit(p, "", 0, true);
+  }
   report.errors = std::move(walker.errors);
   report.files_seen = walker.seen;
   report.files_skipped = walker.skipped;
@@ -290,52 +519,56 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
     }
   });
 
-  std::map<std::string, size_t> package_index;
+  ReportBuilder builder(report, options);
   for (size_t i = 0; i < walker.files.size(); ++i) {
     const Candidate& c = walker.files[i];
+    std::error_code ec;
+    std::string canon = fs::weakly_canonical(c.path, ec).string();
+    auto owner = dists.by_path.find(canon);
+    std::string file_name = fs::path(c.path).filename().string();
+    if (owner != dists.by_path.end())
+      add_cuda_runtime(report, c.path, "", file_name, owner->second.first, owner->second.second);
+    else
+      add_cuda_runtime(report, c.path, "", file_name, "", "");
+    if (ends_with(c.path, ".whl")) {
+      auto [wheel, wheel_version] = wheel_name_version(c.path);
+      for (const auto& m : zip_names(c.path))
+        add_cuda_runtime(report, c.path, m, base_name(m), wheel, wheel_version);
+    }
     for (auto& inv : results[i]) {
       if (inv.member.empty()) report.bytes_scanned += inv.size;
       bool unknown_top = inv.member.empty() && inv.format == FileFormat::kUnknown;
       if (unknown_top && inv.errors.empty()) continue;  // not object code
       if (inv.images.empty() && inv.errors.empty() && !c.root.empty())
         continue;  // object code without device code, found by a directory walk
-      ScannedFile sf;
-      std::string pkg, version, kind;
-      std::error_code ec;
-      std::string canon = fs::weakly_canonical(c.path, ec).string();
-      if (auto it = dists.by_path.find(canon); it != dists.by_path.end()) {
-        pkg = it->second.first;
-        version = it->second.second;
-        kind = "python-distribution";
+      Grouped g{std::move(inv), {}, {}, {}};
+      if (owner != dists.by_path.end()) {
+        g.package = owner->second.first;
+        g.version = owner->second.second;
+        g.kind = "python-distribution";
       } else if (ends_with(c.path, ".whl")) {
-        std::tie(pkg, version) = wheel_name_version(c.path);
-        kind = "wheel";
+        std::tie(g.package, g.version) = wheel_name_version(c.path);
+        g.kind = "wheel";
       } else if (!c.root.empty()) {
         // The top-level folder under the scan root, or the file itself at the root's top.
         fs::path rel = fs::path(c.path).lexically_relative(c.root);
         auto first = rel.begin();
         if (first != rel.end() && std::next(first) != rel.end()) {
-          pkg = first->string();
-          kind = "directory";
+          g.package = first->string();
+          g.kind = "directory";
         } else {
-          pkg = fs::path(c.path).filename().string();
-          kind = "file";
+          g.package = file_name;
+          g.kind = "file";
         }
       } else {
-        pkg = fs::path(c.path).filename().string();
-        kind = "file";
+        g.package = file_name;
+        g.kind = "file";
       }
-      if (options.target) sf.verdict = judge_file(inv, *options.target);
-      sf.package = pkg;
-      sf.inventory = std::move(inv);
-      auto [it, inserted] = package_index.try_emplace(pkg, report.packages.size());
-      if (inserted)
-        report.packages.push_back(
-            PackageSummary{pkg, version, kind, {}, {}, {}, {}, 0, 0, {}, false, 0});
-      report.packages[it->second].files.push_back(report.files.size());
-      report.files.push_back(std::move(sf));
+      builder.add(std::move(g));
     }
   }
+  for (const auto& p : images) scan_image(p, options, report, builder);
+
   for (auto& p : report.packages) {
     std::set<SmTarget> targets;  // distinct targets across the package's files, in arch order
     for (size_t fi : p.files) {

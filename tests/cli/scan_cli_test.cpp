@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/image_builder.hpp"
 #include "support/synth.hpp"
 
 namespace {
@@ -110,6 +111,63 @@ TEST_F(CliTest, WithoutATargetTheProbedGpuIsUsed) {
   EXPECT_TRUE(nlohmann::json::parse(np.out)["target"].is_null());
   CliRun none = run("scan " + p("old.fatbin") + " --json", "LD_LIBRARY_PATH=/nonexistent");
   EXPECT_TRUE(nlohmann::json::parse(none.out)["target"].is_null());
+}
+
+// `smcompat scan image.tar`: an OCI tarball whose second layer deletes one of the first layer's
+// libraries (tests/scan/image_scan_test.cpp has the full inventory).
+TEST_F(CliTest, ScanContainerImage) {
+#ifndef SMCOMPAT_IMAGE_FIXTURES
+  GTEST_SKIP() << "nvcc fixtures not built (tests/scan/CMakeLists.txt needs nvcc)";
+#else
+  namespace ti = smcompat::testimage;
+  const fs::path fixtures = SMCOMPAT_IMAGE_FIXTURES;
+  if (!fs::exists(fixtures / "libkeep.so")) GTEST_SKIP() << "nvcc fixtures not built";
+  std::string keep = ti::read_file(fixtures / "libkeep.so");
+  std::string gone = ti::read_file(fixtures / "libgone.so");
+  ti::Layer l1{
+      ti::tar({ti::file("opt/app/lib/libkeep.so", keep), ti::file("opt/app/lib/libgone.so", gone),
+               ti::file("opt/app/lib/libcudart.so.12.8.90", "runtime")},
+              true),
+      true};
+  ti::Layer l2{ti::tar({ti::file("opt/app/lib/.wh.libgone.so", "")}), false};
+  std::string image = p("image.tar");
+  ti::write_file(image, ti::archive_of(ti::oci_layout({l1, l2}, "demo:1")));
+
+  CliRun r = run("scan " + image + " --json --gpu 'RTX 5090'");
+  ASSERT_EQ(r.code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "smcompat.scan/2");
+  ASSERT_EQ(j["files"].size(), 1u);
+  EXPECT_EQ(j["files"][0]["path"], image);
+  EXPECT_EQ(j["files"][0]["member"], "opt/app/lib/libkeep.so");
+  EXPECT_EQ(j["files"][0]["verdict"], "ptx-jit");
+  ASSERT_EQ(j["images"].size(), 1u);
+  EXPECT_EQ(j["images"][0]["format"], "oci-archive");
+  EXPECT_EQ(j["images"][0]["reference"], "demo:1");
+  EXPECT_EQ(j["images"][0]["platform"], "linux/amd64");
+  EXPECT_EQ(j["images"][0]["files_in_image"], 2);
+  ASSERT_EQ(j["images"][0]["layers"].size(), 2u);
+  EXPECT_EQ(j["images"][0]["layers"][0]["media_type"],
+            "application/vnd.oci.image.layer.v1.tar+gzip");
+  EXPECT_EQ(j["images"][0]["layers"][1]["whiteouts"], 1);
+  ASSERT_EQ(j["cuda_runtimes"].size(), 1u);
+  EXPECT_EQ(j["cuda_runtimes"][0]["member"], "opt/app/lib/libcudart.so.12.8.90");
+  EXPECT_EQ(j["cuda_runtimes"][0]["version"], "12.8.90");
+
+  CliRun text = run("scan " + image + " --gpu 'RTX 5090'");
+  EXPECT_EQ(text.code, 0);
+  EXPECT_NE(text.out.find("Image demo:1 (oci-archive)"), std::string::npos) << text.out;
+  EXPECT_LT(text.out.find("Image demo:1"), text.out.find("package"));
+  EXPECT_EQ(text.out.find("libgone"), std::string::npos);
+
+  // A truncated image tar is still read as far as it goes: a located error, exit 0 unless
+  // --fail-on error.
+  std::string bytes = ti::read_file(image);
+  ti::write_file(image, bytes.substr(0, bytes.size() / 2));
+  CliRun cut = run("scan " + image + " --json --fail-on error");
+  auto jc = nlohmann::json::parse(cut.out);
+  EXPECT_FALSE(jc["errors"].empty());
+#endif
 }
 
 }  // namespace

@@ -94,6 +94,12 @@ FileFormat sniff_format(ByteView bytes, std::string_view name_hint = {});
 std::vector<FileInventory> inspect_buffer(ByteView bytes, const std::string& path,
                                           const InspectOptions& options);
 
+/// Inventories bytes that are one member of a container the caller reads itself (a file of a
+/// container image's filesystem): like inspect_buffer(), but every FileInventory carries `path`
+/// and `member` (nested members continue with '!'), and errors name "path!member".
+std::vector<FileInventory> inspect_member(ByteView bytes, const std::string& path,
+                                          const std::string& member, const InspectOptions& options);
+
 /// Maps the file at `path` and inventories it (errors opening it become a FileInventory error).
 std::vector<FileInventory> inspect_file(const std::string& path, const InspectOptions& options);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "smcompat/binary/inventory.hpp"
+#include "smcompat/scan/image.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
 namespace smcompat {
@@ -54,12 +55,35 @@ struct PackageSummary {
   size_t resource_warnings = 0;
 };
 
+/// A CUDA runtime library the walk saw (fleet merge compares runtimes across machines).
+struct CudaRuntimeLibrary {
+  std::string path;    ///< file, wheel or container image
+  std::string member;  ///< path inside the wheel or image ("" for a file)
+  int major = 0;       ///< from the file name (libcudart.so.12 -> 12)
+  /// "N.M[.P]" from the file name (libcudart.so.12.8.90), else the version of the owning
+  /// nvidia-cuda-runtime[-cuN] distribution or wheel, else unknown.
+  std::optional<std::string> version;
+};
+
+/// A CUDA runtime file name: libcudart.so.N, libcudart.so.N.M[.P], and auditwheel's renamed
+/// libcudart-<hash>.so.N / libcudart.<hash>.so.N. major and (when the name has it) version.
+struct CudartName {
+  int major = 0;
+  std::optional<std::string> version;
+};
+std::optional<CudartName> parse_cudart_file_name(std::string_view file_name);
+
 struct ScanReport {
   std::vector<ScannedFile> files;        ///< files (and members) with device code or errors
   std::vector<PackageSummary> packages;  ///< in order of first appearance
   std::vector<Error> errors;             ///< walk problems: missing paths, loops, unreadable dirs
-  size_t files_seen = 0;                 ///< regular files considered
-  size_t files_skipped = 0;              ///< not object code (text, Python, ...)
+  /// Oddities that stopped nothing (container images: entries escaping the root, hard links to
+  /// nothing, descriptors that are not images).
+  std::vector<Error> warnings;
+  std::vector<CudaRuntimeLibrary> cuda_runtimes;  ///< every libcudart seen, symlinks once
+  std::vector<ContainerImage> images;             ///< container images scanned
+  size_t files_seen = 0;                          ///< regular files considered
+  size_t files_skipped = 0;                       ///< not object code (text, Python, ...)
   uint64_t bytes_scanned = 0;
 };
 
@@ -81,6 +105,11 @@ struct InstalledDistribution {
   std::vector<std::string> warnings;  ///< METADATA or RECORD missing
 };
 InstalledDistribution read_installed_distribution(const std::string& dist_info_dir);
+/// The same from the texts of METADATA and RECORD (nullopt: the file is missing), as read from
+/// somewhere else than a directory (a container image).
+InstalledDistribution parse_installed_distribution(const std::string& dist_info_dir,
+                                                   const std::optional<std::string>& metadata,
+                                                   const std::optional<std::string>& record);
 
 /// The .dist-info directories directly inside `dir` (a site-packages directory), sorted.
 /// `error` is set when `dir` cannot be read.
@@ -90,7 +119,9 @@ std::vector<std::string> dist_info_dirs(const std::string& dir, std::error_code*
 /// names that cannot hold object code. Paths given to scan_paths() as files are never skipped.
 bool scan_skips_by_name(std::string_view file_name);
 
-/// Scans each path (file or directory). Never fails as a whole.
+/// Scans each path (file, directory, or container image: an OCI layout directory, an OCI or
+/// docker-save tarball; scan/image.hpp). Files inside an image are reported with `path` the
+/// image and `member` the path in its flattened filesystem. Never fails as a whole.
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options);
 
 }  // namespace smcompat

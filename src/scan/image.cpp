@@ -1,0 +1,840 @@
+// Container image reading and flattening (include/smcompat/scan/image.hpp). Every tar is read with
+// libarchive: the outer image tar (from memory, mapped) and each layer, nested in it or a blob
+// file of a layout directory. Two passes per image: headers only, to learn which (layer, entry)
+// survives as each path of the final filesystem; then only the layers that hold a wanted
+// surviving file, reading only those entries' bytes, one file at a time.
+#include "smcompat/scan/image.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+
+#include "smcompat/util/files.hpp"
+#include "smcompat/util/json_fields.hpp"
+#include "smcompat/util/mapped_file.hpp"
+#include "smcompat/util/strings.hpp"
+
+namespace smcompat {
+
+namespace fs = std::filesystem;
+
+const char* to_string(ImageArchiveFormat format) {
+  switch (format) {
+    case ImageArchiveFormat::kOciLayout:
+      return "oci-layout";
+    case ImageArchiveFormat::kOciArchive:
+      return "oci-archive";
+    case ImageArchiveFormat::kDockerArchive:
+      return "docker-archive";
+  }
+  return "oci-layout";
+}
+
+std::optional<std::string> normalize_image_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  for (auto part : split(path, '/')) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (parts.empty()) return std::nullopt;
+      parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (auto p : parts) {
+    if (!out.empty()) out += '/';
+    out += p;
+  }
+  return out;
+}
+
+namespace {
+
+constexpr const char* kWhiteoutPrefix = ".wh.";
+constexpr const char* kOpaqueMarker = ".wh..wh..opq";
+constexpr int kMaxIndexDepth = 4;
+constexpr size_t kMaxErrorsPerLayer = 200;
+
+struct ArchiveFree {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+using ArchivePtr = std::unique_ptr<archive, ArchiveFree>;
+
+// The compressions layers use (layer.md: none, gzip, zstd) and the common ones a hand-made tar
+// might, each through its library: not archive_read_support_filter_all(), which would also run
+// external programs (lrzip, lzop, grzip) on hostile input.
+void add_layer_filters(archive* a) {
+  archive_read_support_filter_gzip(a);
+  archive_read_support_filter_zstd(a);
+  archive_read_support_filter_xz(a);
+  archive_read_support_filter_bzip2(a);
+}
+
+ArchivePtr new_tar_reader() {
+  ArchivePtr a(archive_read_new());
+  if (!a) return a;
+  archive_read_support_format_tar(a.get());
+  add_layer_filters(a.get());
+  return a;
+}
+
+std::string archive_message(archive* a) {
+  const char* s = archive_error_string(a);
+  return s ? s : "unknown libarchive error";
+}
+
+// A layer's tar stream ready for archive_read_next_header(); owns what it reads from.
+struct LayerStream {
+  ArchivePtr outer;  // the image tar, positioned on the blob's entry (tar images only)
+  ArchivePtr inner;  // the layer
+  archive* get() const { return inner.get(); }
+};
+
+// Where the blobs of an image live: a layout directory or an image tar.
+class BlobStore {
+ public:
+  virtual ~BlobStore() = default;
+  /// The name errors use for a blob ("dir/blobs/sha256/…" or "image.tar!blobs/sha256/…").
+  virtual std::string where(const std::string& name) const = 0;
+  virtual bool exists(const std::string& name) const = 0;
+  virtual Result<std::string> read_small(const std::string& name, uint64_t limit) = 0;
+  virtual Result<LayerStream> open_layer(const std::string& name) = 0;
+  virtual uint64_t size_of(const std::string& name) const = 0;
+};
+
+class DirectoryStore : public BlobStore {
+ public:
+  explicit DirectoryStore(std::string root) : root_(std::move(root)) {}
+  std::string where(const std::string& name) const override {
+    return (fs::path(root_) / name).string();
+  }
+  bool exists(const std::string& name) const override {
+    std::error_code ec;
+    return fs::is_regular_file(where(name), ec);
+  }
+  uint64_t size_of(const std::string& name) const override {
+    std::error_code ec;
+    auto n = fs::file_size(where(name), ec);
+    return ec ? 0 : n;
+  }
+  Result<std::string> read_small(const std::string& name, uint64_t limit) override {
+    if (!exists(name)) return make_error("blob not found").in_file(where(name));
+    if (size_of(name) > limit)
+      return make_error(fmt::format("{} bytes, above the {}-byte limit for JSON documents",
+                                    size_of(name), limit))
+          .in_file(where(name));
+    auto text = read_file_prefix(where(name), limit);
+    if (!text) return make_error("cannot read").in_file(where(name));
+    return *text;
+  }
+  Result<LayerStream> open_layer(const std::string& name) override {
+    if (!exists(name)) return make_error("layer blob not found").in_file(where(name));
+    LayerStream s;
+    s.inner = new_tar_reader();
+    if (!s.inner) return make_error("libarchive: out of memory").in_file(where(name));
+    if (archive_read_open_filename(s.inner.get(), where(name).c_str(), 1 << 16) != ARCHIVE_OK)
+      return make_error(archive_message(s.inner.get()), 0).in_file(where(name));
+    return s;
+  }
+
+ private:
+  std::string root_;
+};
+
+// libarchive read callback for a layer nested in the image tar: the outer entry's data blocks.
+la_ssize_t read_outer_block(archive* inner, void* client, const void** buffer) {
+  auto* outer = static_cast<archive*>(client);
+  size_t size = 0;
+  la_int64_t offset = 0;
+  int r = archive_read_data_block(outer, buffer, &size, &offset);
+  if (r == ARCHIVE_EOF) return 0;
+  if (r < ARCHIVE_WARN) {
+    archive_set_error(inner, EIO, "image tar: %s", archive_message(outer).c_str());
+    return ARCHIVE_FATAL;
+  }
+  return static_cast<la_ssize_t>(size);
+}
+
+class TarStore : public BlobStore {
+ public:
+  TarStore(ByteView bytes, std::string path) : bytes_(bytes), path_(std::move(path)) {}
+
+  /// Lists the tar's regular files (normalised names); an error if it is not a readable tar.
+  std::optional<Error> index() {
+    ArchivePtr a = open_outer();
+    if (!a) return make_error("not a tar archive", 0).in_file(path_);
+    archive_entry* e = nullptr;
+    int r;
+    while ((r = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+      if (archive_entry_filetype(e) != AE_IFREG || archive_entry_hardlink(e)) continue;
+      const char* name = archive_entry_pathname(e);
+      if (!name) continue;
+      if (auto n = normalize_image_path(name); n && !n->empty())
+        sizes_[*n] = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+    }
+    if (r != ARCHIVE_EOF)
+      truncated_ = make_error(fmt::format("image tar: {}", archive_message(a.get())),
+                              archive_filter_bytes(a.get(), -1))
+                       .in_file(path_);
+    if (sizes_.empty() && r != ARCHIVE_EOF) return truncated_;
+    return std::nullopt;
+  }
+  const std::optional<Error>& truncated() const { return truncated_; }
+  bool has_blobs() const {
+    auto it = sizes_.lower_bound("blobs/");
+    return it != sizes_.end() && starts_with(it->first, "blobs/");
+  }
+
+  std::string where(const std::string& name) const override { return path_ + "!" + name; }
+  bool exists(const std::string& name) const override { return sizes_.count(name) > 0; }
+  uint64_t size_of(const std::string& name) const override {
+    auto it = sizes_.find(name);
+    return it == sizes_.end() ? 0 : it->second;
+  }
+
+  Result<std::string> read_small(const std::string& name, uint64_t limit) override {
+    if (!exists(name)) return make_error("not in the image tar").in_file(where(name));
+    if (size_of(name) > limit)
+      return make_error(fmt::format("{} bytes, above the {}-byte limit for JSON documents",
+                                    size_of(name), limit))
+          .in_file(where(name));
+    SMCOMPAT_TRY(auto a, seek(name));
+    std::string out(size_of(name), '\0');
+    uint64_t got = 0;
+    while (got < out.size()) {
+      la_ssize_t n = archive_read_data(a.get(), out.data() + got, out.size() - got);
+      if (n <= 0) break;
+      got += static_cast<uint64_t>(n);
+    }
+    if (got != out.size())
+      return make_error(fmt::format("image tar: {} of {} bytes read ({})", got, out.size(),
+                                    archive_message(a.get())))
+          .in_file(where(name));
+    return out;
+  }
+
+  Result<LayerStream> open_layer(const std::string& name) override {
+    if (!exists(name)) return make_error("layer blob not in the image tar").in_file(where(name));
+    SMCOMPAT_TRY(auto outer, seek(name));
+    LayerStream s;
+    s.outer = std::move(outer);
+    s.inner = new_tar_reader();
+    if (!s.inner) return make_error("libarchive: out of memory").in_file(where(name));
+    if (archive_read_open(s.inner.get(), s.outer.get(), nullptr, read_outer_block, nullptr) !=
+        ARCHIVE_OK)
+      return make_error(archive_message(s.inner.get()), 0).in_file(where(name));
+    return s;
+  }
+
+ private:
+  ArchivePtr open_outer() const {
+    ArchivePtr a(archive_read_new());
+    if (!a) return a;
+    archive_read_support_format_tar(a.get());
+    add_layer_filters(a.get());  // an image tar may itself be compressed
+    if (archive_read_open_memory(a.get(), bytes_.data(), bytes_.size()) != ARCHIVE_OK)
+      return nullptr;
+    return a;
+  }
+
+  // The image tar positioned on the data of entry `name` (the last entry of that name wins, as
+  // when a tar is extracted; images hold each name once).
+  Result<ArchivePtr> seek(const std::string& name) {
+    size_t wanted = 0, seen = 0;
+    {
+      ArchivePtr a = open_outer();
+      if (!a) return make_error("not a tar archive", 0).in_file(path_);
+      archive_entry* e = nullptr;
+      size_t i = 0;
+      int r;
+      while ((r = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+        ++i;
+        const char* p = archive_entry_pathname(e);
+        if (p && archive_entry_filetype(e) == AE_IFREG && !archive_entry_hardlink(e) &&
+            normalize_image_path(p) == name) {
+          wanted = i;
+          ++seen;
+        }
+      }
+    }
+    if (!seen) return make_error("not in the image tar").in_file(where(name));
+    ArchivePtr a = open_outer();
+    if (!a) return make_error("not a tar archive", 0).in_file(path_);
+    archive_entry* e = nullptr;
+    for (size_t i = 0; i < wanted; ++i) {
+      int r = archive_read_next_header(a.get(), &e);
+      if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+        return make_error(fmt::format("image tar: {}", archive_message(a.get())),
+                          archive_filter_bytes(a.get(), -1))
+            .in_file(where(name));
+    }
+    return a;
+  }
+
+  ByteView bytes_;
+  std::string path_;
+  std::map<std::string, uint64_t> sizes_;
+  std::optional<Error> truncated_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Manifests.
+
+Result<nlohmann::json> parse_json(BlobStore& store, const std::string& name, uint64_t limit) {
+  SMCOMPAT_TRY(auto text, store.read_small(name, limit));
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return make_error(fmt::format("malformed JSON: {}", e.what()), e.byte ? e.byte - 1 : 0)
+        .in_file(store.where(name));
+  }
+}
+
+// "sha256:<hex>" -> "blobs/sha256/<hex>", refusing anything that could leave blobs/.
+std::optional<std::string> blob_name(const std::string& digest) {
+  auto colon = digest.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == digest.size()) return std::nullopt;
+  std::string alg = digest.substr(0, colon), hex = digest.substr(colon + 1);
+  for (char c : alg)
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '+' || c == '.' || c == '_' ||
+          c == '-'))
+      return std::nullopt;
+  for (char c : hex)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '=' || c == '_' || c == '-'))
+      return std::nullopt;
+  return "blobs/" + alg + "/" + hex;
+}
+
+std::string platform_of(const nlohmann::json& p) {
+  if (!p.is_object()) return "";
+  std::string s = json_string(p, "os") + "/" + json_string(p, "architecture");
+  if (auto v = json_string(p, "variant"); !v.empty()) s += "/" + v;
+  return s == "/" ? "" : s;
+}
+
+bool is_index_type(const std::string& mt) {
+  return mt == "application/vnd.oci.image.index.v1+json" ||
+         mt == "application/vnd.docker.distribution.manifest.list.v2+json";
+}
+
+// One image to flatten: its layers by blob name.
+struct ImagePlan {
+  ContainerImage info;
+  std::vector<std::string> blobs;  // blob names, one per layer ("" where the layer is unusable)
+};
+
+struct Reader {
+  BlobStore& store;
+  const ImageReadOptions& opt;
+  ImageFileVisitor& visitor;
+  ImageReadResult& result;
+  std::string path;
+  ImageArchiveFormat format;
+
+  std::optional<std::string> reference_of(const nlohmann::json& desc) {
+    if (!desc.contains("annotations") || !desc["annotations"].is_object()) return std::nullopt;
+    const auto& a = desc["annotations"];
+    for (const char* key : {"io.containerd.image.name", "org.opencontainers.image.ref.name"})
+      if (auto s = json_string(a, key); !s.empty()) return s;
+    return std::nullopt;
+  }
+
+  // The descriptors of an index to scan: all of them, unless they are platforms of one image
+  // (then linux/amd64, or the only one).
+  void collect(const nlohmann::json& index, const std::string& where, int depth,
+               std::optional<std::string> reference, std::vector<ImagePlan>& plans) {
+    if (!index.is_object() || !index.contains("manifests") || !index["manifests"].is_array()) {
+      result.errors.push_back(make_error("image index has no \"manifests\" array").in_file(where));
+      return;
+    }
+    std::vector<const nlohmann::json*> descs;
+    bool platforms = false;
+    for (const auto& d : index["manifests"]) {
+      if (!d.is_object()) continue;
+      std::string plat = d.contains("platform") ? platform_of(d["platform"]) : "";
+      if (plat == "unknown/unknown") continue;  // buildx attestation manifests
+      if (!plat.empty()) platforms = true;
+      descs.push_back(&d);
+    }
+    std::string chosen_note;
+    if (platforms && descs.size() > 1) {
+      const nlohmann::json* pick = nullptr;
+      std::vector<std::string> all;
+      for (const auto* d : descs) {
+        std::string plat = d->contains("platform") ? platform_of((*d)["platform"]) : "";
+        all.push_back(plat);
+        if (!pick && plat == "linux/amd64") pick = d;
+      }
+      if (!pick) pick = descs.front();
+      std::string plat = pick->contains("platform") ? platform_of((*pick)["platform"]) : "";
+      std::string list;
+      for (const auto& p : all) list += (list.empty() ? "" : ", ") + p;
+      chosen_note = fmt::format("multi-platform index ({}): {} chosen", list, plat);
+      descs = {pick};
+    }
+    for (const auto* d : descs) {
+      std::string mt = json_string(*d, "mediaType");
+      std::string digest = json_string(*d, "digest");
+      auto ref = reference_of(*d);
+      if (!ref) ref = reference;
+      auto blob = blob_name(digest);
+      if (!blob) {
+        result.errors.push_back(
+            make_error(fmt::format("manifest descriptor has an invalid digest '{}'", digest))
+                .in_file(where));
+        continue;
+      }
+      if (is_index_type(mt)) {
+        if (depth >= kMaxIndexDepth) {
+          result.errors.push_back(
+              make_error(fmt::format("image indexes nested more than {} deep", kMaxIndexDepth))
+                  .in_file(store.where(*blob)));
+          continue;
+        }
+        auto nested = parse_json(store, *blob, opt.max_json_bytes);
+        if (!nested) {
+          result.errors.push_back(nested.error());
+          continue;
+        }
+        size_t before = plans.size();
+        collect(*nested, store.where(*blob), depth + 1, ref, plans);
+        if (!chosen_note.empty())
+          for (size_t i = before; i < plans.size(); ++i) plans[i].info.notes.push_back(chosen_note);
+        continue;
+      }
+      if (!mt.empty() && mt != "application/vnd.oci.image.manifest.v1+json" &&
+          mt != "application/vnd.docker.distribution.manifest.v2+json") {
+        result.warnings.push_back(
+            make_error(fmt::format("descriptor of media type '{}' is not an image; skipped", mt))
+                .in_file(where));
+        continue;
+      }
+      ImagePlan plan;
+      plan.info.path = path;
+      plan.info.format = format;
+      plan.info.reference = ref;
+      plan.info.manifest_digest = digest;
+      plan.info.platform = d->contains("platform") ? platform_of((*d)["platform"]) : "";
+      if (!chosen_note.empty()) plan.info.notes.push_back(chosen_note);
+      auto manifest = parse_json(store, *blob, opt.max_json_bytes);
+      if (!manifest) {
+        result.errors.push_back(manifest.error());
+        continue;
+      }
+      if (!manifest->is_object() || !manifest->contains("layers") ||
+          !(*manifest)["layers"].is_array()) {
+        result.errors.push_back(
+            make_error("image manifest has no \"layers\" array").in_file(store.where(*blob)));
+        continue;
+      }
+      if (plan.info.platform.empty() && manifest->contains("config")) {
+        if (auto cfg = blob_name(json_string((*manifest)["config"], "digest")))
+          if (auto config = parse_json(store, *cfg, opt.max_json_bytes))
+            plan.info.platform = platform_of(*config);
+      }
+      for (const auto& l : (*manifest)["layers"]) {
+        ImageLayer layer;
+        layer.digest = json_string(l, "digest");
+        layer.media_type = json_string(l, "mediaType");
+        if (l.contains("size") && l["size"].is_number_unsigned())
+          layer.size = l["size"].get<uint64_t>();
+        auto lb = blob_name(layer.digest);
+        if (!lb)
+          result.errors.push_back(
+              make_error(fmt::format("layer descriptor has an invalid digest '{}'", layer.digest))
+                  .in_file(store.where(*blob)));
+        plan.blobs.push_back(lb ? *lb : "");
+        plan.info.layers.push_back(std::move(layer));
+      }
+      plans.push_back(std::move(plan));
+    }
+  }
+
+  void collect_docker(const nlohmann::json& manifest, std::vector<ImagePlan>& plans) {
+    std::string where = store.where("manifest.json");
+    if (!manifest.is_array()) {
+      result.errors.push_back(make_error("manifest.json is not an array").in_file(where));
+      return;
+    }
+    for (const auto& m : manifest) {
+      if (!m.is_object() || !m.contains("Layers") || !m["Layers"].is_array()) {
+        result.errors.push_back(
+            make_error("manifest.json entry has no \"Layers\" array").in_file(where));
+        continue;
+      }
+      ImagePlan plan;
+      plan.info.path = path;
+      plan.info.format = format;
+      auto tags = json_string_list(m, "RepoTags");
+      if (!tags.empty()) {
+        std::string joined;
+        for (const auto& t : tags) joined += (joined.empty() ? "" : ", ") + t;
+        plan.info.reference = joined;
+      }
+      std::vector<std::string> diff_ids;
+      if (auto cfg = normalize_image_path(json_string(m, "Config")); cfg && !cfg->empty()) {
+        if (auto config = parse_json(store, *cfg, opt.max_json_bytes)) {
+          plan.info.platform = platform_of(*config);
+          if (config->contains("rootfs") && (*config)["rootfs"].is_object())
+            diff_ids = json_string_list((*config)["rootfs"], "diff_ids");
+        } else {
+          result.errors.push_back(config.error());
+        }
+      }
+      size_t i = 0;
+      for (const auto& l : m["Layers"]) {
+        ImageLayer layer;
+        std::string name = l.is_string() ? l.get<std::string>() : "";
+        auto n = normalize_image_path(name);
+        if (!n || n->empty()) {
+          result.errors.push_back(
+              make_error(fmt::format("layer path '{}' is not inside the image tar", name))
+                  .in_file(where));
+          n = "";
+        }
+        if (i < diff_ids.size())
+          layer.digest = diff_ids[i];
+        else if (starts_with(*n, "blobs/sha256/"))
+          layer.digest = "sha256:" + n->substr(13);
+        layer.size = n->empty() ? 0 : store.size_of(*n);
+        plan.blobs.push_back(*n);
+        plan.info.layers.push_back(std::move(layer));
+        ++i;
+      }
+      plans.push_back(std::move(plan));
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Flattening.
+
+  enum class Kind { kFile, kDir, kSymlink, kOther };
+  struct Node {
+    Kind kind = Kind::kOther;
+    size_t layer = 0;  // where the bytes are (for a hard link: its target's entry)
+    size_t entry = 0;  // 1-based index of the tar entry in that layer
+    uint64_t size = 0;
+  };
+  using Tree = std::map<std::string, Node>;
+
+  static void erase_below(Tree& tree, const std::string& dir) {
+    // Everything strictly under `dir` ("" is the root): keys in [dir + "/", dir + "0").
+    if (dir.empty()) {
+      tree.clear();
+      return;
+    }
+    tree.erase(tree.lower_bound(dir + "/"), tree.lower_bound(dir + "0"));
+  }
+
+  // Pass 1 over one layer: its entries applied on top of `tree`.
+  void apply_layer(ContainerImage& image, size_t li, const std::string& blob, Tree& tree) {
+    ImageLayer& layer = image.layers[li];
+    if (blob.empty()) return;
+    if (!layer.size) layer.size = store.size_of(blob);
+    auto stream = store.open_layer(blob);
+    if (!stream) {
+      result.errors.push_back(stream.error());
+      return;
+    }
+    archive* a = stream->get();
+    const std::string where = store.where(blob);
+    struct Pending {
+      std::string path;
+      Node node;
+      std::string link;  // hard link target
+    };
+    std::vector<Pending> adds;
+    std::vector<std::string> deletes, opaques;
+    size_t problems = 0;
+    auto warn = [&](std::string what) {
+      if (problems++ < kMaxErrorsPerLayer)
+        result.warnings.push_back(
+            make_error(std::move(what), archive_filter_bytes(a, -1)).in_file(where));
+    };
+    archive_entry* e = nullptr;
+    size_t index = 0;
+    int r;
+    while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN) {
+      ++index;
+      ++layer.entries;
+      const char* raw = archive_entry_pathname(e);
+      std::string name = raw ? raw : "";
+      auto p = normalize_image_path(name);
+      if (!p) {
+        warn(fmt::format("entry '{}' climbs above the image root; ignored", name));
+        continue;
+      }
+      if (p->empty()) continue;  // the root directory itself
+      std::string base = p->substr(p->rfind('/') == std::string::npos ? 0 : p->rfind('/') + 1);
+      std::string parent = p->size() > base.size() ? p->substr(0, p->size() - base.size() - 1) : "";
+      if (starts_with(base, kWhiteoutPrefix)) {
+        ++layer.whiteouts;
+        if (base == kOpaqueMarker) {
+          opaques.push_back(parent);
+        } else if (!starts_with(base, ".wh..wh.")) {  // other .wh..wh. names: AUFS metadata
+          std::string target = base.substr(4);
+          if (target.empty() || target == "." || target == "..") continue;
+          deletes.push_back(parent.empty() ? target : parent + "/" + target);
+        }
+        continue;
+      }
+      Pending add{*p, {}, {}};
+      add.node.layer = li;
+      add.node.entry = index;
+      if (const char* hl = archive_entry_hardlink(e)) {
+        auto target = normalize_image_path(hl);
+        if (!target || target->empty()) {
+          warn(fmt::format("hard link '{}' points above the image root ('{}'); ignored", name, hl));
+          continue;
+        }
+        add.node.kind = Kind::kFile;
+        add.link = *target;
+      } else {
+        switch (archive_entry_filetype(e)) {
+          case AE_IFREG:
+            add.node.kind = Kind::kFile;
+            add.node.size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+            break;
+          case AE_IFDIR:
+            add.node.kind = Kind::kDir;
+            break;
+          case AE_IFLNK:
+            add.node.kind = Kind::kSymlink;  // recorded, never followed
+            break;
+          default:
+            add.node.kind = Kind::kOther;
+        }
+      }
+      adds.push_back(std::move(add));
+    }
+    if (r != ARCHIVE_EOF)
+      result.errors.push_back(
+          make_error(fmt::format("layer {} ({}): {}; entries after this point not read", li + 1,
+                                 layer.digest, archive_message(a)),
+                     archive_filter_bytes(a, -1))
+              .in_file(where));
+    // Whiteouts apply to the lower layers only (layer.md, "Whiteouts"), so before this layer's
+    // own entries.
+    for (const auto& d : opaques) erase_below(tree, d);
+    for (const auto& d : deletes) {
+      tree.erase(d);
+      erase_below(tree, d);
+    }
+    for (auto& add : adds) {
+      if (!add.link.empty()) {
+        auto it = tree.find(add.link);
+        if (it == tree.end() || it->second.kind != Kind::kFile) {
+          warn(
+              fmt::format("hard link '{}' -> '{}': no regular file of that name in this or an "
+                          "earlier layer; ignored",
+                          add.path, add.link));
+          continue;
+        }
+        add.node = it->second;
+      }
+      if (add.node.kind == Kind::kDir) {
+        auto it = tree.find(add.path);
+        if (it != tree.end() && it->second.kind == Kind::kDir) continue;  // metadata only
+        tree[add.path] = add.node;
+        continue;
+      }
+      erase_below(tree, add.path);  // a file replacing a directory replaces its tree
+      tree[add.path] = add.node;
+    }
+  }
+
+  // Pass 2: the bytes of wanted surviving files, layer by layer.
+  void read_files(size_t image_index, const ImagePlan& plan, const Tree& tree) {
+    // layer -> entry -> members of the final filesystem carrying those bytes
+    std::map<size_t, std::map<size_t, std::vector<std::string>>> needs;
+    size_t files = 0;
+    for (const auto& [path, node] : tree) {
+      if (node.kind != Kind::kFile) continue;
+      ++files;
+      if (visitor.want(image_index, path, node.size)) needs[node.layer][node.entry].push_back(path);
+    }
+    result.images[image_index].files_in_image = files;
+    for (auto& [li, entries] : needs) {
+      const std::string& blob = plan.blobs[li];
+      auto fail_all = [&](const Error& err,
+                          const std::map<size_t, std::vector<std::string>>& left) {
+        for (const auto& [entry, members] : left)
+          for (const auto& m : members) visitor.file_error(image_index, m, err);
+      };
+      auto stream = store.open_layer(blob);
+      if (!stream) {
+        fail_all(stream.error(), entries);
+        continue;
+      }
+      archive* a = stream->get();
+      const std::string where = store.where(blob);
+      archive_entry* e = nullptr;
+      size_t index = 0;
+      int r;
+      std::vector<uint8_t> data;
+      while (!entries.empty() &&
+             ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN)) {
+        ++index;
+        auto it = entries.find(index);
+        if (it == entries.end()) continue;
+        std::vector<std::string> members = std::move(it->second);
+        entries.erase(it);
+        uint64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+        if (declared > opt.max_file_bytes) {
+          Error err =
+              make_error(fmt::format("{} bytes, above the {}-byte limit for one file of "
+                                     "an image; not read",
+                                     declared, opt.max_file_bytes));
+          for (const auto& m : members) visitor.file_error(image_index, m, err);
+          continue;
+        }
+        // Grown in chunks so memory follows the bytes that really arrive, not the declared size
+        // (a truncated layer may declare gigabytes), as for zip members (binary/inventory.cpp).
+        data.clear();
+        uint64_t got = 0;
+        bool failed = false;
+        while (got < declared) {
+          uint64_t chunk = std::min<uint64_t>(declared - got, 16 << 20);
+          data.resize(got + chunk);
+          la_ssize_t n = archive_read_data(a, data.data() + got, chunk);
+          if (n < 0) failed = true;
+          if (n <= 0) break;
+          got += static_cast<uint64_t>(n);
+        }
+        data.resize(got);
+        if (failed || got != declared) {
+          Error err = make_error(fmt::format("layer {}: {} bytes of {} read: {}", li + 1, got,
+                                             declared, archive_message(a)),
+                                 archive_filter_bytes(a, -1))
+                          .in_file(where);
+          for (const auto& m : members) visitor.file_error(image_index, m, err);
+          continue;
+        }
+        for (const auto& m : members)
+          visitor.file(image_index, m, ByteView(data.data(), data.size(), 0));
+      }
+      if (!entries.empty())
+        fail_all(make_error(fmt::format("layer {}: {}", li + 1, archive_message(a)),
+                            archive_filter_bytes(a, -1))
+                     .in_file(where),
+                 entries);
+      data.clear();
+      data.shrink_to_fit();
+    }
+  }
+
+  void run(std::vector<ImagePlan>& plans) {
+    for (auto& plan : plans) {
+      size_t image_index = result.images.size();
+      result.images.push_back(plan.info);
+      Tree tree;
+      for (size_t li = 0; li < plan.blobs.size(); ++li)
+        apply_layer(result.images[image_index], li, plan.blobs[li], tree);
+      read_files(image_index, plan, tree);
+    }
+  }
+};
+
+void read_with(BlobStore& store, ImageArchiveFormat format, const std::string& path,
+               ImageFileVisitor& visitor, const ImageReadOptions& opt, ImageReadResult& result) {
+  Reader reader{store, opt, visitor, result, path, format};
+  std::vector<ImagePlan> plans;
+  if (format == ImageArchiveFormat::kDockerArchive) {
+    auto manifest = parse_json(store, "manifest.json", opt.max_json_bytes);
+    if (!manifest) {
+      result.errors.push_back(manifest.error());
+      return;
+    }
+    reader.collect_docker(*manifest, plans);
+  } else {
+    auto index = parse_json(store, "index.json", opt.max_json_bytes);
+    if (!index) {
+      result.errors.push_back(index.error());
+      return;
+    }
+    reader.collect(*index, store.where("index.json"), 0, std::nullopt, plans);
+  }
+  reader.run(plans);
+}
+
+bool tar_magic(ByteView bytes) {
+  // POSIX ustar ("ustar\0") and GNU tar ("ustar  ") both carry "ustar" at offset 257.
+  return bytes.clamp(257, 5).as_string_view() == "ustar";
+}
+
+}  // namespace
+
+std::optional<ImageArchiveFormat> sniff_image_tar(ByteView bytes) {
+  if (!tar_magic(bytes)) return std::nullopt;
+  TarStore store(bytes, "");
+  if (store.index()) return std::nullopt;
+  if (store.exists("index.json")) return ImageArchiveFormat::kOciArchive;
+  if (store.exists("manifest.json")) return ImageArchiveFormat::kDockerArchive;
+  // A cut-off OCI tar (index.json is often written last): an image with a located error, not a
+  // plain file.
+  if (store.exists("oci-layout") || (store.truncated() && store.has_blobs()))
+    return ImageArchiveFormat::kOciArchive;
+  return std::nullopt;
+}
+
+std::optional<ImageArchiveFormat> sniff_container_image(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    if (fs::is_regular_file(fs::path(path) / "oci-layout", ec) &&
+        fs::is_regular_file(fs::path(path) / "index.json", ec))
+      return ImageArchiveFormat::kOciLayout;
+    return std::nullopt;
+  }
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  auto mf = MappedFile::open(path);
+  if (!mf) return std::nullopt;
+  return sniff_image_tar(mf->view());
+}
+
+ImageReadResult read_image_tar(ByteView bytes, const std::string& path, ImageFileVisitor& visitor,
+                               const ImageReadOptions& options) {
+  ImageReadResult result;
+  TarStore store(bytes, path);
+  if (auto err = store.index()) {
+    result.errors.push_back(*err);
+    return result;
+  }
+  if (store.truncated()) result.errors.push_back(*store.truncated());
+  ImageArchiveFormat format = store.exists("index.json")      ? ImageArchiveFormat::kOciArchive
+                              : store.exists("manifest.json") ? ImageArchiveFormat::kDockerArchive
+                                                              : ImageArchiveFormat::kOciArchive;
+  read_with(store, format, path, visitor, options, result);
+  return result;
+}
+
+ImageReadResult read_container_image(const std::string& path, ImageFileVisitor& visitor,
+                                     const ImageReadOptions& options) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    ImageReadResult result;
+    DirectoryStore store(path);
+    read_with(store, ImageArchiveFormat::kOciLayout, path, visitor, options, result);
+    return result;
+  }
+  auto mf = MappedFile::open(path);
+  if (!mf) {
+    ImageReadResult result;
+    result.errors.push_back(mf.error());
+    return result;
+  }
+  return read_image_tar(mf->view(), path, visitor, options);
+}
+
+}  // namespace smcompat
