@@ -16,6 +16,7 @@
 
 #include "probe/run_child.hpp"
 #include "smcompat/report/fleet_report.hpp"
+#include "support/image_builder.hpp"
 
 namespace smcompat::fleet {
 namespace {
@@ -404,6 +405,58 @@ TEST(FleetMerge, RuntimeNewerThanDriverAndDoctorReports) {
   EXPECT_EQ(too_old.finding.title,
             "registry.example/app:1 carries the CUDA 13 runtime; the driver of 1 node is older");
   EXPECT_NE(too_old.finding.fix.find("580.65.06"), std::string::npos) << too_old.finding.fix;
+}
+
+// A container image end to end: written with libarchive (an OCI tarball, two layers, the second
+// deleting a library of the first with a whiteout), scanned by the CLI, merged with node reports.
+TEST(FleetMerge, ContainerImageScanJudgedForTheFleet) {
+  test::TempDir d;
+  auto read = [](const std::string& p) { return testimage::read_file(p); };
+  std::string layer1 =
+      testimage::tar({testimage::file("opt/app/lib/libold.so", read(fixture("k_80_90.so"))),
+                      testimage::file("opt/app/lib/libjit.so", read(fixture("k_ptx80.so"))),
+                      testimage::file("opt/app/lib/libcudart.so.13.0.96", "not a real runtime")});
+  std::string layer2 =
+      testimage::tar({testimage::file("opt/app/lib/.wh.libold.so", ""),
+                      testimage::file("opt/app/lib/libnew.so", read(fixture("k_90_120.so")))},
+                     /*gzip=*/true);
+  std::string image = d.path() + "/app.tar";
+  testimage::write_file(
+      image, testimage::archive_of(testimage::oci_layout(
+                 {{layer1, false, false}, {layer2, true, false}}, "registry.example/app:2")));
+  auto scan = run_child({SMCOMPAT_CLI, "scan", image, "--json"}, {{"SMCOMPAT_HOSTNAME", "ci"}});
+  ASSERT_EQ(scan.exit_code, 0) << scan.err;
+  write(d.path() + "/scan.json", scan.out);
+  auto node = [&](const std::string& host, const std::string& gpus, const std::string& cuda) {
+    json doc = probe_json({{"SMCOMPAT_FAKE_GPUS", gpus},
+                           {"SMCOMPAT_FAKE_CUDA", cuda},
+                           {"SMCOMPAT_FAKE_DRIVER", cuda == "13000" ? "580.95.05" : "570.124.06"}});
+    doc["hostname"] = host;
+    write(d.path() + "/" + host + ".json", doc.dump());
+  };
+  node("h100-new", "H100", "13000");
+  node("h100-old", "H100", "12080");
+  node("pro-1", "RTX PRO 6000", "13000");
+  auto r = merge_reports({d.path() + "/h100-new.json", d.path() + "/h100-old.json",
+                          d.path() + "/pro-1.json", d.path() + "/scan.json"});
+  ASSERT_EQ(r.images.size(), 1u);
+  const Image& im = r.images[0];
+  EXPECT_EQ(im.name, "registry.example/app:2");
+  EXPECT_EQ(im.files_with_code, 2u);  // libold.so is whited out
+  EXPECT_EQ(im.cuda_runtimes, std::vector<std::string>{"13.0.96"});
+  EXPECT_EQ(im.hosts_native, std::vector<std::string>{});
+  EXPECT_EQ(im.hosts_jit, (std::vector<std::string>{"h100-new", "pro-1"}));
+  EXPECT_EQ(im.hosts_failing, std::vector<std::string>{"h100-old"});
+  std::vector<std::string> ids;
+  for (const auto& f : r.findings) ids.push_back(f.finding.id);
+  EXPECT_EQ(ids, (std::vector<std::string>{"image-driver-too-old", "image-no-code", "mixed-drivers",
+                                           "image-ptx-jit"}));
+  EXPECT_EQ(
+      r.findings[1].finding.evidence,
+      std::vector<std::string>{
+          "H100 SXM (9.0), driver CUDA 12.8: 1 node: 1 of 2 files with device code cannot run "
+          "(PTX newer than the driver, no usable image): " +
+          image + "!opt/app/lib/libjit.so"});
 }
 
 }  // namespace
