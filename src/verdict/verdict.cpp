@@ -52,7 +52,11 @@ void choose(const FileInventory& inv, const std::vector<ImageVerdict>& iv, UnitV
   std::string list;
   for (const auto& o : offered) list += (list.empty() ? "" : ", ") + o;
   u.specialized_elsewhere = all_specific && !u.bare;
-  if (only_lto)
+  if (u.images.empty())
+    // A container header with no entries (the static CUDA runtime links one into every library):
+    // nothing in it to load, for any GPU.
+    u.reason = "an empty fatbin container: it holds no code for any GPU";
+  else if (only_lto)
     u.reason = fmt::format("only LTO-IR ({}), which the driver cannot load", list);
   else if (u.specialized_elsewhere)
     u.reason = fmt::format("only architecture/family-specific code for other GPUs ({})", list);

@@ -97,6 +97,16 @@ TEST(FileVerdict, NothingFitsIsNoImage) {
   EXPECT_EQ(judge_file(jit.inv, T("RTX 5090")).verdict, Fit::kPtxJit);
 }
 
+TEST(FileVerdict, EmptyContainerSaysSo) {
+  // A container header without entries beside one with PTX (what the static CUDA runtime leaves
+  // in a library built with PTX only).
+  auto b = build({{}, {synth::ptx_entry(80, "sm_80", 9, 0)}});
+  ASSERT_EQ(b.inv.containers.size(), 2u);
+  auto v = judge_file(b.inv, T("RTX 5090"));
+  EXPECT_EQ(v.verdict, Fit::kPtxJit);
+  EXPECT_EQ(v.units[0].reason, "an empty fatbin container: it holds no code for any GPU");
+}
+
 TEST(FileVerdict, LtoOnlyCannotLoad) {
   Entry lto = synth::sass_entry(120);
   lto.kind = 8;
