@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <string_view>
+
 namespace smcompat {
 namespace {
 
@@ -161,7 +164,7 @@ std::string verdict_set(const std::string& prefix, const std::string& labels, Fi
   std::string out;
   for (const char* v : {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"})
     out += prefix + "{" + labels + ",verdict=\"" + v + "\"} " +
-           (to_string(which) == v ? "1" : "0") + "\n";
+           (std::string_view(to_string(which)) == v ? "1" : "0") + "\n";
   return out;
 }
 std::string counts(const std::string& labels, std::array<int, 5> n) {
