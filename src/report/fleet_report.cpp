@@ -22,6 +22,14 @@ std::string gib(uint64_t bytes) {
   return bytes ? fmt::format("{:.0f} GiB", static_cast<double>(bytes) / (1ull << 30)) : "?";
 }
 
+// "570.124.06 (30), 580.95.05 (150)": a model's drivers with their node counts.
+std::string drivers_text(const fleet::ModelSummary& m) {
+  std::string out;
+  for (const auto& [v, n] : m.drivers)
+    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", v.empty() ? "?" : v, n);
+  return out;
+}
+
 std::vector<doctor::Finding> plain_findings(const FleetReport& r) {
   std::vector<doctor::Finding> out;
   for (const auto& f : r.findings) out.push_back(f.finding);
@@ -64,9 +72,7 @@ std::string render_fleet_text(const FleetReport& r, const Style& st) {
             {Table::Align::kLeft, Table::Align::kLeft, Table::Align::kRight, Table::Align::kRight,
              Table::Align::kLeft});
     for (const auto& m : r.models) {
-      std::string drivers;
-      for (const auto& [v, n] : m.drivers)
-        drivers += fmt::format("{}{} ({})", drivers.empty() ? "" : ", ", v.empty() ? "?" : v, n);
+      std::string drivers = drivers_text(m);
       t.add_row({m.model, m.cc, std::to_string(m.gpus), std::to_string(m.nodes), drivers});
     }
     out += t.render(st, "  ") + "\n";
@@ -232,9 +238,7 @@ std::string render_fleet_markdown(const FleetReport& r) {
         "## GPUs by model\n\n| model | CC | GPUs | nodes | drivers (nodes) "
         "|\n|---|---|--:|--:|---|\n";
     for (const auto& m : r.models) {
-      std::string drivers;
-      for (const auto& [v, n] : m.drivers)
-        drivers += fmt::format("{}{} ({})", drivers.empty() ? "" : ", ", v.empty() ? "?" : v, n);
+      std::string drivers = drivers_text(m);
       md += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_text(m.model), markdown_text(m.cc),
                         m.gpus, m.nodes, markdown_text(drivers));
     }
