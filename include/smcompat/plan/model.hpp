@@ -1,0 +1,91 @@
+// What a served model is, read from its Hugging Face config.json: the shapes that decide memory,
+// traffic and compute (layers, hidden size, attention kind and heads, dense and expert FFNs,
+// experts per token, shared experts) and the number format of each kind of weight.
+//
+// Families read: DeepSeek-V2/V3/R1 (MLA, shared experts, first dense layers), Qwen2-MoE/Qwen3-MoE,
+// Mixtral, gpt-oss, Llama 4 (text_config, interleaved MoE layers), and dense decoders
+// (Llama, Qwen, Mistral). Counts follow the checkpoint's tensors, so the totals can be checked
+// against the published parameter counts (tests/plan/model_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "smcompat/util/result.hpp"
+
+namespace smcompat::plan {
+
+/// How a group of weights is stored: bytes per parameter including block scales.
+enum class WeightFormat {
+  kBf16,   ///< 2 bytes (also fp16)
+  kFp8,    ///< 1 byte (+ block scales: 4 bytes per 128x128 block)
+  kMxfp4,  ///< 4 bits + one 8-bit scale per 32 values = 4.25 bits
+  kNvfp4,  ///< 4 bits + one fp8 scale per 16 values = 4.5 bits
+  kInt4,   ///< 4 bits + bf16 scale per group of 128 (AWQ/GPTQ)
+};
+std::string_view to_string(WeightFormat f);
+double bytes_per_param(WeightFormat f);
+
+enum class AttentionKind { kGqa, kMla };  // kGqa covers MHA (kv_heads == heads) and MQA
+
+struct ModelSpec {
+  std::string name;        ///< `_name_or_path`, else the config's file/dir name
+  std::string model_type;  ///< config `model_type` ("deepseek_v3", "qwen3_moe", ...)
+  int layers = 0;
+  int hidden = 0;
+  int vocab = 0;
+  bool tied_embeddings = false;
+
+  AttentionKind attention = AttentionKind::kGqa;
+  int heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;  ///< GQA: per-head dimension
+  // MLA (DeepSeek): the latent KV cache holds kv_lora_rank + qk_rope_head_dim per token and layer.
+  int q_lora_rank = 0;  ///< 0: queries projected directly
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+  int sliding_window = 0;        ///< tokens, for the layers that use it (0: none)
+  int sliding_window_layers = 0;  ///< how many layers use the window
+
+  int dense_layers = 0;     ///< layers with a dense FFN
+  int intermediate = 0;     ///< the dense FFN's width
+  int moe_layers = 0;       ///< layers with routed experts
+  int experts = 0;          ///< routed experts per MoE layer
+  int experts_per_token = 0;
+  int shared_experts = 0;   ///< always-active experts per MoE layer (counted as one FFN of
+                            ///< shared_intermediate width)
+  int moe_intermediate = 0;     ///< one routed expert's width
+  int shared_intermediate = 0;  ///< the shared FFN's total width (0: none)
+  bool gated_ffn = true;        ///< 3 matrices (gate, up, down), else 2
+
+  WeightFormat attention_format = WeightFormat::kBf16;  ///< attention and dense FFN linears
+  WeightFormat expert_format = WeightFormat::kBf16;     ///< routed (and shared) experts
+  std::string quantization;  ///< as the config says ("fp8 block 128x128", "mxfp4", "none")
+  int kv_cache_bytes_per_value = 2;  ///< bf16 KV cache (engines' default)
+
+  bool is_moe() const { return experts > 0 && moe_layers > 0; }
+
+  // Parameter counts (one layer, or the whole model).
+  uint64_t attention_params_per_layer() const;
+  uint64_t dense_ffn_params_per_layer() const;
+  uint64_t expert_params() const;         ///< one routed expert
+  uint64_t shared_ffn_params_per_layer() const;
+  uint64_t router_params_per_layer() const;
+  uint64_t embedding_params() const;      ///< input embedding + LM head (once if tied)
+  uint64_t total_params() const;
+  uint64_t active_params() const;         ///< per token: experts_per_token experts per MoE layer
+
+  /// KV-cache bytes one token occupies in one full-attention layer (MLA: the latent, not per
+  /// head; GQA: 2 x kv_heads x head_dim).
+  uint64_t kv_bytes_per_token_per_layer() const;
+};
+
+/// Reads a config.json. `source` names it in errors. A config with no expert fields is read as a
+/// dense model (is_moe() false); the caller decides whether that is an error.
+Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_view source);
+Result<ModelSpec> read_model_config(const std::string& path);
+
+}  // namespace smcompat::plan
