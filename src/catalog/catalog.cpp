@@ -178,7 +178,8 @@ Result<Catalog> Catalog::from_json(std::string_view json_text) {
       // Optional figures (clocks, memory, bandwidths): absent when the sources do not give them.
       for (auto [key, field] : {std::pair{"boost_mhz", &GpuSpec::boost_mhz},
                                 {"tensor_mhz", &GpuSpec::tensor_mhz},
-                                {"bus_width_bits", &GpuSpec::bus_width_bits}})
+                                {"bus_width_bits", &GpuSpec::bus_width_bits},
+                                {"pcie_gen", &GpuSpec::pcie_gen}})
         spec.*field = opt_num<int>(g, key);
       for (auto [key, field] : {std::pair{"memory_gib", &GpuSpec::memory_gib},
                                 {"bandwidth_gbs", &GpuSpec::bandwidth_gbs},

@@ -1,24 +1,523 @@
-// The cost model (include/smcompat/plan/plan.hpp).
+// The cost model (include/smcompat/plan/plan.hpp). Every formula here is written out, with the
+// reason for it, in docs/plan.md ("The model, term by term"); the tests in tests/plan/ check each
+// term against values computed by hand.
 #include "smcompat/plan/plan.hpp"
 
-namespace smcompat::plan {
+#include <fmt/format.h>
 
-std::string_view to_string(LinkKind k) {
-  switch (k) {
-    case LinkKind::kNvlink: return "nvlink";
-    case LinkKind::kPcieP2p: return "pcie-p2p";
-    case LinkKind::kPcieHost: return "pcie-host";
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "smcompat/util/enum_names.hpp"
+#include "smcompat/util/strings.hpp"
+
+namespace smcompat::plan {
+namespace {
+
+constexpr std::array<const char*, 3> kLinkNames = {"nvlink", "pcie-p2p", "pcie-host"};
+constexpr std::array<const char*, 3> kAllToAllNames = {"none", "allgather-reducescatter",
+                                                       "deepep"};
+
+// PCIe x16 bandwidth per direction, GB/s: lanes x transfer rate x 128/130 encoding / 8 (PCI-SIG
+// base specifications 3.0-6.0; 6.0's FLIT mode is taken at the same efficiency).
+double pcie_x16_gbs(int gen) {
+  switch (gen) {
+    case 3: return 15.75;
+    case 4: return 31.5;
+    case 5: return 63.0;
+    case 6: return 126.0;
+    default: return 15.75;  // unknown: the oldest a server GPU of this catalog uses
   }
-  return "?";
 }
 
-std::string_view to_string(AllToAll a) {
-  switch (a) {
-    case AllToAll::kNone: return "none";
-    case AllToAll::kAllgatherReduceScatter: return "allgather-reducescatter";
-    case AllToAll::kDeepEp: return "deepep";
+// Per-step latencies of a ring collective, microseconds (docs/plan.md, "Links").
+constexpr double kNvlinkStepUs = 1.0;
+constexpr double kPcieP2pStepUs = 3.0;
+constexpr double kPcieHostStepUs = 6.0;
+
+bool is_geforce(const GpuSpec& g) { return to_lower(g.name).find("geforce") != std::string::npos; }
+
+Link default_link(const GpuSpec& g, std::string_view override_kind) {
+  int gen = g.pcie_gen.value_or(0);
+  Link link;
+  std::string kind(override_kind);
+  if (kind.empty()) kind = g.nvlink_gbs ? "nvlink" : (is_geforce(g) ? "nop2p" : "p2p");
+  if (kind == "nvlink") {
+    double total = g.nvlink_gbs.value_or(0);
+    link = {LinkKind::kNvlink, total / 2, kNvlinkStepUs,
+            fmt::format("catalog: NVLink {:g} GB/s both directions, {:g} per direction", total,
+                        total / 2)};
+  } else if (kind == "p2p") {
+    link = {LinkKind::kPcieP2p, pcie_x16_gbs(gen), kPcieP2pStepUs,
+            fmt::format("PCIe {} x16 with peer-to-peer access: {:g} GB/s per direction",
+                        gen ? fmt::format("Gen{}", gen) : std::string("(generation unknown)"),
+                        pcie_x16_gbs(gen))};
+  } else {
+    // Without P2P every byte is copied into host memory and out again: half the link.
+    link = {LinkKind::kPcieHost, pcie_x16_gbs(gen) / 2, kPcieHostStepUs,
+            fmt::format("PCIe {} x16 without peer-to-peer access (staged through host memory): "
+                        "{:g} GB/s per direction",
+                        gen ? fmt::format("Gen{}", gen) : std::string("(generation unknown)"),
+                        pcie_x16_gbs(gen) / 2)};
   }
-  return "?";
+  return link;
+}
+
+std::string_view strip_quotes(std::string_view s) {
+  s = trim(s);
+  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
+    s = s.substr(1, s.size() - 2);
+  return trim(s);
+}
+
+// ---- the terms ----------------------------------------------------------------------------
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+/// Layers of each kind on the busiest pipeline stage.
+struct StageLayers {
+  double total = 0, dense = 0, moe = 0, sliding = 0;
+};
+
+StageLayers stage_layers(const ModelSpec& m, int pp) {
+  StageLayers s;
+  s.total = ceil_div(m.layers, pp);
+  double share = s.total / m.layers;  // the busiest stage's share of each kind of layer
+  s.dense = m.dense_layers * share;
+  s.moe = m.moe_layers * share;
+  s.sliding = m.sliding_window_layers * share;
+  return s;
+}
+
+/// Fraction of the KV heads one TP rank holds (GQA heads split, replicated when tp > kv_heads;
+/// MLA's latent is the same for every head, so every TP rank holds all of it).
+double kv_shard(const ModelSpec& m, int tp) {
+  if (m.attention == AttentionKind::kMla || m.kv_heads <= 0) return 1.0;
+  return std::ceil(double(m.kv_heads) / tp) / m.kv_heads;
+}
+
+/// Expected number of distinct experts (of `experts`) that `tokens` tokens, each choosing `k`,
+/// touch: E x (1 - (1 - k/E)^T). Uniform routing; the load-imbalance term covers skew.
+double distinct_experts(double experts, double k, double tokens) {
+  if (experts <= 0 || tokens <= 0) return 0;
+  return experts * (1.0 - std::pow(1.0 - k / experts, tokens));
+}
+
+/// The busiest of `ranks` ranks receives this many times the mean of `tokens` x k assignments:
+/// the binomial's mean plus 2 standard deviations, times the configured skew.
+double load_imbalance(double tokens, double k, int ranks, double skew) {
+  if (ranks <= 1 || tokens <= 0) return 1.0;
+  double mean = tokens * k / ranks;
+  double sd = std::sqrt(mean * (1.0 - 1.0 / ranks));
+  return std::min<double>(ranks, (mean + 2 * sd) / mean) * skew;
+}
+
+/// What the tensor cores run at for this model on this GPU: the weights' format when the
+/// architecture has it, else BF16 (the weights are widened on the fly: Marlin-style W8A16/W4A16).
+struct ComputeFormat {
+  std::string peak_key;  ///< "fp8", "fp4", "fp16_bf16"
+  std::string note;      ///< set when the weights' format is not computed natively
+};
+
+ComputeFormat compute_format(const ModelSpec& m, const GpuSpec& g, const Catalog& catalog) {
+  const ArchInfo* arch = catalog.arch(g.cc.arch());
+  auto has = [&](const char* f) { return arch && arch->has_feature(f); };
+  auto fallback = [&](std::string why) {
+    return ComputeFormat{g.peak_tflops.count("fp16_bf16") ? "fp16_bf16" : "fp16_acc16",
+                         std::move(why)};
+  };
+  switch (m.expert_format) {
+    case WeightFormat::kFp8:
+      if (has("fp8")) return {"fp8", ""};
+      return fallback(fmt::format(
+          "FP8 weights on sm_{}: no FP8 tensor cores, computed in BF16 (weight-only FP8, "
+          "e.g. Marlin)",
+          g.cc.arch()));
+    case WeightFormat::kMxfp4:
+    case WeightFormat::kNvfp4:
+      if (has("fp4") && g.peak_tflops.count("fp4")) return {"fp4", ""};
+      if (has("fp8"))
+        return {"fp8", fmt::format("{} weights on sm_{}: no FP4 tensor cores here, computed "
+                                   "in FP8/BF16 after widening",
+                                   to_string(m.expert_format), g.cc.arch())};
+      return fallback(fmt::format("{} weights on sm_{}: computed in BF16 after widening",
+                                  to_string(m.expert_format), g.cc.arch()));
+    default:
+      return fallback("");
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(LinkKind k) { return enum_name(k, kLinkNames); }
+std::string_view to_string(AllToAll a) { return enum_name(a, kAllToAllNames); }
+
+std::string GpuSet::label() const {
+  return fmt::format("{}x {}", count, gpu ? gpu->name : std::string("?"));
+}
+
+std::string PlanShape::name() const {
+  std::string s;
+  if (pp > 1) s += fmt::format("PP{}x", pp);
+  bool ep_on = experts == ExpertMode::kExpertParallel;
+  if (dp > 1 && dp_attention) {
+    s += tp > 1 ? fmt::format("TP{}xDP{} attention+EP{}", tp, dp, ep())
+                : fmt::format("DP{} attention+EP{}", dp, ep());
+  } else if (dp > 1) {
+    s += tp > 1 ? fmt::format("DP{}xTP{}", dp, tp) : fmt::format("DP{}", dp);
+  } else {
+    s += fmt::format("TP{}", tp);
+    if (ep_on) s += fmt::format("+EP{}", ep());
+  }
+  if (a2a != AllToAll::kNone) s += fmt::format(" ({})", to_string(a2a));
+  return s;
+}
+
+Result<std::vector<GpuSet>> parse_gpu_sets(std::string_view spec, const Catalog& catalog) {
+  std::vector<GpuSet> sets;
+  if (trim(spec).empty()) return make_error("--gpus: empty (expected COUNTxNAME, e.g. 8xH100)");
+  for (std::string_view part : split(spec, ',')) {
+    std::string_view item = trim(part);
+    size_t x = item.find_first_of("xX*");
+    auto count = x == std::string_view::npos ? std::nullopt : parse_uint(trim(item.substr(0, x)));
+    if (!count || *count == 0 || *count > 1024)
+      return make_error(fmt::format(
+          "--gpus: '{}' is not COUNTxNAME (a count of 1 to 1024, 'x', a GPU name; "
+          "e.g. 8xH100, 4x\"RTX PRO 6000\", 2xRTX 5090:nop2p)",
+          item));
+    std::string_view name = item.substr(x + 1);
+    std::string_view link_kind;
+    if (size_t colon = name.rfind(':'); colon != std::string_view::npos) {
+      link_kind = trim(name.substr(colon + 1));
+      name = name.substr(0, colon);
+      if (link_kind != "nvlink" && link_kind != "p2p" && link_kind != "nop2p")
+        return make_error(fmt::format(
+            "--gpus: '{}': unknown link '{}' (use :nvlink, :p2p or :nop2p)", item, link_kind));
+    }
+    name = strip_quotes(name);
+    const GpuSpec* gpu = catalog.find_gpu(name);
+    if (!gpu) {
+      std::string hint;
+      for (const GpuSpec* g : catalog.suggest_gpus(name))
+        hint += (hint.empty() ? "" : ", ") + g->name;
+      return make_error(fmt::format(
+          "--gpus: unknown GPU '{}'{} (`smcompat gpus` lists the catalog)", name,
+          hint.empty() ? std::string() : " — did you mean: " + hint + "?"));
+    }
+    if (link_kind == "nvlink" && !gpu->nvlink_gbs)
+      return make_error(fmt::format("--gpus: '{}': the catalog lists no NVLink for {}", item,
+                                    gpu->name));
+    if (!gpu->memory_gib)
+      return make_error(fmt::format("--gpus: the catalog has no memory size for {}", gpu->name));
+    GpuSet set;
+    set.count = int(*count);
+    set.gpu = gpu;
+    set.memory_bytes = uint64_t(*gpu->memory_gib * double(1ull << 30));
+    set.link = default_link(*gpu, link_kind);
+    set.pcie_gen = gpu->pcie_gen.value_or(0);
+    set.origin = fmt::format("--gpus {}", item);
+    sets.push_back(set);
+  }
+  return sets;
+}
+
+PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
+  const ModelSpec& m = rq.model;
+  const GpuSpec& g = *rq.gpus.gpu;
+  const PlanAssumptions& a = rq.assumptions;
+  const Catalog& catalog = Catalog::builtin();
+  PlanEstimate e;
+  e.shape = shape;
+  e.gpu_memory_bytes = rq.gpus.memory_bytes;
+
+  const int tp = shape.tp, dp = shape.dp, pp = shape.pp, ep = shape.ep();
+  const bool ep_on = shape.experts == ExpertMode::kExpertParallel;
+  const StageLayers L = stage_layers(m, pp);
+  const double attn_b = bytes_per_param(m.attention_format);
+  const double expert_b = bytes_per_param(m.expert_format);
+  const double emb_b = 2.0;  // embeddings and LM head stay BF16 in every checkpoint read here
+
+  // ---- memory per GPU (the busiest stage; one rank) ----
+  double embedding_gpu = double(m.embedding_params()) / tp;
+  if (pp > 1 && !m.tied_embeddings) embedding_gpu /= 2;  // input on the first stage, head on the last
+  double attn_params_gpu = double(m.attention_params_per_layer()) * L.total / tp;
+  double dense_params_gpu = double(m.dense_ffn_params_per_layer()) * L.dense / tp;
+  double shared_params_gpu = double(m.shared_ffn_params_per_layer()) * L.moe / tp;
+  double router_params_gpu = double(m.router_params_per_layer()) * L.moe;
+  double local_experts = ep_on ? std::ceil(double(m.experts) / ep) : double(m.experts);
+  double expert_params_gpu =
+      double(m.expert_params()) * local_experts * L.moe / (ep_on ? 1.0 : double(tp));
+  double weights = embedding_gpu * emb_b + (attn_params_gpu + dense_params_gpu) * attn_b +
+                   (shared_params_gpu + expert_params_gpu) * expert_b + router_params_gpu * emb_b;
+  e.memory.weights = uint64_t(weights);
+
+  const Workload& w = rq.workload;
+  const double seqs_rank = std::ceil(double(w.batch) / dp);  // sequences one attention rank holds
+  const double ctx_max = double(w.prompt_len) + w.gen_len;
+  auto kv_per_seq = [&](double ctx) {
+    double full_layers = L.total - L.sliding;
+    double window = m.sliding_window > 0 ? std::min<double>(ctx, m.sliding_window) : ctx;
+    return (full_layers * ctx + L.sliding * window) * double(m.kv_bytes_per_token_per_layer()) *
+           kv_shard(m, tp);
+  };
+  e.memory.kv_cache = uint64_t(seqs_rank * kv_per_seq(ctx_max));
+
+  // Activations: one prefill chunk's hidden states (4 live copies) and FFN intermediates (gate
+  // and up), plus the sampled rows' FP32 logits.
+  const double chunk = a.prefill_chunk_tokens;
+  double ffn_width = 0;
+  if (m.dense_layers > 0) ffn_width = double(m.intermediate) / tp;
+  if (m.is_moe()) {
+    double moe_width = double(m.experts_per_token) * m.moe_intermediate / (ep_on ? 1.0 : tp);
+    ffn_width = std::max(ffn_width, moe_width + double(m.shared_intermediate) / tp);
+  }
+  auto logits = [&](double seqs) { return seqs * double(m.vocab) / tp * 4.0; };
+  double act_fixed = chunk * m.hidden * 2.0 * 4 + chunk * ffn_width * 2.0 * 2;
+  e.memory.activations = uint64_t(act_fixed + logits(seqs_rank));
+  e.memory.reserve = uint64_t((1.0 - a.memory_utilization) * double(rq.gpus.memory_bytes)) +
+                     a.runtime_overhead_bytes;
+
+  // Largest batch at these lengths: what is left after weights, reserve and the fixed
+  // activations, per sequence of KV cache and logits, times the attention ranks.
+  double left = double(rq.gpus.memory_bytes) - double(e.memory.weights) -
+                double(e.memory.reserve) - act_fixed;
+  double per_seq = kv_per_seq(ctx_max) + logits(1);
+  e.max_batch_that_fits = left > 0 ? int(std::min(1e9, std::floor(left / per_seq) * dp)) : 0;
+
+  // ---- runnable? ----
+  const ArchInfo* arch = catalog.arch(g.cc.arch());
+  if (shape.a2a == AllToAll::kDeepEp) {
+    if (rq.gpus.link.kind != LinkKind::kNvlink)
+      e.why_not.push_back(fmt::format(
+          "DeepEP needs NVLink (or InfiniBand) between the GPUs for NVSHMEM; these talk over {}",
+          rq.gpus.link.kind == LinkKind::kPcieP2p ? "PCIe" : "PCIe without P2P"));
+    bool deepgemm = arch && (arch->has_feature("wgmma", ArchVariant::kArchSpecific) ||
+                             arch->has_feature("tcgen05", ArchVariant::kArchSpecific));
+    if (!deepgemm)
+      e.why_not.push_back(fmt::format(
+          "DeepEP's FP8 expert path runs DeepGEMM, which has kernels for sm_90a (wgmma) and "
+          "sm_100a (tcgen05) only; sm_{} has neither",
+          g.cc.arch()));
+  }
+  // Block-quantised FP8 needs each rank's slice to be whole blocks (128 columns).
+  if (m.expert_format == WeightFormat::kFp8 && !ep_on && m.is_moe() &&
+      (m.moe_intermediate / tp) % 128 != 0)
+    e.why_not.push_back(fmt::format(
+        "FP8 block quantisation (128x128): an expert's width {} over TP{} is {} per rank, not a "
+        "multiple of 128 (the engines refuse it); use expert parallelism or a smaller TP",
+        m.moe_intermediate, tp, m.moe_intermediate / double(tp)));
+  e.runnable = e.why_not.empty();
+  if (rq.gpus.link.kind == LinkKind::kPcieHost && shape.gpus() > 1)
+    e.notes.push_back("no peer-to-peer access: NCCL copies through host memory");
+  ComputeFormat cf = compute_format(m, g, catalog);
+  if (!cf.note.empty()) e.notes.push_back(cf.note);
+
+  // ---- time: one step of `tokens` new tokens at an average context of `ctx` ----
+  double peak_tflops = rq.measured_tflops.value_or(
+      g.peak_tflops.count(cf.peak_key) ? g.peak_tflops.at(cf.peak_key) : 0);
+  double mem_gbs = rq.measured_memory_gbs.value_or(g.bandwidth_gbs.value_or(0));
+  const Link& link = rq.gpus.link;
+  auto step = [&](double tokens_total, double ctx, double tokens_per_seq) {
+    StepCost c;
+    double tokens_rank = std::ceil(tokens_total / dp);
+    double stage_tokens = tokens_total;  // tokens through the MoE layers of one stage
+    // Weights read: everything but the routed experts, then the distinct experts touched.
+    double non_expert_bytes = embedding_gpu * emb_b + (attn_params_gpu + dense_params_gpu) * attn_b +
+                              shared_params_gpu * expert_b + router_params_gpu * emb_b;
+    double expert_bytes = 0;
+    double moe_tokens_rank = 0;  // token-expert pairs this rank computes, per MoE layer
+    if (m.is_moe()) {
+      double k = m.experts_per_token;
+      if (ep_on) {
+        c.expert_load_imbalance = load_imbalance(stage_tokens, k, ep, a.routing_skew);
+        moe_tokens_rank = stage_tokens * k / ep * c.expert_load_imbalance;
+        double touched = distinct_experts(m.experts, k, stage_tokens) / ep;
+        expert_bytes = touched * double(m.expert_params()) * L.moe * expert_b;
+      } else {
+        // Sharded experts (or a replica): a rank sees its replica's tokens, 1/tp of each expert.
+        moe_tokens_rank = tokens_rank * k;
+        double touched = distinct_experts(m.experts, k, tokens_rank);
+        expert_bytes = touched * double(m.expert_params()) / tp * L.moe * expert_b;
+      }
+    }
+    c.weight_bytes_read = non_expert_bytes + expert_bytes;
+    double seqs = tokens_rank / tokens_per_seq;
+    c.kv_bytes_read = seqs * kv_per_seq(ctx) * (tokens_per_seq > 1 ? 0.5 : 1.0);
+    // FLOPs: 2 per weight per token (dense parts on this rank's tokens, split over TP), the
+    // experts' token pairs, and attention over the context.
+    double dense_flops = 2.0 * tokens_rank *
+                         (embedding_gpu / (m.tied_embeddings || pp > 1 ? 1 : 2) + attn_params_gpu +
+                          dense_params_gpu + shared_params_gpu);
+    double expert_flops =
+        2.0 * moe_tokens_rank * double(m.expert_params()) / (ep_on ? 1.0 : tp) * L.moe;
+    double heads_rank = double(m.heads) / tp;
+    double per_ctx = m.attention == AttentionKind::kMla
+                         ? 2.0 * heads_rank * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim)
+                         : 4.0 * heads_rank * m.head_dim;
+    double attn_ctx_flops = tokens_rank * per_ctx * ctx * L.total;
+    c.flops = dense_flops + expert_flops + attn_ctx_flops;
+    c.memory_s = mem_gbs > 0 ? (c.weight_bytes_read + c.kv_bytes_read) /
+                                   (mem_gbs * 1e9 * a.memory_efficiency)
+                             : 0;
+    c.compute_s = peak_tflops > 0 ? c.flops / (peak_tflops * 1e12 * a.compute_efficiency) : 0;
+
+    // Communication, per GPU sent, and its time: bandwidth term plus per-step latency.
+    double bw = link.gbs_per_direction * 1e9 * a.link_efficiency;
+    double lat = link.latency_us * 1e-6;
+    double comm_s = 0;
+    const double act_bytes = 2.0;  // BF16 hidden states
+    if (tp > 1) {
+      // Ring all-reduce: 2(tp-1)/tp of the message, 2(tp-1) steps. Two per layer (attention
+      // output, FFN output); with EP across DP ranks the MoE output is combined by the
+      // all-to-all instead.
+      double per_layer = (ep_on && dp > 1) ? 1.0 + (L.total - L.moe) / L.total : 2.0;
+      double msgs = per_layer * L.total;
+      double msg_bytes = tokens_rank * m.hidden * act_bytes;
+      c.allreduce_bytes = msgs * 2.0 * (tp - 1) / tp * msg_bytes;
+      comm_s += c.allreduce_bytes / bw + msgs * 2.0 * (tp - 1) * lat;
+    }
+    if (ep_on && dp > 1 && m.is_moe()) {
+      double k = m.experts_per_token;
+      if (shape.a2a == AllToAll::kDeepEp) {
+        // Each token goes once to every rank holding one of its experts (FP8 dispatch, BF16
+        // combine); the busiest rank receives imbalance x the mean.
+        double ranks_per_token = ep * (1.0 - std::pow(1.0 - 1.0 / ep, k));
+        double remote = ranks_per_token * (ep - 1.0) / ep;
+        double per_layer = tokens_rank * remote * m.hidden * (1.0 + 2.0) * c.expert_load_imbalance;
+        c.all2all_bytes = per_layer * L.moe;
+        comm_s += c.all2all_bytes / bw + L.moe * 2.0 * lat;
+      } else {
+        // All-gather every rank's tokens, reduce-scatter the outputs (BF16 both ways).
+        double per_layer = 2.0 * (dp - 1.0) / dp * tokens_total * m.hidden * act_bytes;
+        c.all2all_bytes = per_layer * L.moe;
+        comm_s += c.all2all_bytes / bw + L.moe * 2.0 * (dp - 1) * lat;
+      }
+    }
+    if (pp > 1) comm_s += (pp - 1) * (tokens_rank * m.hidden * act_bytes / bw + lat);
+    c.comm_s = comm_s;
+    c.step_s = std::max(c.memory_s, c.compute_s) + c.comm_s;
+    return c;
+  };
+
+  // Decode: with pipeline stages the batch runs as pp micro-batches, one per stage at a time, so
+  // a sequence waits pp stage-times per token.
+  double b = w.batch;
+  StepCost d = step(b / pp, w.prompt_len + w.gen_len / 2.0, 1.0);
+  d.step_s *= pp;
+  e.decode = d;
+  StepCost p = step(b * w.prompt_len, w.prompt_len / 2.0, w.prompt_len);
+  e.prefill_s = p.step_s;
+  e.tpot_ms = d.step_s * 1e3;
+  e.decode_tokens_per_s = d.step_s > 0 ? b / d.step_s : 0;
+  double total_s = e.prefill_s + w.gen_len * d.step_s;
+  e.output_tokens_per_s = total_s > 0 ? b * w.gen_len / total_s : 0;
+
+  if (e.memory.total() > rq.gpus.memory_bytes)
+    e.why_not.push_back(fmt::format(
+        "needs {} per GPU (weights {}, KV cache {}, activations {}, reserve {}); a GPU has {}",
+        human_bytes(e.memory.total()), human_bytes(e.memory.weights),
+        human_bytes(e.memory.kv_cache), human_bytes(e.memory.activations),
+        human_bytes(e.memory.reserve), human_bytes(rq.gpus.memory_bytes)));
+  e.fits = e.why_not.empty();
+  return e;
+}
+
+namespace {
+
+std::vector<int> divisors(int n) {
+  std::vector<int> out;
+  for (int i = 1; i <= n; ++i)
+    if (n % i == 0) out.push_back(i);
+  return out;
+}
+
+bool heads_split(const ModelSpec& m, int tp) {
+  if (m.heads % tp != 0) return false;
+  if (m.attention == AttentionKind::kMla || m.kv_heads <= 0) return true;
+  return m.kv_heads % tp == 0 || tp % m.kv_heads == 0;
+}
+
+std::vector<PlanShape> candidate_shapes(const ModelSpec& m, int gpus) {
+  std::vector<PlanShape> out;
+  for (int pp : divisors(gpus)) {
+    if (pp > m.layers || pp > 8) continue;
+    int per_stage = gpus / pp;
+    for (int tp : divisors(per_stage)) {
+      if (!heads_split(m, tp)) continue;
+      int dp = per_stage / tp;
+      if (pp > 1 && dp > 1) continue;  // pipelines of replicas: not offered by the engines' CLIs
+      PlanShape s;
+      s.tp = tp;
+      s.dp = dp;
+      s.pp = pp;
+      if (!m.is_moe()) {
+        out.push_back(s);
+        continue;
+      }
+      s.experts = ExpertMode::kTpSharded;
+      out.push_back(s);  // TP-sharded experts (dp > 1: replicas)
+      if (tp * dp == 1) continue;
+      s.experts = ExpertMode::kExpertParallel;
+      if (tp * dp > m.experts) continue;
+      if (dp == 1) {
+        out.push_back(s);  // TPn+EPn: tokens replicated, experts combined by the all-reduce
+      } else {
+        s.dp_attention = true;
+        s.a2a = AllToAll::kAllgatherReduceScatter;
+        out.push_back(s);
+        s.a2a = AllToAll::kDeepEp;
+        out.push_back(s);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<PlanEstimate> rank_plans(const PlanRequest& request) {
+  std::vector<PlanEstimate> plans;
+  for (const PlanShape& s : candidate_shapes(request.model, request.gpus.count))
+    plans.push_back(estimate(request, s));
+  std::stable_sort(plans.begin(), plans.end(), [](const PlanEstimate& x, const PlanEstimate& y) {
+    if (x.fits != y.fits) return x.fits;
+    if (x.fits) return x.output_tokens_per_s > y.output_tokens_per_s;
+    if (x.runnable != y.runnable) return x.runnable;
+    return x.memory.total() < y.memory.total();
+  });
+  return plans;
+}
+
+std::string why_wins(const PlanEstimate& w, const PlanEstimate& r) {
+  const StepCost& a = w.decode;
+  const StepCost& b = r.decode;
+  double ratio = r.output_tokens_per_s > 0 ? w.output_tokens_per_s / r.output_tokens_per_s : 0;
+  // The term that differs most (in seconds per step) is the reason.
+  double d_mem = b.memory_s - a.memory_s, d_comp = b.compute_s - a.compute_s,
+         d_comm = b.comm_s - a.comm_s, d_prefill = (r.prefill_s - w.prefill_s);
+  std::string lead = fmt::format("{} is {:.2f}x {}'s estimated output tokens/s: ", w.shape.name(),
+                                 ratio, r.shape.name());
+  double best = std::max({d_mem, d_comp, d_comm});
+  if (best == d_comm && d_comm > 0)
+    return lead + fmt::format(
+                      "each decode step sends {} per GPU instead of {} ({:.2f} vs {:.2f} ms of "
+                      "communication)",
+                      human_bytes(uint64_t(a.allreduce_bytes + a.all2all_bytes)),
+                      human_bytes(uint64_t(b.allreduce_bytes + b.all2all_bytes)), a.comm_s * 1e3,
+                      b.comm_s * 1e3);
+  if (best == d_mem && d_mem > 0)
+    return lead + fmt::format("each decode step reads {} per GPU instead of {} ({:.2f} vs {:.2f} ms)",
+                              human_bytes(uint64_t(a.weight_bytes_read + a.kv_bytes_read)),
+                              human_bytes(uint64_t(b.weight_bytes_read + b.kv_bytes_read)),
+                              a.memory_s * 1e3, b.memory_s * 1e3);
+  if (best == d_comp && d_comp > 0)
+    return lead + fmt::format("each decode step computes {:.3g} GFLOP per GPU instead of {:.3g}",
+                              a.flops / 1e9, b.flops / 1e9);
+  if (d_prefill > 0)
+    return lead + fmt::format("the prompts take {:.2f} s instead of {:.2f} s", w.prefill_s,
+                              r.prefill_s);
+  return lead + "the terms are close; the difference is within the model's error";
 }
 
 }  // namespace smcompat::plan

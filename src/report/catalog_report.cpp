@@ -71,7 +71,8 @@ json gpu_json(const GpuSpec& g) {
   // Optional figures are null when the catalog does not know them.
   for (auto [key, field] : {std::pair{"boost_mhz", &GpuSpec::boost_mhz},
                             {"tensor_mhz", &GpuSpec::tensor_mhz},
-                            {"bus_width_bits", &GpuSpec::bus_width_bits}})
+                            {"bus_width_bits", &GpuSpec::bus_width_bits},
+                            {"pcie_gen", &GpuSpec::pcie_gen}})
     j[key] = or_null(g.*field);
   for (auto [key, field] : {std::pair{"memory_gib", &GpuSpec::memory_gib},
                             {"bandwidth_gbs", &GpuSpec::bandwidth_gbs},

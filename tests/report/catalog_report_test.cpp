@@ -110,6 +110,7 @@ TEST_F(CatalogReport, GpusJson) {
       "memory_gib": null,
       "name": "H100 SXM",
       "nvlink_gbs": null,
+      "pcie_gen": null,
       "peak_tflops": {
         "fp16_bf16": 989.5,
         "fp32": 67.0
@@ -130,6 +131,7 @@ TEST_F(CatalogReport, GpusJson) {
       "memory_gib": null,
       "name": "RTX 5090",
       "nvlink_gbs": null,
+      "pcie_gen": null,
       "peak_tflops": {},
       "sms": 170,
       "source": "DS",

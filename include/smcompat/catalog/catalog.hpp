@@ -64,7 +64,8 @@ struct GpuSpec {
   std::optional<int> bus_width_bits;
   std::optional<double> bandwidth_gbs;
   std::optional<double> l2_mb;
-  std::optional<double> nvlink_gbs;
+  std::optional<double> nvlink_gbs;  ///< NVLink, both directions together
+  std::optional<int> pcie_gen;        ///< host link generation (x16); absent for integrated GPUs
   PeakTable peak_tflops;
   std::string tags;
   std::string source;
