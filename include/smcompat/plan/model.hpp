@@ -6,6 +6,13 @@
 // Mixtral, gpt-oss, Llama 4 (text_config, interleaved MoE layers), and dense decoders
 // (Llama, Qwen, Mistral). Counts follow the checkpoint's tensors, so the totals can be checked
 // against the published parameter counts (tests/plan/model_test.cpp).
+//
+// What is counted: every weight tensor of the language model as the Hugging Face checkpoint holds
+// it (linears, their biases where the family has them, norms, routers, embeddings), and nothing
+// the main model does not run: DeepSeek's multi-token-prediction module (mtp_layers) and Llama 4's
+// vision tower are left out, as in the published totals (DeepSeek-V3's 671B excludes its 14B MTP).
+// Embeddings, norms and routers are stored as the checkpoint's dtype (2 bytes for bf16/fp16);
+// attention_format and expert_format say how the linears are stored.
 #pragma once
 
 #include <cstdint>
@@ -47,23 +54,38 @@ struct ModelSpec {
   int qk_nope_head_dim = 0;
   int qk_rope_head_dim = 0;
   int v_head_dim = 0;
-  int sliding_window = 0;        ///< tokens, for the layers that use it (0: none)
+  int sliding_window = 0;  ///< tokens, for the layers that use it (0: none); Llama 4: the
+                           ///< attention chunk (attention_chunk_size), which bounds the KV alike
   int sliding_window_layers = 0;  ///< how many layers use the window
+  // Small per-layer attention tensors, counted where the family has them.
+  bool qkv_bias = false;         ///< q, k and v projections carry biases (Qwen2, gpt-oss)
+  bool o_bias = false;           ///< the output projection carries a bias (gpt-oss)
+  bool qk_norm = false;          ///< RMSNorm of head_dim on q and on k (Qwen3)
+  bool attention_sinks = false;  ///< one learned sink logit per head (gpt-oss)
 
-  int dense_layers = 0;     ///< layers with a dense FFN
-  int intermediate = 0;     ///< the dense FFN's width
-  int moe_layers = 0;       ///< layers with routed experts
-  int experts = 0;          ///< routed experts per MoE layer
+  int dense_layers = 0;  ///< layers with a dense FFN
+  int intermediate = 0;  ///< the dense FFN's width (Llama 4: intermediate_size_mlp; Mixtral,
+                         ///< gpt-oss: 0, their intermediate_size is the expert's width)
+  int moe_layers = 0;    ///< layers with routed experts
+  int experts = 0;       ///< routed experts per MoE layer
   int experts_per_token = 0;
-  int shared_experts = 0;   ///< always-active experts per MoE layer (counted as one FFN of
-                            ///< shared_intermediate width)
-  int moe_intermediate = 0;     ///< one routed expert's width
-  int shared_intermediate = 0;  ///< the shared FFN's total width (0: none)
-  bool gated_ffn = true;        ///< 3 matrices (gate, up, down), else 2
+  int shared_experts = 0;           ///< always-active experts per MoE layer (counted as one FFN of
+                                    ///< shared_intermediate width)
+  int moe_intermediate = 0;         ///< one routed expert's width
+  int shared_intermediate = 0;      ///< the shared FFN's total width (0: none)
+  bool gated_ffn = true;            ///< 3 matrices (gate, up, down), else 2
+  bool expert_bias = false;         ///< routed experts carry biases (gpt-oss: gate_up and down)
+  bool router_bias = false;         ///< the router has one bias per expert (gpt-oss's bias;
+                                    ///< DeepSeek-V3's e_score_correction_bias with noaux_tc)
+  bool shared_expert_gate = false;  ///< a hidden x 1 gate on the shared expert (Qwen2-MoE)
+  int mtp_layers = 0;  ///< DeepSeek `num_nextn_predict_layers`: noted, not in the counts
 
   WeightFormat attention_format = WeightFormat::kBf16;  ///< attention and dense FFN linears
   WeightFormat expert_format = WeightFormat::kBf16;     ///< routed (and shared) experts
   std::string quantization;  ///< as the config says ("fp8 block 128x128", "mxfp4", "none")
+  std::string dtype;         ///< `torch_dtype`/`dtype` ("bfloat16", "float16", "float32"; empty
+                             ///< if absent). fp32 checkpoints are served as 16-bit, so the
+                             ///< formats stay kBf16.
   int kv_cache_bytes_per_value = 2;  ///< bf16 KV cache (engines' default)
 
   bool is_moe() const { return experts > 0 && moe_layers > 0; }
@@ -71,12 +93,16 @@ struct ModelSpec {
   // Parameter counts (one layer, or the whole model).
   uint64_t attention_params_per_layer() const;
   uint64_t dense_ffn_params_per_layer() const;
-  uint64_t expert_params() const;         ///< one routed expert
+  uint64_t expert_params() const;  ///< one routed expert
   uint64_t shared_ffn_params_per_layer() const;
   uint64_t router_params_per_layer() const;
-  uint64_t embedding_params() const;      ///< input embedding + LM head (once if tied)
-  uint64_t total_params() const;
-  uint64_t active_params() const;         ///< per token: experts_per_token experts per MoE layer
+  uint64_t norm_params_per_layer() const;  ///< the two RMSNorms around attention and FFN
+  uint64_t embedding_params() const;       ///< input embedding + LM head (once if tied)
+  uint64_t total_params() const;           ///< + the final norm
+  /// Per token: everything but the routed experts a token does not pick (experts_per_token per
+  /// MoE layer), the input embedding included, as Qwen, Mistral and Meta count "active"
+  /// (OpenAI's gpt-oss and DeepSeek quote it without the input embedding).
+  uint64_t active_params() const;
 
   /// KV-cache bytes one token occupies in one full-attention layer (MLA: the latent, not per
   /// head; GQA: 2 x kv_heads x head_dim).
@@ -84,7 +110,11 @@ struct ModelSpec {
 };
 
 /// Reads a config.json. `source` names it in errors. A config with no expert fields is read as a
-/// dense model (is_moe() false); the caller decides whether that is an error.
+/// dense model (is_moe() false); the caller decides whether that is an error. Errors (never
+/// exceptions): not JSON or truncated (with the byte offset), a missing required field
+/// (hidden_size, num_hidden_layers, num_attention_heads, vocab_size), a field of the wrong type,
+/// a negative or absurd value (offset of the field's key where it can be found), or counts that
+/// would not fit in 64 bits.
 Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_view source);
 Result<ModelSpec> read_model_config(const std::string& path);
 

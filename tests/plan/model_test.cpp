@@ -1,0 +1,652 @@
+// The model reader on real Hugging Face configs (tests/plan/configs/, SOURCES.md says where each
+// came from): the fields read, integer counts worked out by hand, and the totals against the
+// published parameter counts; then broken inputs, which must become errors naming the file.
+#include "smcompat/plan/model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+namespace smcompat::plan {
+namespace {
+
+std::string config_path(const std::string& name) {
+  return std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/" + name + ".json";
+}
+
+ModelSpec read(const std::string& name) {
+  auto spec = read_model_config(config_path(name));
+  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().to_string());
+  return spec.ok() ? *spec : ModelSpec{};
+}
+
+double billions(uint64_t n) { return static_cast<double>(n) / 1e9; }
+uint64_t input_embedding(const ModelSpec& m) { return uint64_t(m.vocab) * uint64_t(m.hidden); }
+
+// ---------------------------------------------------------------------------------------------
+// DeepSeek-V3 (MLA, 1 shared + 256 routed experts, 3 dense layers, FP8 128x128 blocks, 1 MTP).
+//
+// By hand (hidden 7168, 128 heads, q_lora 1536, kv_lora 512, nope 128, rope 64, v 128):
+//   q_a_proj 7168 x 1536            =  11,010,048
+//   q_a_layernorm                   =       1,536
+//   q_b_proj 1536 x 128 x (128+64)  =  37,748,736
+//   kv_a_proj 7168 x (512+64)       =   4,128,768
+//   kv_a_layernorm                  =         512
+//   kv_b_proj 512 x 128 x (128+128) =  16,777,216
+//   o_proj 128 x 128 x 7168         = 117,440,512
+//   attention per layer             = 187,107,328
+//   one expert 3 x 7168 x 2048      =  44,040,192
+//   dense FFN 3 x 7168 x 18432      = 396,361,728
+//   router 7168 x 256 + 256 (e_score_correction_bias) = 1,835,264
+//   KV per token and layer (512 + 64) x 2 bytes = 1152
+// Total = 2 x 129280 x 7168 (embed, lm_head) + 7168 (final norm)
+//       + 61 x (187,107,328 + 2 x 7168) + 3 x 396,361,728
+//       + 58 x (256 x 44,040,192 + 44,040,192 (shared) + 1,835,264) = 671,026,419,200
+// ---------------------------------------------------------------------------------------------
+TEST(ModelConfig, DeepSeekV3Fields) {
+  ModelSpec m = read("deepseek-ai__DeepSeek-V3");
+  EXPECT_EQ(m.model_type, "deepseek_v3");
+  EXPECT_EQ(m.name, "deepseek-ai__DeepSeek-V3");
+  EXPECT_EQ(m.layers, 61);
+  EXPECT_EQ(m.hidden, 7168);
+  EXPECT_EQ(m.vocab, 129280);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.attention, AttentionKind::kMla);
+  EXPECT_EQ(m.heads, 128);
+  EXPECT_EQ(m.q_lora_rank, 1536);
+  EXPECT_EQ(m.kv_lora_rank, 512);
+  EXPECT_EQ(m.qk_nope_head_dim, 128);
+  EXPECT_EQ(m.qk_rope_head_dim, 64);
+  EXPECT_EQ(m.v_head_dim, 128);
+  EXPECT_EQ(m.dense_layers, 3);
+  EXPECT_EQ(m.intermediate, 18432);
+  EXPECT_EQ(m.moe_layers, 58);
+  EXPECT_EQ(m.experts, 256);
+  EXPECT_EQ(m.experts_per_token, 8);
+  EXPECT_EQ(m.shared_experts, 1);
+  EXPECT_EQ(m.moe_intermediate, 2048);
+  EXPECT_EQ(m.shared_intermediate, 2048);
+  EXPECT_TRUE(m.router_bias);
+  EXPECT_EQ(m.mtp_layers, 1);
+  EXPECT_EQ(m.attention_format, WeightFormat::kFp8);
+  EXPECT_EQ(m.expert_format, WeightFormat::kFp8);
+  EXPECT_EQ(m.quantization, "fp8 block 128x128");
+  EXPECT_EQ(m.dtype, "bfloat16");
+  EXPECT_EQ(m.sliding_window, 0);
+  EXPECT_TRUE(m.is_moe());
+}
+
+TEST(ModelConfig, DeepSeekV3CountsByHand) {
+  ModelSpec m = read("deepseek-ai__DeepSeek-V3");
+  EXPECT_EQ(m.attention_params_per_layer(), 187'107'328u);
+  EXPECT_EQ(m.expert_params(), 44'040'192u);
+  EXPECT_EQ(m.shared_ffn_params_per_layer(), 44'040'192u);
+  EXPECT_EQ(m.dense_ffn_params_per_layer(), 396'361'728u);
+  EXPECT_EQ(m.router_params_per_layer(), 1'835'264u);
+  EXPECT_EQ(m.embedding_params(), 2u * 129280u * 7168u);
+  EXPECT_EQ(m.kv_bytes_per_token_per_layer(), 1152u);
+  EXPECT_EQ(m.total_params(), 671'026'419'200u);
+}
+
+// Published: 671B total, 37B activated (DeepSeek-V3 technical report). README_WEIGHTS.md of the
+// release is more precise: 36.6B activated "including 0.9B for the output Head", i.e. without the
+// input embedding, which is what active_params() less the input embedding gives. The MTP module
+// (14B) is not in the 671B and not counted here.
+TEST(ModelConfig, DeepSeekV3PublishedCounts) {
+  ModelSpec m = read("deepseek-ai__DeepSeek-V3");
+  EXPECT_NEAR(billions(m.total_params()), 671.0, 0.5);  // "671B": rounding to the unit
+  EXPECT_NEAR(billions(m.active_params() - input_embedding(m)), 36.6, 0.05);  // "36.6B"
+  EXPECT_NEAR(billions(m.active_params()), 37.0, 0.6);  // "37B", with the 0.93B input embedding
+}
+
+// DeepSeek-R1 has V3's architecture; its config differs in transformers_version only.
+TEST(ModelConfig, DeepSeekR1SameShapeAsV3) {
+  ModelSpec r1 = read("deepseek-ai__DeepSeek-R1");
+  ModelSpec v3 = read("deepseek-ai__DeepSeek-V3");
+  EXPECT_EQ(r1.total_params(), v3.total_params());
+  EXPECT_EQ(r1.active_params(), v3.active_params());
+  EXPECT_EQ(r1.kv_bytes_per_token_per_layer(), 1152u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Qwen3-30B-A3B (GQA 32/4 heads of 128, QK-norm, 128 experts top-8 of width 768, 48 MoE layers).
+//
+// By hand: attention per layer = q 2048 x 4096 (8,388,608) + k, v 2 x 2048 x 512 (2,097,152)
+//   + o 4096 x 2048 (8,388,608) + q_norm, k_norm 2 x 128 = 18,874,624
+// one expert 3 x 2048 x 768 = 4,718,592; router 2048 x 128 = 262,144
+// KV per token and layer: 2 (k, v) x 4 heads x 128 x 2 bytes = 2048
+// Total = 2 x 151936 x 2048 + 2048 + 48 x (18,874,624 + 4096 + 128 x 4,718,592 + 262,144)
+//       = 30,532,122,624
+// Active = total - 48 x 120 x 4,718,592 = 3,353,032,704
+// ---------------------------------------------------------------------------------------------
+TEST(ModelConfig, Qwen3MoeFieldsAndCounts) {
+  ModelSpec m = read("Qwen__Qwen3-30B-A3B");
+  EXPECT_EQ(m.model_type, "qwen3_moe");
+  EXPECT_EQ(m.layers, 48);
+  EXPECT_EQ(m.hidden, 2048);
+  EXPECT_EQ(m.vocab, 151936);
+  EXPECT_EQ(m.attention, AttentionKind::kGqa);
+  EXPECT_EQ(m.heads, 32);
+  EXPECT_EQ(m.kv_heads, 4);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_TRUE(m.qk_norm);
+  EXPECT_FALSE(m.qkv_bias);
+  EXPECT_EQ(m.experts, 128);
+  EXPECT_EQ(m.experts_per_token, 8);
+  EXPECT_EQ(m.moe_intermediate, 768);
+  EXPECT_EQ(m.moe_layers, 48);
+  EXPECT_EQ(m.dense_layers, 0);
+  EXPECT_EQ(m.shared_experts, 0);
+  EXPECT_EQ(m.shared_intermediate, 0);
+  EXPECT_EQ(m.quantization, "none");
+  EXPECT_EQ(m.expert_format, WeightFormat::kBf16);
+  EXPECT_EQ(m.sliding_window, 0);  // sliding_window null, use_sliding_window false
+
+  EXPECT_EQ(m.attention_params_per_layer(), 18'874'624u);
+  EXPECT_EQ(m.expert_params(), 4'718'592u);
+  EXPECT_EQ(m.router_params_per_layer(), 262'144u);
+  EXPECT_EQ(m.kv_bytes_per_token_per_layer(), 2048u);
+  EXPECT_EQ(m.total_params(), 30'532'122'624u);
+  EXPECT_EQ(m.active_params(), 3'353'032'704u);
+}
+
+// Published (model card): 30.5B total, 3.3B activated, 29.9B non-embedding. The card does not
+// say which embeddings "activated" counts; with both we get 3.35B, so 0.1B (3%) of slack.
+TEST(ModelConfig, Qwen3MoePublishedCounts) {
+  ModelSpec m = read("Qwen__Qwen3-30B-A3B");
+  EXPECT_NEAR(billions(m.total_params()), 30.5, 0.05);
+  EXPECT_NEAR(billions(m.total_params() - m.embedding_params()), 29.9, 0.05);
+  EXPECT_NEAR(billions(m.active_params()), 3.3, 0.1);
+}
+
+// Qwen3-235B-A22B-FP8: same family, 94 layers, fp8 in 128x128 blocks (layernorms, routers and
+// lm_head in modules_to_not_convert: counted at the checkpoint's 2 bytes anyway).
+// Published: 235B total, 22B activated, 234B non-embedding.
+TEST(ModelConfig, Qwen3MoeFp8) {
+  ModelSpec m = read("Qwen__Qwen3-235B-A22B-FP8");
+  EXPECT_EQ(m.layers, 94);
+  EXPECT_EQ(m.hidden, 4096);
+  EXPECT_EQ(m.heads, 64);
+  EXPECT_EQ(m.kv_heads, 4);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.experts, 128);
+  EXPECT_EQ(m.experts_per_token, 8);
+  EXPECT_EQ(m.moe_intermediate, 1536);
+  EXPECT_EQ(m.moe_layers, 94);
+  EXPECT_EQ(m.attention_format, WeightFormat::kFp8);
+  EXPECT_EQ(m.expert_format, WeightFormat::kFp8);
+  EXPECT_EQ(m.quantization, "fp8 block 128x128");
+  EXPECT_EQ(m.kv_bytes_per_token_per_layer(), 2u * 4u * 128u * 2u);
+  EXPECT_NEAR(billions(m.total_params()), 235.0, 0.5);
+  EXPECT_NEAR(billions(m.total_params() - m.embedding_params()), 234.0, 0.5);
+  EXPECT_NEAR(billions(m.active_params()), 22.0, 0.5);  // 22.19B with both embeddings
+}
+
+// ---------------------------------------------------------------------------------------------
+// gpt-oss-120b: 36 layers alternating sliding (128) and full attention, 64 query / 8 KV heads of
+// 64, attention biases and sinks, 128 experts top-4 of width 2880 with biases, MXFP4 experts.
+// OpenAI's model card table: total 116.83B, active 5.13B; its active figure counts the unembedding
+// but not the embedding (Embed + Unembed 1.16B, MLP 114.71B, attention 0.96B).
+// By hand: attention = 2880 x 4096 x 2 + 2880 x 512 x 2 + biases (4096 + 1024 + 2880) + 64 sinks
+//   = 26,550,144; one expert = 3 x 2880 x 2880 + 2 x 2880 + 2880 = 24,891,840.
+// ---------------------------------------------------------------------------------------------
+TEST(ModelConfig, GptOss) {
+  ModelSpec m = read("openai__gpt-oss-120b");
+  EXPECT_EQ(m.model_type, "gpt_oss");
+  EXPECT_EQ(m.layers, 36);
+  EXPECT_EQ(m.hidden, 2880);
+  EXPECT_EQ(m.vocab, 201088);
+  EXPECT_EQ(m.heads, 64);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 64);
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_TRUE(m.o_bias);
+  EXPECT_TRUE(m.attention_sinks);
+  EXPECT_EQ(m.sliding_window, 128);
+  EXPECT_EQ(m.sliding_window_layers, 18);
+  EXPECT_EQ(m.experts, 128);
+  EXPECT_EQ(m.experts_per_token, 4);
+  EXPECT_EQ(m.moe_intermediate, 2880);
+  EXPECT_EQ(m.intermediate, 0);
+  EXPECT_EQ(m.moe_layers, 36);
+  EXPECT_EQ(m.dense_layers, 0);
+  EXPECT_TRUE(m.expert_bias);
+  EXPECT_TRUE(m.router_bias);
+  EXPECT_EQ(m.expert_format, WeightFormat::kMxfp4);
+  EXPECT_EQ(m.attention_format, WeightFormat::kBf16);
+  EXPECT_EQ(m.quantization, "mxfp4 (experts)");
+
+  EXPECT_EQ(m.attention_params_per_layer(), 26'550'144u);
+  EXPECT_EQ(m.expert_params(), 24'891'840u);
+  EXPECT_EQ(m.kv_bytes_per_token_per_layer(), 2u * 8u * 64u * 2u);
+  EXPECT_NEAR(billions(m.total_params()), 116.83, 0.01);
+  EXPECT_NEAR(billions(m.active_params() - input_embedding(m)), 5.13, 0.01);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mixtral-8x7B: 32 layers, 8 experts top-2 of width 14336 (intermediate_size is the expert's).
+// Published (Mistral AI): 46.7B total, 12.9B active (both embeddings counted).
+// ---------------------------------------------------------------------------------------------
+TEST(ModelConfig, Mixtral) {
+  ModelSpec m = read("mistralai__Mixtral-8x7B-v0.1");
+  EXPECT_EQ(m.model_type, "mixtral");
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.hidden, 4096);
+  EXPECT_EQ(m.vocab, 32000);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.experts, 8);
+  EXPECT_EQ(m.experts_per_token, 2);
+  EXPECT_EQ(m.moe_intermediate, 14336);
+  EXPECT_EQ(m.intermediate, 0);
+  EXPECT_EQ(m.moe_layers, 32);
+  EXPECT_EQ(m.sliding_window, 0);  // null
+  EXPECT_EQ(m.expert_params(), 3u * 4096u * 14336u);
+  EXPECT_EQ(m.total_params(), 46'702'792'704u);
+  EXPECT_NEAR(billions(m.total_params()), 46.7, 0.05);
+  EXPECT_NEAR(billions(m.active_params()), 12.9, 0.05);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Llama 4 (text_config nested; one shared expert of intermediate_size; dense layers of
+// intermediate_size_mlp; chunked attention of 8192 on the 3 RoPE layers of every 4).
+// Scout published: 109B total, 17B active, for the whole multimodal checkpoint: the vision
+// encoder is not read here, so the language model's 107.8B is checked against [107, 109].
+// ---------------------------------------------------------------------------------------------
+TEST(ModelConfig, Llama4Scout) {
+  ModelSpec m = read("meta-llama__Llama-4-Scout-17B-16E-Instruct");
+  EXPECT_EQ(m.model_type, "llama4");
+  EXPECT_EQ(m.layers, 48);
+  EXPECT_EQ(m.hidden, 5120);
+  EXPECT_EQ(m.vocab, 202048);
+  EXPECT_EQ(m.heads, 40);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.experts, 16);
+  EXPECT_EQ(m.experts_per_token, 1);
+  EXPECT_EQ(m.moe_intermediate, 8192);
+  EXPECT_EQ(m.intermediate, 16384);
+  EXPECT_EQ(m.moe_layers, 48);  // interleave_moe_layer_step 1
+  EXPECT_EQ(m.dense_layers, 0);
+  EXPECT_EQ(m.shared_experts, 1);
+  EXPECT_EQ(m.shared_intermediate, 8192);
+  EXPECT_EQ(m.sliding_window, 8192);
+  EXPECT_EQ(m.sliding_window_layers, 36);
+  EXPECT_EQ(m.dtype, "bfloat16");
+  EXPECT_GE(billions(m.total_params()), 107.0);
+  EXPECT_LE(billions(m.total_params()), 109.0);
+  EXPECT_NEAR(billions(m.active_params()), 17.0, 0.25);  // 17.17B
+}
+
+// Maverick: interleave_moe_layer_step 2, so 24 MoE layers of 128 experts and 24 dense layers.
+// Published: 400B total, 17B active.
+TEST(ModelConfig, Llama4MaverickInterleaved) {
+  ModelSpec m = read("meta-llama__Llama-4-Maverick-17B-128E-Instruct");
+  EXPECT_EQ(m.moe_layers, 24);
+  EXPECT_EQ(m.dense_layers, 24);
+  EXPECT_EQ(m.experts, 128);
+  EXPECT_EQ(m.intermediate, 16384);
+  EXPECT_NEAR(billions(m.total_params()), 400.0, 2.0);
+  EXPECT_NEAR(billions(m.active_params()), 17.0, 0.25);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dense decoders. Qwen3-8B: 8.2B published (model card), 36 layers, QK-norm.
+// Llama-3.1-8B: 8.03B (8,030,261,248 in the checkpoint's safetensors index).
+// ---------------------------------------------------------------------------------------------
+TEST(ModelConfig, DenseQwen3) {
+  ModelSpec m = read("Qwen__Qwen3-8B");
+  EXPECT_EQ(m.model_type, "qwen3");
+  EXPECT_FALSE(m.is_moe());
+  EXPECT_EQ(m.experts, 0);
+  EXPECT_EQ(m.dense_layers, 36);
+  EXPECT_EQ(m.moe_layers, 0);
+  EXPECT_EQ(m.intermediate, 12288);
+  EXPECT_EQ(m.kv_bytes_per_token_per_layer(), 2u * 8u * 128u * 2u);
+  EXPECT_EQ(m.active_params(), m.total_params());
+  EXPECT_NEAR(billions(m.total_params()), 8.2, 0.05);
+}
+
+TEST(ModelConfig, DenseLlama31) {
+  ModelSpec m = read("meta-llama__Meta-Llama-3.1-8B");
+  EXPECT_EQ(m.model_type, "llama");
+  EXPECT_FALSE(m.is_moe());
+  EXPECT_EQ(m.head_dim, 128);  // hidden_size / num_attention_heads: no head_dim in the config
+  EXPECT_EQ(m.total_params(), 8'030'261'248u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-written configs for the families and variants with no real file here.
+// ---------------------------------------------------------------------------------------------
+Result<ModelSpec> parse(const std::string& text) { return parse_model_config(text, "cfg.json"); }
+
+// DeepSeek-V2-Lite's shape: q_lora_rank null (q_proj directly), greedy routing (no bias).
+TEST(ModelConfig, MlaWithoutQueryLora) {
+  auto m = parse(R"({"model_type": "deepseek_v2", "hidden_size": 2048, "num_hidden_layers": 27,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 102400,
+    "q_lora_rank": null, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+    "v_head_dim": 128, "n_routed_experts": 64, "num_experts_per_tok": 6, "n_shared_experts": 2,
+    "moe_intermediate_size": 1408, "intermediate_size": 10944, "first_k_dense_replace": 1,
+    "moe_layer_freq": 1, "topk_method": "greedy", "torch_dtype": "bfloat16"})");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->q_lora_rank, 0);
+  EXPECT_FALSE(m->router_bias);
+  EXPECT_EQ(m->shared_experts, 2);
+  EXPECT_EQ(m->shared_intermediate, 2 * 1408);
+  EXPECT_EQ(m->dense_layers, 1);
+  EXPECT_EQ(m->moe_layers, 26);
+  // q_proj 2048 x 16 x 192 + kv_a 2048 x 576 + 512 + kv_b 512 x 16 x 256 + o 16 x 128 x 2048
+  EXPECT_EQ(m->attention_params_per_layer(),
+            2048u * 16 * 192 + 2048u * 576 + 512 + 512u * 16 * 256 + 16u * 128 * 2048);
+  // DeepSeek-V2-Lite: 15.7B total, 2.4B active (model card; DeepSeek's active leaves out the
+  // input embedding, as for V3).
+  EXPECT_NEAR(billions(m->total_params()), 15.7, 0.1);
+  EXPECT_NEAR(billions(m->active_params() - uint64_t(102400) * 2048), 2.4, 0.1);
+}
+
+// Qwen2-MoE (Qwen1.5-MoE-A2.7B's shape): shared expert with its own width and a gate, qkv bias.
+TEST(ModelConfig, Qwen2MoeSharedExpert) {
+  auto m = parse(R"({"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+    "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 151936,
+    "intermediate_size": 5632, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+    "num_experts": 60, "num_experts_per_tok": 4, "decoder_sparse_step": 1, "mlp_only_layers": [],
+    "tie_word_embeddings": false})");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_TRUE(m->qkv_bias);
+  EXPECT_FALSE(m->o_bias);
+  EXPECT_EQ(m->shared_experts, 1);
+  EXPECT_EQ(m->shared_intermediate, 5632);
+  EXPECT_TRUE(m->shared_expert_gate);
+  EXPECT_EQ(m->shared_ffn_params_per_layer(), 3u * 2048 * 5632 + 2048);
+  // Qwen1.5-MoE-A2.7B: 14.3B total, 2.7B activated (model card).
+  EXPECT_NEAR(billions(m->total_params()), 14.3, 0.1);
+  EXPECT_NEAR(billions(m->active_params()), 2.7, 0.1);
+}
+
+TEST(ModelConfig, MlpOnlyLayersAndSparseStep) {
+  auto m = parse(R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 8,
+    "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 256,
+    "moe_intermediate_size": 32, "num_experts": 4, "num_experts_per_tok": 2,
+    "decoder_sparse_step": 2, "mlp_only_layers": [1, 3]})");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  // MoE where (i + 1) % 2 == 0 and i not in [1, 3]: layers 5, 7.
+  EXPECT_EQ(m->moe_layers, 2);
+  EXPECT_EQ(m->dense_layers, 6);
+  EXPECT_EQ(m->intermediate, 256);
+  EXPECT_EQ(m->kv_heads, 4);   // absent: MHA
+  EXPECT_EQ(m->head_dim, 16);  // 64 / 4
+}
+
+TEST(ModelConfig, QuantizationVariants) {
+  const std::string base = R"("hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "vocab_size": 1000, "intermediate_size": 512, "model_type": "llama")";
+  auto with = [&](const std::string& q) {
+    return parse("{" + base + ", \"quantization_config\": " + q + "}");
+  };
+
+  auto fp8 = with(R"({"quant_method": "fp8", "activation_scheme": "dynamic"})");
+  ASSERT_TRUE(fp8.ok()) << fp8.error().to_string();
+  EXPECT_EQ(fp8->attention_format, WeightFormat::kFp8);
+  EXPECT_EQ(fp8->quantization, "fp8");
+
+  auto ct = with(R"({"quant_method": "compressed-tensors", "format": "float-quantized",
+    "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 8, "type": "float",
+    "strategy": "channel"}}}, "ignore": ["lm_head"]})");
+  ASSERT_TRUE(ct.ok()) << ct.error().to_string();
+  EXPECT_EQ(ct->expert_format, WeightFormat::kFp8);
+  EXPECT_EQ(ct->attention_format, WeightFormat::kFp8);
+
+  auto ct4 = with(R"({"quant_method": "compressed-tensors", "config_groups": {"group_0":
+    {"weights": {"num_bits": 4, "type": "float", "group_size": 16}}}, "ignore": ["lm_head",
+    "re:.*self_attn.*"]})");
+  ASSERT_TRUE(ct4.ok()) << ct4.error().to_string();
+  EXPECT_EQ(ct4->expert_format, WeightFormat::kNvfp4);
+  EXPECT_EQ(ct4->attention_format, WeightFormat::kBf16);
+
+  auto mo = with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4",
+    "exclude_modules": ["lm_head", "model.layers.*.self_attn*"]})");
+  ASSERT_TRUE(mo.ok()) << mo.error().to_string();
+  EXPECT_EQ(mo->expert_format, WeightFormat::kNvfp4);
+  EXPECT_EQ(mo->attention_format, WeightFormat::kBf16);
+
+  auto mo8 = with(R"({"quant_method": "modelopt", "quant_algo": "FP8"})");
+  ASSERT_TRUE(mo8.ok()) << mo8.error().to_string();
+  EXPECT_EQ(mo8->attention_format, WeightFormat::kFp8);
+
+  auto awq = with(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true})");
+  ASSERT_TRUE(awq.ok()) << awq.error().to_string();
+  EXPECT_EQ(awq->expert_format, WeightFormat::kInt4);
+  EXPECT_EQ(awq->quantization, "awq int4");
+
+  auto gptq8 = with(R"({"quant_method": "gptq", "bits": 8})");
+  ASSERT_FALSE(gptq8.ok());
+  EXPECT_NE(gptq8.error().what.find("bits"), std::string::npos) << gptq8.error().to_string();
+
+  auto unknown = with(R"({"quant_method": "bitsandbytes"})");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().what.find("bitsandbytes"), std::string::npos);
+}
+
+TEST(ModelConfig, BytesPerParam) {
+  EXPECT_DOUBLE_EQ(bytes_per_param(WeightFormat::kBf16), 2.0);
+  EXPECT_DOUBLE_EQ(bytes_per_param(WeightFormat::kFp8), 1.0 + 4.0 / 16384.0);
+  EXPECT_DOUBLE_EQ(bytes_per_param(WeightFormat::kMxfp4), 4.25 / 8.0);
+  EXPECT_DOUBLE_EQ(bytes_per_param(WeightFormat::kNvfp4), 4.5 / 8.0);
+  EXPECT_DOUBLE_EQ(bytes_per_param(WeightFormat::kInt4), 0.515625);
+  EXPECT_EQ(to_string(WeightFormat::kMxfp4), "mxfp4");
+  EXPECT_EQ(to_string(WeightFormat::kFp8), "fp8");
+}
+
+TEST(ModelConfig, NameFromSource) {
+  auto a = parse_model_config(R"({"hidden_size": 8, "num_hidden_layers": 1,
+    "num_attention_heads": 2, "vocab_size": 10, "intermediate_size": 16})",
+                              "/models/Qwen3-8B/config.json");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->name, "Qwen3-8B");
+  EXPECT_EQ(a->model_type, "");  // unknown or absent model_type: read the generic fields
+  auto b = parse_model_config(R"({"_name_or_path": "org/model", "hidden_size": 8,
+    "num_hidden_layers": 1, "num_attention_heads": 2, "vocab_size": 10, "intermediate_size": 16,
+    "tie_word_embeddings": true})",
+                              "x.json");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->name, "org/model");
+  EXPECT_EQ(b->embedding_params(), 80u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Broken inputs: errors that name the file (and the offset where one is known), never a throw.
+// ---------------------------------------------------------------------------------------------
+const char* kSmall = R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 4,
+  "num_attention_heads": 4, "vocab_size": 100, "moe_intermediate_size": 32, "num_experts": 8,
+  "num_experts_per_tok": 2})";
+
+TEST(ModelConfigErrors, NotJson) {
+  auto m = parse_model_config("this is not json", "bad.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().file, "bad.json");
+  ASSERT_TRUE(m.error().offset.has_value());
+  EXPECT_EQ(*m.error().offset, 1u);  // "t" could start "true"; "h" at byte 1 cannot follow
+  EXPECT_NE(m.error().what.find("not a JSON document"), std::string::npos);
+}
+
+TEST(ModelConfigErrors, EmptyAndNotAnObject) {
+  auto e = parse_model_config("", "empty.json");
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.error().file, "empty.json");
+  auto a = parse_model_config("[1, 2]", "array.json");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().what.find("not a JSON object"), std::string::npos);
+}
+
+TEST(ModelConfigErrors, TruncatedHasOffset) {
+  std::string text = kSmall;
+  text.resize(60);
+  auto m = parse_model_config(text, "cut.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().file, "cut.json");
+  ASSERT_TRUE(m.error().offset.has_value());
+  EXPECT_LE(*m.error().offset, 60u);
+  EXPECT_GE(*m.error().offset, 50u);
+}
+
+// Every prefix of every real config is read to a result or an error, never a crash or a throw.
+TEST(ModelConfigErrors, TruncationSweep) {
+  for (const char* name :
+       {"deepseek-ai__DeepSeek-V3", "openai__gpt-oss-120b",
+        "meta-llama__Llama-4-Scout-17B-16E-Instruct", "mistralai__Mixtral-8x7B-v0.1"}) {
+    std::string path = config_path(name);
+    FILE* f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr) << path;
+    std::string text;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    std::fclose(f);
+    int errors = 0;
+    for (size_t len = 0; len < text.size(); ++len) {
+      auto m = parse_model_config(std::string_view(text).substr(0, len), name);
+      if (!m.ok()) {
+        ++errors;
+        EXPECT_EQ(m.error().file, name);
+      }
+    }
+    // A prefix that still parses must end after the closing brace: only the whole file does
+    // (trailing whitespace aside).
+    EXPECT_GE(errors, static_cast<int>(text.size()) - 2) << name;
+  }
+}
+
+TEST(ModelConfigErrors, MissingHiddenSize) {
+  auto m = parse_model_config(R"({"num_hidden_layers": 2, "num_attention_heads": 4,
+    "vocab_size": 10, "intermediate_size": 16})",
+                              "nohidden.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().file, "nohidden.json");
+  EXPECT_NE(m.error().what.find("\"hidden_size\""), std::string::npos) << m.error().to_string();
+  EXPECT_NE(m.error().what.find("missing"), std::string::npos);
+}
+
+TEST(ModelConfigErrors, MissingEachRequiredField) {
+  for (const char* field :
+       {"hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size"}) {
+    nlohmann::json j = nlohmann::json::parse(kSmall);
+    j.erase(field);
+    auto m = parse_model_config(j.dump(), "f.json");
+    ASSERT_FALSE(m.ok()) << field;
+    EXPECT_NE(m.error().what.find(field), std::string::npos) << m.error().to_string();
+  }
+}
+
+TEST(ModelConfigErrors, MissingFieldInTextConfig) {
+  auto m = parse(R"({"model_type": "llama4", "text_config": {"hidden_size": 64,
+    "num_hidden_layers": 2, "num_attention_heads": 4}})");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().what.find("\"text_config.vocab_size\""), std::string::npos)
+      << m.error().to_string();
+}
+
+TEST(ModelConfigErrors, WrongType) {
+  nlohmann::json j = nlohmann::json::parse(kSmall);
+  j["hidden_size"] = "4096";
+  std::string text = j.dump();
+  auto m = parse_model_config(text, "type.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().what.find("\"hidden_size\""), std::string::npos);
+  EXPECT_NE(m.error().what.find("not a number"), std::string::npos) << m.error().to_string();
+  ASSERT_TRUE(m.error().offset.has_value());
+  EXPECT_EQ(*m.error().offset, text.find("\"hidden_size\""));
+
+  j = nlohmann::json::parse(kSmall);
+  j["num_hidden_layers"] = 4.5;
+  auto f = parse_model_config(j.dump(), "float.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().what.find("whole number"), std::string::npos);
+
+  j = nlohmann::json::parse(kSmall);
+  j["num_hidden_layers"] = 4.0;  // integral float: accepted
+  EXPECT_TRUE(parse_model_config(j.dump(), "ok.json").ok());
+
+  j = nlohmann::json::parse(kSmall);
+  j["tie_word_embeddings"] = "yes";
+  EXPECT_FALSE(parse_model_config(j.dump(), "bool.json").ok());
+
+  j = nlohmann::json::parse(kSmall);
+  j["mlp_only_layers"] = "0,1";
+  EXPECT_FALSE(parse_model_config(j.dump(), "list.json").ok());
+
+  j = nlohmann::json::parse(kSmall);
+  j["quantization_config"] = 7;
+  EXPECT_FALSE(parse_model_config(j.dump(), "q.json").ok());
+}
+
+TEST(ModelConfigErrors, NegativeExperts) {
+  nlohmann::json j = nlohmann::json::parse(kSmall);
+  j["num_experts"] = -8;
+  auto m = parse_model_config(j.dump(), "neg.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().what.find("\"num_experts\""), std::string::npos);
+  EXPECT_NE(m.error().what.find("negative"), std::string::npos) << m.error().to_string();
+}
+
+TEST(ModelConfigErrors, ExpertsPerTokenAboveExperts) {
+  nlohmann::json j = nlohmann::json::parse(kSmall);
+  j["num_experts_per_tok"] = 9;
+  auto m = parse_model_config(j.dump(), "topk.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().what.find("more than the 8 experts"), std::string::npos)
+      << m.error().to_string();
+  j.erase("num_experts_per_tok");
+  EXPECT_FALSE(parse_model_config(j.dump(), "topk.json").ok());
+}
+
+TEST(ModelConfigErrors, AbsurdSizes) {
+  for (auto [field, value] : {std::pair<const char*, int64_t>{"num_hidden_layers", 2'000'000},
+                              {"hidden_size", int64_t{1} << 40},
+                              {"vocab_size", int64_t{1} << 40},
+                              {"num_experts", 10'000'000},
+                              {"moe_intermediate_size", int64_t{1} << 50},
+                              {"num_attention_heads", 0}}) {
+    nlohmann::json j = nlohmann::json::parse(kSmall);
+    j[field] = value;
+    auto m = parse_model_config(j.dump(), "big.json");
+    ASSERT_FALSE(m.ok()) << field;
+    EXPECT_NE(m.error().what.find(field), std::string::npos) << m.error().to_string();
+  }
+  // Each field within its bound, the product not: refused as a whole.
+  nlohmann::json j = nlohmann::json::parse(kSmall);
+  j["num_hidden_layers"] = 100000;
+  j["hidden_size"] = 1 << 20;
+  j["moe_intermediate_size"] = 1 << 24;
+  j["num_experts"] = 1 << 16;
+  j["num_experts_per_tok"] = 1;
+  auto m = parse_model_config(j.dump(), "product.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().what.find("too large"), std::string::npos) << m.error().to_string();
+  // A number beyond 64 bits.
+  auto huge = parse_model_config(
+      R"({"hidden_size": 123456789012345678901234567890, "num_hidden_layers": 1,
+      "num_attention_heads": 1, "vocab_size": 1, "intermediate_size": 1})",
+      "huge.json");
+  EXPECT_FALSE(huge.ok());
+}
+
+TEST(ModelConfigErrors, KvHeadsAboveHeads) {
+  nlohmann::json j = nlohmann::json::parse(kSmall);
+  j["num_key_value_heads"] = 8;
+  auto m = parse_model_config(j.dump(), "kv.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().what.find("num_key_value_heads"), std::string::npos);
+}
+
+TEST(ModelConfigErrors, MissingFile) {
+  auto m = read_model_config("/nonexistent/dir/config.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().file, "/nonexistent/dir/config.json");
+}
+
+}  // namespace
+}  // namespace smcompat::plan
