@@ -265,6 +265,10 @@ enum class Param {
   kOptionsFile,  // TensorRT-LLM --extra_llm_api_options (attention DP lives in it)
   kMaxLen,
   kMaxSeqs,
+  // Read in a rewrite only, following the settings above: vLLM's per-node DP size and its expert
+  // load balancer (which refuses to start without expert parallelism).
+  kDpLocal,
+  kEplb,
 };
 
 // One setting as the plan wants it: `present` false means the flag must not be there.
@@ -617,6 +621,11 @@ constexpr FlagSpec kVllmFlags[] = {
     {"-ep", Param::kEp, false},
     {"--no-enable-expert-parallel", Param::kEp, false, Spelling::kNoEp},
     {"--all2all-backend", Param::kA2a, true},
+    {"--data-parallel-size-local", Param::kDpLocal, true},
+    {"-dpl", Param::kDpLocal, true},
+    {"--enable-eplb", Param::kEplb, false},
+    {"--eplb-config", Param::kEplb, true},
+    {"--num-redundant-experts", Param::kEplb, true},
 };
 
 constexpr FlagSpec kSglangFlags[] = {
@@ -1060,7 +1069,8 @@ Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shap
                            [](const Occurrence& o) { return o.spec->param == Param::kA2a; });
   }
 
-  for (const Desired& want : desired_for(engine, l, workload)) {
+  std::vector<Desired> wanted = desired_for(engine, l, workload);
+  for (const Desired& want : wanted) {
     if (want.param == Param::kMaxLen || want.param == Param::kMaxSeqs) continue;
     if (want.param == Param::kA2a && env) {
       std::string var(kVllmA2aEnv);
@@ -1098,6 +1108,35 @@ Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shap
       continue;
     }
     apply(ed, parsed, want, changes);
+  }
+
+  // vLLM settings that follow the ones above.
+  const Desired* dp = nullptr;
+  bool ep = false;
+  for (const Desired& want : wanted) {
+    if (want.param == Param::kDp) dp = &want;
+    if (want.param == Param::kEp) ep = want.present;
+  }
+  for (const Occurrence& o : parsed.found) {
+    if (o.spec->param == Param::kDpLocal) {
+      // One machine: every data-parallel rank is local.
+      if (dp && dp->present) {
+        if (o.value == dp->value || (!o.inline_value && !o.value_index)) continue;
+        set_occurrence(ed, o, dp->value);
+        changes.push_back(
+            change(FlagChange::Kind::kChanged, o.written, o.value, dp->value,
+                   fmt::format("all {} data-parallel ranks on this machine", dp->value)));
+      } else {
+        remove_occurrence(ed, o);
+        changes.push_back(change(FlagChange::Kind::kRemoved, o.written, o.value, "",
+                                 "removed: no data-parallel ranks in this plan"));
+      }
+    } else if (o.spec->param == Param::kEplb && !ep) {
+      remove_occurrence(ed, o);
+      changes.push_back(change(FlagChange::Kind::kRemoved, o.written, o.value, "",
+                               "removed: vLLM's expert load balancing needs expert parallelism, "
+                               "which this plan does not use"));
+    }
   }
 
   Rewrite r = ed.result(engine);

@@ -443,6 +443,34 @@ TEST(Rewrite, VllmEqualsAndUnderscoreForms) {
   EXPECT_EQ(u.changes[1].why, "removed: no pipeline stages in this plan");
 }
 
+TEST(Rewrite, VllmFollowersOfDpAndEp) {
+  // --data-parallel-size-local follows the DP size; EPLB goes with EP (vLLM refuses it alone).
+  const char* cmd =
+      "vllm serve deepseek-ai/DeepSeek-V3 --data-parallel-size 8 --data-parallel-size-local 8 "
+      "--enable-expert-parallel --enable-eplb --eplb-config '{\"window_size\": 1000}'";
+  auto to_dp4 = rewrite_ok(cmd, dp_ep(4, AllToAll::kAllgatherReduceScatter));
+  EXPECT_EQ(to_dp4.argv, (Argv{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "--data-parallel-size",
+                               "4", "--data-parallel-size-local", "4", "--enable-expert-parallel",
+                               "--enable-eplb", "--eplb-config", "{\"window_size\": 1000}",
+                               "--all2all-backend", "allgather_reducescatter"}));
+  EXPECT_EQ(changes_of(to_dp4),
+            (std::vector<Change>{{Kind::kChanged, "--data-parallel-size", "8", "4"},
+                                 {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"},
+                                 {Kind::kChanged, "--data-parallel-size-local", "8", "4"}}));
+
+  auto to_tp8 = rewrite_ok(cmd, tp(8, ExpertMode::kTpSharded));
+  EXPECT_EQ(to_tp8.argv,
+            (Argv{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "--tensor-parallel-size", "8"}));
+  EXPECT_EQ(
+      changes_of(to_tp8),
+      (std::vector<Change>{{Kind::kAdded, "--tensor-parallel-size", "", "8"},
+                           {Kind::kRemoved, "--data-parallel-size", "8", ""},
+                           {Kind::kRemoved, "--enable-expert-parallel", "", ""},
+                           {Kind::kRemoved, "--data-parallel-size-local", "8", ""},
+                           {Kind::kRemoved, "--enable-eplb", "", ""},
+                           {Kind::kRemoved, "--eplb-config", "{\"window_size\": 1000}", ""}}));
+}
+
 TEST(Rewrite, VllmNegatedSwitchAndApiServerModule) {
   auto r = rewrite_ok(
       "python3 -m vllm.entrypoints.openai.api_server --model m -tp 8 --no-enable-expert-parallel",

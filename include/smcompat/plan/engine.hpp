@@ -75,7 +75,9 @@ struct Rewrite {
 /// --dp, --ep, --tensor-parallel-size, ...), `--flag=value`, vLLM's VLLM_ALL2ALL_BACKEND
 /// environment assignment, SGLang's old --enable-ep-moe/--enable-deepep-moe. A flag found is
 /// changed in place in the spelling it was written in; one missing is added (long form) after the
-/// engine's last argument; one the plan does not use is removed. Sequence limits already in the
+/// engine's last argument; one the plan does not use is removed. vLLM's
+/// --data-parallel-size-local follows the DP size, and its --enable-eplb/--eplb-config go when
+/// expert parallelism does (vLLM refuses them without it). Sequence limits already in the
 /// command are the user's and kept; none are added (`workload` is not used yet).
 ///
 /// Each change's `why` says what the new value does for this plan (or why a flag goes); why this
