@@ -1,6 +1,6 @@
 // The command line that says a plan to a serving engine (vLLM, SGLang, TensorRT-LLM), and the
 // rewrite of an existing command line into it, each changed flag explained. Flag names follow the
-// engines' documentation (docs/plan.md cites the pages).
+// engines' documentation (docs/plan.md cites the pages; src/plan/engine.cpp lists them too).
 #pragma once
 
 #include <optional>
@@ -27,12 +27,20 @@ struct EngineFlag {
 struct EngineCommand {
   Engine engine = Engine::kVllm;
   std::vector<std::string> argv;  ///< the whole command, one word per element
-  std::vector<EngineFlag> flags;  ///< the parallelism flags in it, explained
-  std::vector<std::string> extra_files;  ///< e.g. TensorRT-LLM's extra options YAML, as text
+  /// The flags the plan sets (parallelism, then the sequence limits), in argv order, explained.
+  std::vector<EngineFlag> flags;
+  /// Files the command names, as text; each starts with a comment line naming the file
+  /// ("# extra-llm-api-options.yaml ..."): TensorRT-LLM's attention-DP switch lives in one.
+  std::vector<std::string> extra_files;
   std::string shell() const;  ///< argv joined, words quoted where the shell needs it
 };
 
 /// The command that serves `model_id` with `shape` (sequence limits from the workload).
+/// vLLM: `vllm serve`; SGLang: `python3 -m sglang.launch_server` (every release has it; newer
+/// ones also offer `sglang serve`); TensorRT-LLM: `trtllm-serve`. Where the engine cannot run
+/// the plan's data-parallel replicas in one process (TensorRT-LLM; vLLM for an MoE model, whose
+/// --data-parallel-size would split the experts over every GPU), the command is one replica and
+/// the first flag's `why` says so. The shape is taken as given (sizes of at least 1).
 EngineCommand engine_command(Engine engine, const std::string& model_id, const PlanShape& shape,
                              const Workload& workload);
 
@@ -47,16 +55,43 @@ struct FlagChange {
 
 struct Rewrite {
   Engine engine = Engine::kVllm;
-  std::vector<std::string> argv;  ///< the rewritten command
+  /// The rewritten command: every word after the shell's quote removal (`$VAR` and `$(...)` left
+  /// as text, not expanded), and the shell's operators (`|`, `&&`, `2>&`, `>`) as their own
+  /// elements, in order; environment assignments before the engine are included.
+  std::vector<std::string> argv;
+  /// argv as shell text, one element per argv element: words kept from the original exactly as
+  /// written there (quotes, `$VARIABLES`), new and changed words quoted where needed.
+  std::vector<std::string> shell_words;
   std::vector<FlagChange> changes;
-  std::string shell() const;
+  std::string shell() const;  ///< shell_words joined by spaces, on one line
 };
 
 /// Reads `original` (a shell command line: "vllm serve M --tensor-parallel-size 8 ...",
 /// "python -m sglang.launch_server ...", "trtllm-serve ..."), recognises the engine, and rewrites
 /// its parallelism flags to say `shape`; every other word is kept as written. Errors: unbalanced
-/// quotes, no recognisable engine.
+/// quotes, no recognisable engine, an empty command.
+///
+/// Recognised: long forms, the engines' short forms and aliases (vLLM -tp/-pp/-dp; SGLang --tp,
+/// --dp, --ep, --tensor-parallel-size, ...), `--flag=value`, vLLM's VLLM_ALL2ALL_BACKEND
+/// environment assignment, SGLang's old --enable-ep-moe/--enable-deepep-moe. A flag found is
+/// changed in place in the spelling it was written in; one missing is added (long form) after the
+/// engine's last argument; one the plan does not use is removed. vLLM's
+/// --data-parallel-size-local follows the DP size, and its --enable-eplb/--eplb-config go when
+/// expert parallelism does (vLLM refuses them without it). Sequence limits already in the
+/// command are the user's and kept; none are added (`workload` is not used yet).
+///
+/// Each change's `why` says what the new value does for this plan (or why a flag goes); why this
+/// plan was chosen (the link, the fit) is the caller's to add.
 Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shape,
                                 const Workload& workload);
+
+/// `word` as the shell reads it back: unchanged when it holds only characters the shell takes
+/// literally ([A-Za-z0-9_@%+=:,./-]), else in single quotes (a ' inside as '\'').
+std::string shell_quote(std::string_view word);
+
+/// Splits a command line into words the way a POSIX shell does before expansion (quotes removed,
+/// backslash escapes, line continuations, comments); the shell's operators come out as words of
+/// their own. Errors: an unbalanced quote, `$(`, `${` or backquote, with its offset.
+Result<std::vector<std::string>> split_shell_words(std::string_view text);
 
 }  // namespace smcompat::plan

@@ -1,0 +1,687 @@
+// The engine command lines (src/plan/engine.cpp): the exact argv each engine gets for the plan
+// shapes `smcompat plan` ranks, the quoting of shell(), and the rewrite of command lines as they
+// appear in public threads and engine docs (vLLM's expert-parallel deployment page, SGLang's DP
+// attention launch of DeepSeek, TensorRT-LLM's DeepSeek-R1 example), each change checked.
+#include "smcompat/plan/engine.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace smcompat::plan {
+namespace {
+
+using ::testing::HasSubstr;
+using Argv = std::vector<std::string>;
+using Kind = FlagChange::Kind;
+
+PlanShape tp(int n, ExpertMode experts = ExpertMode::kNone) {
+  PlanShape s;
+  s.tp = n;
+  s.experts = experts;
+  return s;
+}
+
+PlanShape tp_ep(int n, AllToAll a2a = AllToAll::kAllgatherReduceScatter) {
+  PlanShape s = tp(n, ExpertMode::kExpertParallel);
+  s.a2a = a2a;
+  return s;
+}
+
+PlanShape dp_ep(int dp, AllToAll a2a, int tp_size = 1) {
+  PlanShape s = tp(tp_size, ExpertMode::kExpertParallel);
+  s.dp = dp;
+  s.a2a = a2a;
+  s.dp_attention = true;
+  return s;
+}
+
+PlanShape pp_tp(int pp, int tp_size) {
+  PlanShape s = tp(tp_size);
+  s.pp = pp;
+  return s;
+}
+
+const Workload kWorkload{};  // 64 sequences, 1024 + 1024 tokens
+
+Argv argv_of(Engine e, const std::string& model, const PlanShape& s,
+             const Workload& w = kWorkload) {
+  return engine_command(e, model, s, w).argv;
+}
+
+struct Change {
+  Kind kind;
+  std::string flag, old_value, new_value;
+  bool operator==(const Change&) const = default;
+};
+
+std::vector<Change> changes_of(const Rewrite& r) {
+  std::vector<Change> out;
+  for (const auto& c : r.changes) out.push_back({c.kind, c.flag, c.old_value, c.new_value});
+  return out;
+}
+
+void PrintTo(const Change& c, std::ostream* os) {
+  *os << "{" << static_cast<int>(c.kind) << " " << c.flag << " '" << c.old_value << "' -> '"
+      << c.new_value << "'}";
+}
+
+Rewrite rewrite_ok(std::string_view cmd, const PlanShape& s) {
+  auto r = rewrite_command(cmd, s, kWorkload);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  return r.ok() ? *r : Rewrite{};
+}
+
+// ---- engine_command: exact argv ----------------------------------------------------------------
+
+TEST(EngineCommand, Tp4DenseEveryEngine) {
+  const std::string m = "meta-llama/Llama-3.1-70B-Instruct";
+  EXPECT_EQ(argv_of(Engine::kVllm, m, tp(4)),
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "4", "--max-model-len", "2048",
+                  "--max-num-seqs", "64"}));
+  EXPECT_EQ(argv_of(Engine::kSglang, m, tp(4)),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "4",
+                  "--context-length", "2048", "--max-running-requests", "64"}));
+  EXPECT_EQ(argv_of(Engine::kTrtllm, m, tp(4)),
+            (Argv{"trtllm-serve", m, "--tp_size", "4", "--max_batch_size", "64", "--max_seq_len",
+                  "2048"}));
+  auto cmd = engine_command(Engine::kVllm, m, tp(4), kWorkload);
+  ASSERT_EQ(cmd.flags.size(), 3u);
+  EXPECT_EQ(cmd.flags[0].name, "--tensor-parallel-size");
+  EXPECT_EQ(cmd.flags[0].value, "4");
+  EXPECT_EQ(cmd.flags[0].why, "attention and dense layers split over 4 GPUs");
+  EXPECT_EQ(cmd.flags[1].why, "1024 prompt + 1024 output tokens");
+  EXPECT_EQ(cmd.flags[2].why, "64 concurrent sequences");
+  EXPECT_TRUE(cmd.extra_files.empty());
+}
+
+TEST(EngineCommand, Tp8ExpertsTpSharded) {
+  const std::string m = "Qwen/Qwen3-235B-A22B";
+  PlanShape s = tp(8, ExpertMode::kTpSharded);
+  EXPECT_EQ(argv_of(Engine::kVllm, m, s),
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "8", "--max-model-len", "2048",
+                  "--max-num-seqs", "64"}));
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "8",
+                  "--context-length", "2048", "--max-running-requests", "64"}));
+  // TensorRT-LLM says the MoE TP explicitly: ep_size 1.
+  EXPECT_EQ(argv_of(Engine::kTrtllm, m, s),
+            (Argv{"trtllm-serve", m, "--tp_size", "8", "--ep_size", "1", "--max_batch_size", "64",
+                  "--max_seq_len", "2048"}));
+  auto cmd = engine_command(Engine::kVllm, m, s, kWorkload);
+  EXPECT_EQ(cmd.flags[0].why, "attention, dense layers and every expert split over 8 GPUs");
+  auto trt = engine_command(Engine::kTrtllm, m, s, kWorkload);
+  EXPECT_EQ(trt.flags[1].why,
+            "every expert split over the 8 ranks (MoE TP = tp_size / ep_size = 8)");
+}
+
+TEST(EngineCommand, Tp8WithExpertParallel) {
+  const std::string m = "deepseek-ai/DeepSeek-V3";
+  PlanShape s = tp_ep(8);
+  EXPECT_EQ(argv_of(Engine::kVllm, m, s),
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "8", "--enable-expert-parallel",
+                  "--all2all-backend", "allgather_reducescatter", "--max-model-len", "2048",
+                  "--max-num-seqs", "64"}));
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "8",
+                  "--ep-size", "8", "--context-length", "2048", "--max-running-requests", "64"}));
+  EXPECT_EQ(argv_of(Engine::kTrtllm, m, s),
+            (Argv{"trtllm-serve", m, "--tp_size", "8", "--ep_size", "8", "--max_batch_size", "64",
+                  "--max_seq_len", "2048"}));
+  auto cmd = engine_command(Engine::kVllm, m, s, kWorkload);
+  EXPECT_EQ(cmd.flags[1].name, "--enable-expert-parallel");
+  EXPECT_EQ(cmd.flags[1].value, "");
+  EXPECT_EQ(cmd.flags[1].why, "experts placed whole, not split: EP size = TP x DP = 8");
+}
+
+TEST(EngineCommand, Dp8AttentionEp8DeepEp) {
+  const std::string m = "deepseek-ai/DeepSeek-V3";
+  PlanShape s = dp_ep(8, AllToAll::kDeepEp);
+  EXPECT_EQ(argv_of(Engine::kVllm, m, s),
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "1", "--data-parallel-size", "8",
+                  "--enable-expert-parallel", "--all2all-backend", "deepep_low_latency",
+                  "--max-model-len", "2048", "--max-num-seqs", "8"}));
+  // SGLang: --tp-size counts every GPU; DP attention splits them into 8 ranks of 1.
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "8",
+                  "--dp-size", "8", "--enable-dp-attention", "--ep-size", "8", "--moe-a2a-backend",
+                  "deepep", "--context-length", "2048", "--max-running-requests", "64"}));
+  auto trt = engine_command(Engine::kTrtllm, m, s, kWorkload);
+  EXPECT_EQ(trt.argv,
+            (Argv{"trtllm-serve", m, "--tp_size", "8", "--ep_size", "8", "--extra_llm_api_options",
+                  "extra-llm-api-options.yaml", "--max_batch_size", "8", "--max_seq_len", "2048"}));
+  ASSERT_EQ(trt.extra_files.size(), 1u);
+  EXPECT_EQ(trt.extra_files[0],
+            "# extra-llm-api-options.yaml (trtllm-serve --extra_llm_api_options): attention "
+            "data-parallel over the 8 ranks\nenable_attention_dp: true\n");
+  EXPECT_THAT(trt.flags[1].why, HasSubstr("no DeepEP switch"));
+
+  auto vllm = engine_command(Engine::kVllm, m, s, kWorkload);
+  EXPECT_EQ(vllm.flags[1].why,
+            "8 data-parallel attention ranks, each with its own requests and KV cache; the "
+            "experts are shared over all 8 GPUs");
+  EXPECT_EQ(vllm.flags[5].why,
+            "64 concurrent sequences over 8 data-parallel ranks (the limit is per rank)");
+}
+
+TEST(EngineCommand, Dp4Ep4AllgatherOnPcie) {
+  const std::string m = "Qwen/Qwen3-30B-A3B";
+  PlanShape s = dp_ep(4, AllToAll::kAllgatherReduceScatter);
+  EXPECT_EQ(argv_of(Engine::kVllm, m, s),
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "1", "--data-parallel-size", "4",
+                  "--enable-expert-parallel", "--all2all-backend", "allgather_reducescatter",
+                  "--max-model-len", "2048", "--max-num-seqs", "16"}));
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "4",
+                  "--dp-size", "4", "--enable-dp-attention", "--ep-size", "4", "--context-length",
+                  "2048", "--max-running-requests", "64"}));
+  EXPECT_EQ(
+      argv_of(Engine::kTrtllm, m, s),
+      (Argv{"trtllm-serve", m, "--tp_size", "4", "--ep_size", "4", "--extra_llm_api_options",
+            "extra-llm-api-options.yaml", "--max_batch_size", "16", "--max_seq_len", "2048"}));
+  auto cmd = engine_command(Engine::kVllm, m, s, kWorkload);
+  EXPECT_EQ(cmd.flags[3].why,
+            "tokens reach their experts by all-gather and reduce-scatter (NCCL): runs on any "
+            "link, PCIe included");
+  auto sgl = engine_command(Engine::kSglang, m, s, kWorkload);
+  EXPECT_THAT(sgl.flags[3].why, HasSubstr("--moe-a2a-backend none, the default"));
+}
+
+TEST(EngineCommand, Dp2AttentionWithTp2) {
+  // Attention TP 2 inside each of 2 DP ranks: SGLang's --tp-size is 4; TensorRT-LLM cannot say
+  // the attention TP and says so.
+  const std::string m = "deepseek-ai/DeepSeek-V2-Lite";
+  PlanShape s = dp_ep(2, AllToAll::kAllgatherReduceScatter, 2);
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "4",
+                  "--dp-size", "2", "--enable-dp-attention", "--ep-size", "4", "--context-length",
+                  "2048", "--max-running-requests", "64"}));
+  EXPECT_EQ(argv_of(Engine::kVllm, m, s),
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "2", "--data-parallel-size", "2",
+                  "--enable-expert-parallel", "--all2all-backend", "allgather_reducescatter",
+                  "--max-model-len", "2048", "--max-num-seqs", "32"}));
+  auto trt = engine_command(Engine::kTrtllm, m, s, kWorkload);
+  EXPECT_EQ(trt.argv[3], "4");
+  EXPECT_THAT(trt.flags[0].why, HasSubstr("no attention-TP size"));
+}
+
+TEST(EngineCommand, Pp2Tp4) {
+  const std::string m = "meta-llama/Llama-3.1-405B-Instruct-FP8";
+  PlanShape s = pp_tp(2, 4);
+  EXPECT_EQ(argv_of(Engine::kVllm, m, s),
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "4", "--pipeline-parallel-size",
+                  "2", "--max-model-len", "2048", "--max-num-seqs", "64"}));
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "4",
+                  "--pp-size", "2", "--context-length", "2048", "--max-running-requests", "64"}));
+  EXPECT_EQ(argv_of(Engine::kTrtllm, m, s),
+            (Argv{"trtllm-serve", m, "--tp_size", "4", "--pp_size", "2", "--max_batch_size", "64",
+                  "--max_seq_len", "2048"}));
+  auto cmd = engine_command(Engine::kVllm, m, s, kWorkload);
+  EXPECT_EQ(cmd.flags[0].why,
+            "attention and dense layers split over 4 GPUs, in each of 2 pipeline stages");
+  EXPECT_EQ(cmd.flags[1].why,
+            "the layers split into 2 stages run one after another, 8 GPUs in all");
+}
+
+TEST(EngineCommand, DenseReplicas) {
+  const std::string m = "Qwen/Qwen3-8B";
+  PlanShape s = tp(1);
+  s.dp = 8;
+  EXPECT_EQ(argv_of(Engine::kVllm, m, s),
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "1", "--data-parallel-size", "8",
+                  "--max-model-len", "2048", "--max-num-seqs", "8"}));
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "1",
+                  "--dp-size", "8", "--context-length", "2048", "--max-running-requests", "8"}));
+  // trtllm-serve has no DP flag: one replica, and the TP flag says to run 8.
+  auto trt = engine_command(Engine::kTrtllm, m, s, kWorkload);
+  EXPECT_EQ(trt.argv, (Argv{"trtllm-serve", m, "--tp_size", "1", "--max_batch_size", "8",
+                            "--max_seq_len", "2048"}));
+  EXPECT_EQ(trt.flags[0].why,
+            "the whole model on one GPU; this command is one of 8 replicas: start 8 of them on "
+            "separate GPUs (CUDA_VISIBLE_DEVICES) behind a router (trtllm-serve has no "
+            "data-parallel flag)");
+}
+
+TEST(EngineCommand, MoeReplicasAreSeparateVllmServers) {
+  // vLLM's --data-parallel-size on an MoE model splits the experts over DP x TP GPUs: not the
+  // replicas the plan costed, so vLLM gets one replica's command.
+  const std::string m = "Qwen/Qwen3-30B-A3B";
+  PlanShape s = tp(2, ExpertMode::kTpSharded);
+  s.dp = 2;
+  auto cmd = engine_command(Engine::kVllm, m, s, kWorkload);
+  EXPECT_EQ(cmd.argv, (Argv{"vllm", "serve", m, "--tensor-parallel-size", "2", "--max-model-len",
+                            "2048", "--max-num-seqs", "32"}));
+  EXPECT_THAT(cmd.flags[0].why, HasSubstr("one of 2 replicas"));
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "2",
+                  "--dp-size", "2", "--context-length", "2048", "--max-running-requests", "32"}));
+}
+
+TEST(EngineCommand, EveryFlagIsExplained) {
+  for (Engine e : {Engine::kVllm, Engine::kSglang, Engine::kTrtllm})
+    for (const PlanShape& s :
+         {tp(4), tp(8, ExpertMode::kTpSharded), tp_ep(8), dp_ep(8, AllToAll::kDeepEp),
+          dp_ep(4, AllToAll::kAllgatherReduceScatter), pp_tp(2, 4)}) {
+      auto cmd = engine_command(e, "m", s, kWorkload);
+      for (const auto& f : cmd.flags) {
+        EXPECT_FALSE(f.why.empty()) << f.name;
+        EXPECT_EQ(f.why.find('\n'), std::string::npos) << f.name;
+      }
+      // Every explained flag is in argv, in order.
+      size_t at = 0;
+      for (const auto& f : cmd.flags) {
+        auto it = std::find(cmd.argv.begin() + static_cast<long>(at), cmd.argv.end(), f.name);
+        ASSERT_NE(it, cmd.argv.end()) << f.name;
+        at = static_cast<size_t>(it - cmd.argv.begin()) + 1;
+      }
+    }
+}
+
+TEST(EngineNames, RoundTrip) {
+  for (Engine e : {Engine::kVllm, Engine::kSglang, Engine::kTrtllm})
+    EXPECT_EQ(parse_engine(to_string(e)), e);
+  EXPECT_EQ(parse_engine("TensorRT-LLM"), Engine::kTrtllm);
+  EXPECT_EQ(parse_engine("SGLang"), Engine::kSglang);
+  EXPECT_EQ(parse_engine("llama.cpp"), std::nullopt);
+}
+
+// ---- shell quoting ---------------------------------------------------------------------------
+
+TEST(ShellQuote, QuotesOnlyWhatTheShellWouldRead) {
+  EXPECT_EQ(shell_quote("deepseek-ai/DeepSeek-V3"), "deepseek-ai/DeepSeek-V3");
+  EXPECT_EQ(shell_quote("--max-model-len=2048"), "--max-model-len=2048");
+  EXPECT_EQ(shell_quote("0.0.0.0:8000,a@b%c+d"), "0.0.0.0:8000,a@b%c+d");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("my model"), "'my model'");
+  EXPECT_EQ(shell_quote("$HOME/x"), "'$HOME/x'");
+  EXPECT_EQ(shell_quote("~/ckpt"), "'~/ckpt'");
+  EXPECT_EQ(shell_quote("a*b"), "'a*b'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote("{\"k\": 1}"), "'{\"k\": 1}'");
+}
+
+TEST(ShellQuote, EngineCommandShell) {
+  auto cmd = engine_command(Engine::kVllm, "/models/My Model's v2", tp(2), kWorkload);
+  EXPECT_EQ(cmd.shell(),
+            "vllm serve '/models/My Model'\\''s v2' --tensor-parallel-size 2 --max-model-len 2048 "
+            "--max-num-seqs 64");
+  // The shell reads the quoted words back as argv.
+  auto words = split_shell_words(cmd.shell());
+  ASSERT_TRUE(words.ok());
+  EXPECT_EQ(*words, cmd.argv);
+}
+
+TEST(SplitShellWords, PosixQuoting) {
+  auto words = split_shell_words(
+      "a \"b c\" 'd e' f\\ g \"x\\\"y\\n\" $(echo \"x y\") ${A:-z w} `u v` h#i # a comment\n"
+      "next \\\n  line");
+  ASSERT_TRUE(words.ok()) << words.error().to_string();
+  EXPECT_EQ(*words, (Argv{"a", "b c", "d e", "f g", "x\"y\\n", "$(echo \"x y\")", "${A:-z w}",
+                          "`u v`", "h#i", "\n", "next", "line"}));
+}
+
+TEST(SplitShellWords, Operators) {
+  auto words = split_shell_words("cmd a 2>&1 | tee log.txt && echo done >/dev/null; b&");
+  ASSERT_TRUE(words.ok());
+  EXPECT_EQ(*words, (Argv{"cmd", "a", "2>&", "1", "|", "tee", "log.txt", "&&", "echo", "done", ">",
+                          "/dev/null", ";", "b", "&"}));
+}
+
+TEST(SplitShellWords, UnbalancedIsAnError) {
+  for (const char* bad : {"vllm serve 'model", "vllm serve \"model", "a $(b", "a ${b", "a `b"}) {
+    auto r = split_shell_words(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_THAT(r.error().what, HasSubstr("unbalanced")) << bad;
+    EXPECT_TRUE(r.error().offset.has_value()) << bad;
+  }
+  auto r = split_shell_words("vllm serve 'model");
+  EXPECT_EQ(r.error().what, "unbalanced single quote (opened at offset 11)");
+  EXPECT_EQ(r.error().offset, 11u);
+}
+
+// ---- rewrite_command ---------------------------------------------------------------------------
+
+TEST(Rewrite, VllmTp8EpToTpShardedExperts) {
+  // The common DeepSeek launch, on a machine where the plan splits the experts instead.
+  auto r = rewrite_ok(
+      "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --enable-expert-parallel "
+      "--trust-remote-code",
+      tp(8, ExpertMode::kTpSharded));
+  EXPECT_EQ(r.engine, Engine::kVllm);
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "--tensor-parallel-size", "8",
+                          "--trust-remote-code"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kRemoved, "--enable-expert-parallel", "", ""}}));
+  EXPECT_EQ(r.changes[0].why,
+            "removed: the experts are split over the TP ranks in this plan, not placed whole");
+  EXPECT_EQ(r.shell(),
+            "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --trust-remote-code");
+}
+
+TEST(Rewrite, VllmTp8EpToDp8DeepEp) {
+  auto r = rewrite_ok(
+      "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 --enable-expert-parallel "
+      "--trust-remote-code",
+      dp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "--tensor-parallel-size", "1",
+                          "--enable-expert-parallel", "--trust-remote-code", "--data-parallel-size",
+                          "8", "--all2all-backend", "deepep_low_latency"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kChanged, "--tensor-parallel-size", "8", "1"},
+                                 {Kind::kAdded, "--data-parallel-size", "", "8"},
+                                 {Kind::kAdded, "--all2all-backend", "", "deepep_low_latency"}}));
+  EXPECT_EQ(r.changes[0].why, "attention on 1 GPU in each of the 8 data-parallel ranks");
+}
+
+TEST(Rewrite, VllmEnvBackendAndShortDp) {
+  // vLLM before --all2all-backend: the backend is an environment assignment; it stays one.
+  auto r = rewrite_ok(
+      "VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve deepseek-ai/DeepSeek-R1-0528 -dp 8 "
+      "--enable-expert-parallel --trust-remote-code --port 8000",
+      dp_ep(4, AllToAll::kAllgatherReduceScatter));
+  EXPECT_EQ(r.argv, (Argv{"VLLM_ALL2ALL_BACKEND=allgather_reducescatter", "vllm", "serve",
+                          "deepseek-ai/DeepSeek-R1-0528", "-dp", "4", "--enable-expert-parallel",
+                          "--trust-remote-code", "--port", "8000"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kChanged, "-dp", "8", "4"},
+                                 {Kind::kChanged, "VLLM_ALL2ALL_BACKEND", "deepep_low_latency",
+                                  "allgather_reducescatter"}}));
+  EXPECT_THAT(r.changes[1].why, HasSubstr("runs on any link, PCIe included"));
+}
+
+TEST(Rewrite, VllmEnvBackendDroppedWithoutEp) {
+  auto r = rewrite_ok(
+      "VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve deepseek-ai/DeepSeek-R1-0528 -dp 8 "
+      "--enable-expert-parallel",
+      tp(8, ExpertMode::kTpSharded));
+  EXPECT_EQ(r.argv,
+            (Argv{"vllm", "serve", "deepseek-ai/DeepSeek-R1-0528", "--tensor-parallel-size", "8"}));
+  EXPECT_EQ(
+      changes_of(r),
+      (std::vector<Change>{{Kind::kAdded, "--tensor-parallel-size", "", "8"},
+                           {Kind::kRemoved, "-dp", "8", ""},
+                           {Kind::kRemoved, "--enable-expert-parallel", "", ""},
+                           {Kind::kRemoved, "VLLM_ALL2ALL_BACKEND", "deepep_low_latency", ""}}));
+}
+
+TEST(Rewrite, VllmExportedBackendIsChangedNotRemoved) {
+  auto r = rewrite_ok(
+      "export VLLM_ALL2ALL_BACKEND=deepep_high_throughput\n"
+      "vllm serve $MODEL --enable-expert-parallel --data-parallel-size 8",
+      dp_ep(8, AllToAll::kDeepEp));
+  // Either DeepEP mode is the plan's DeepEP: the user's choice stays.
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(r.shell(),
+            "export VLLM_ALL2ALL_BACKEND=deepep_high_throughput \n vllm serve $MODEL "
+            "--enable-expert-parallel --data-parallel-size 8");
+}
+
+TEST(Rewrite, VllmEqualsAndUnderscoreForms) {
+  auto r = rewrite_ok(
+      "vllm serve Qwen/Qwen3-235B-A22B-FP8 --tensor-parallel-size=8 --enable_expert_parallel "
+      "--all2all-backend=deepep_low_latency",
+      dp_ep(2, AllToAll::kAllgatherReduceScatter, 4));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "Qwen/Qwen3-235B-A22B-FP8", "--tensor-parallel-size=4",
+                          "--enable_expert_parallel", "--all2all-backend=allgather_reducescatter",
+                          "--data-parallel-size", "2"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kChanged, "--tensor-parallel-size", "8", "4"},
+                                 {Kind::kAdded, "--data-parallel-size", "", "2"},
+                                 {Kind::kChanged, "--all2all-backend", "deepep_low_latency",
+                                  "allgather_reducescatter"}}));
+
+  auto u = rewrite_ok("vllm serve m --tensor_parallel_size 8 -pp 2", tp(4));
+  EXPECT_EQ(u.argv, (Argv{"vllm", "serve", "m", "--tensor_parallel_size", "4"}));
+  EXPECT_EQ(changes_of(u),
+            (std::vector<Change>{{Kind::kChanged, "--tensor_parallel_size", "8", "4"},
+                                 {Kind::kRemoved, "-pp", "2", ""}}));
+  EXPECT_EQ(u.changes[1].why, "removed: no pipeline stages in this plan");
+}
+
+TEST(Rewrite, VllmFollowersOfDpAndEp) {
+  // --data-parallel-size-local follows the DP size; EPLB goes with EP (vLLM refuses it alone).
+  const char* cmd =
+      "vllm serve deepseek-ai/DeepSeek-V3 --data-parallel-size 8 --data-parallel-size-local 8 "
+      "--enable-expert-parallel --enable-eplb --eplb-config '{\"window_size\": 1000}'";
+  auto to_dp4 = rewrite_ok(cmd, dp_ep(4, AllToAll::kAllgatherReduceScatter));
+  EXPECT_EQ(to_dp4.argv, (Argv{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "--data-parallel-size",
+                               "4", "--data-parallel-size-local", "4", "--enable-expert-parallel",
+                               "--enable-eplb", "--eplb-config", "{\"window_size\": 1000}",
+                               "--all2all-backend", "allgather_reducescatter"}));
+  EXPECT_EQ(changes_of(to_dp4),
+            (std::vector<Change>{{Kind::kChanged, "--data-parallel-size", "8", "4"},
+                                 {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"},
+                                 {Kind::kChanged, "--data-parallel-size-local", "8", "4"}}));
+
+  auto to_tp8 = rewrite_ok(cmd, tp(8, ExpertMode::kTpSharded));
+  EXPECT_EQ(to_tp8.argv,
+            (Argv{"vllm", "serve", "deepseek-ai/DeepSeek-V3", "--tensor-parallel-size", "8"}));
+  EXPECT_EQ(
+      changes_of(to_tp8),
+      (std::vector<Change>{{Kind::kAdded, "--tensor-parallel-size", "", "8"},
+                           {Kind::kRemoved, "--data-parallel-size", "8", ""},
+                           {Kind::kRemoved, "--enable-expert-parallel", "", ""},
+                           {Kind::kRemoved, "--data-parallel-size-local", "8", ""},
+                           {Kind::kRemoved, "--enable-eplb", "", ""},
+                           {Kind::kRemoved, "--eplb-config", "{\"window_size\": 1000}", ""}}));
+}
+
+TEST(Rewrite, VllmNegatedSwitchAndApiServerModule) {
+  auto r = rewrite_ok(
+      "python3 -m vllm.entrypoints.openai.api_server --model m -tp 8 --no-enable-expert-parallel",
+      tp_ep(8));
+  EXPECT_EQ(r.engine, Engine::kVllm);
+  EXPECT_EQ(r.argv,
+            (Argv{"python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m", "-tp", "8",
+                  "--enable-expert-parallel", "--all2all-backend", "allgather_reducescatter"}));
+  EXPECT_EQ(
+      changes_of(r),
+      (std::vector<Change>{{Kind::kRemoved, "--no-enable-expert-parallel", "", ""},
+                           {Kind::kAdded, "--enable-expert-parallel", "", ""},
+                           {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"}}));
+}
+
+TEST(Rewrite, SglangDpAttentionDeepEpToTp8EpOnPcie) {
+  const char* cmd =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 "
+      "--enable-dp-attention --moe-a2a-backend deepep --port 30000";
+  auto r = rewrite_ok(cmd, tp_ep(8));
+  EXPECT_EQ(r.engine, Engine::kSglang);
+  EXPECT_EQ(r.argv, (Argv{"python3", "-m", "sglang.launch_server", "--model-path",
+                          "deepseek-ai/DeepSeek-V3", "--tp", "8", "--moe-a2a-backend", "none",
+                          "--port", "30000", "--ep-size", "8"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kRemoved, "--dp", "8", ""},
+                                 {Kind::kRemoved, "--enable-dp-attention", "", ""},
+                                 {Kind::kAdded, "--ep-size", "", "8"},
+                                 {Kind::kChanged, "--moe-a2a-backend", "deepep", "none"}}));
+  EXPECT_EQ(r.changes[0].why, "removed: no data parallelism in this plan: one engine over 8 GPUs");
+  EXPECT_EQ(r.changes[1].why, "removed: attention is tensor-parallel in this plan");
+
+  // The same command for the plan it already says: nothing to change but the EP size.
+  auto same = rewrite_ok(cmd, dp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(changes_of(same), (std::vector<Change>{{Kind::kAdded, "--ep-size", "", "8"}}));
+
+  // Experts split over TP: no EP, no all-to-all.
+  auto split = rewrite_ok(cmd, tp(8, ExpertMode::kTpSharded));
+  EXPECT_EQ(split.argv, (Argv{"python3", "-m", "sglang.launch_server", "--model-path",
+                              "deepseek-ai/DeepSeek-V3", "--tp", "8", "--port", "30000"}));
+  EXPECT_EQ(changes_of(split),
+            (std::vector<Change>{{Kind::kRemoved, "--dp", "8", ""},
+                                 {Kind::kRemoved, "--enable-dp-attention", "", ""},
+                                 {Kind::kRemoved, "--moe-a2a-backend", "deepep", ""}}));
+}
+
+TEST(Rewrite, SglangTpSizeIsTheWholeGroup) {
+  // --tp 8 --dp 8 with DP attention is 8 GPUs; a 4-rank DP-attention plan with attention TP 1
+  // says --tp-size 4.
+  auto r = rewrite_ok(
+      "sglang serve --model-path deepseek-ai/DeepSeek-V2-Lite --tp-size=8 --dp-size=8 "
+      "--enable-dp-attention --ep 8 --trust-remote-code",
+      dp_ep(4, AllToAll::kAllgatherReduceScatter));
+  EXPECT_EQ(r.argv,
+            (Argv{"sglang", "serve", "--model-path", "deepseek-ai/DeepSeek-V2-Lite", "--tp-size=4",
+                  "--dp-size=4", "--enable-dp-attention", "--ep", "4", "--trust-remote-code"}));
+  EXPECT_EQ(changes_of(r), (std::vector<Change>{{Kind::kChanged, "--tp-size", "8", "4"},
+                                                {Kind::kChanged, "--dp-size", "8", "4"},
+                                                {Kind::kChanged, "--ep", "8", "4"}}));
+}
+
+TEST(Rewrite, SglangOldSpellings) {
+  auto r = rewrite_ok(
+      "python -m sglang.launch_server --model-path m --tp 8 --enable-ep-moe --enable-deepep-moe",
+      tp_ep(8));
+  EXPECT_EQ(r.argv, (Argv{"python", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "8",
+                          "--ep-size", "8"}));
+  EXPECT_EQ(changes_of(r), (std::vector<Change>{{Kind::kRemoved, "--enable-ep-moe", "", ""},
+                                                {Kind::kAdded, "--ep-size", "", "8"},
+                                                {Kind::kRemoved, "--enable-deepep-moe", "", ""}}));
+  EXPECT_THAT(r.changes[2].why, HasSubstr("DeepEP is not used in this plan"));
+}
+
+TEST(Rewrite, TrtllmEpToTpSharded) {
+  auto r = rewrite_ok(
+      "trtllm-serve deepseek-ai/DeepSeek-R1 --host localhost --port 8000 --tp_size 8 --ep_size 8 "
+      "--trust_remote_code",
+      tp(8, ExpertMode::kTpSharded));
+  EXPECT_EQ(r.engine, Engine::kTrtllm);
+  EXPECT_EQ(r.argv,
+            (Argv{"trtllm-serve", "deepseek-ai/DeepSeek-R1", "--host", "localhost", "--port",
+                  "8000", "--tp_size", "8", "--ep_size", "1", "--trust_remote_code"}));
+  EXPECT_EQ(changes_of(r), (std::vector<Change>{{Kind::kChanged, "--ep_size", "8", "1"}}));
+}
+
+TEST(Rewrite, TrtllmAttentionDp) {
+  auto r = rewrite_ok("trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size=8 --ep_size=8",
+                      dp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(r.argv, (Argv{"trtllm-serve", "deepseek-ai/DeepSeek-R1", "--tp_size=8", "--ep_size=8",
+                          "--extra_llm_api_options", "extra-llm-api-options.yaml"}));
+  EXPECT_EQ(changes_of(r), (std::vector<Change>{{Kind::kAdded, "--extra_llm_api_options", "",
+                                                 "extra-llm-api-options.yaml"}}));
+  EXPECT_THAT(r.changes[0].why, HasSubstr("enable_attention_dp: true"));
+
+  // The options file is the user's: the rewrite says what it must hold.
+  auto with_file = rewrite_ok(
+      "trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --ep_size 8 --pp_size 1 --config "
+      "./config.yml --reasoning_parser deepseek-r1",
+      tp(8, ExpertMode::kTpSharded));
+  EXPECT_EQ(with_file.argv,
+            (Argv{"trtllm-serve", "deepseek-ai/DeepSeek-R1", "--tp_size", "8", "--ep_size", "1",
+                  "--config", "./config.yml", "--reasoning_parser", "deepseek-r1"}));
+  EXPECT_EQ(changes_of(with_file),
+            (std::vector<Change>{{Kind::kRemoved, "--pp_size", "1", ""},
+                                 {Kind::kChanged, "--ep_size", "8", "1"},
+                                 {Kind::kChanged, "--config", "./config.yml", "./config.yml"}}));
+  EXPECT_THAT(with_file.changes[2].why, HasSubstr("enable_attention_dp must be false or absent"));
+}
+
+TEST(Rewrite, KeepsWordsAsWritten) {
+  // Quotes, variables, redirections and pipes survive; added flags go before the redirection.
+  auto r = rewrite_ok(
+      "CUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve \"$MODEL_DIR\"/ckpt --served-model-name 'my "
+      "model' \\\n  --tensor-parallel-size 8 --override-generation-config '{\"temperature\": "
+      "0.6}' 2>&1 | tee vllm.log",
+      tp_ep(4));
+  EXPECT_EQ(r.shell(),
+            "CUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve \"$MODEL_DIR\"/ckpt --served-model-name 'my "
+            "model' --tensor-parallel-size 4 --override-generation-config '{\"temperature\": 0.6}' "
+            "--enable-expert-parallel --all2all-backend allgather_reducescatter 2>& 1 | tee "
+            "vllm.log");
+  EXPECT_EQ(r.argv[3], "$MODEL_DIR/ckpt");
+  EXPECT_EQ(r.argv[5], "my model");
+  EXPECT_EQ(
+      changes_of(r),
+      (std::vector<Change>{{Kind::kChanged, "--tensor-parallel-size", "8", "4"},
+                           {Kind::kAdded, "--enable-expert-parallel", "", ""},
+                           {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"}}));
+  // The rewritten text reads back as the rewritten argv.
+  auto words = split_shell_words(r.shell());
+  ASSERT_TRUE(words.ok());
+  EXPECT_EQ(*words, r.argv);
+}
+
+TEST(Rewrite, TrailingBackslashStaysOneWord) {
+  // Regression (found by a random-input loop): a backslash ending the text is a word of its own;
+  // flags added after it must not be escaped into it.
+  auto r = rewrite_ok("vllm serve m \\", tp(4));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "m", "\\", "--tensor-parallel-size", "4"}));
+  auto words = split_shell_words(r.shell());
+  ASSERT_TRUE(words.ok());
+  EXPECT_EQ(*words, r.argv);
+}
+
+TEST(Rewrite, DuplicateFlagsKeepTheLast) {
+  auto r = rewrite_ok("vllm serve m -tp 2 --tensor-parallel-size 8", tp(4));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "m", "--tensor-parallel-size", "4"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kRemoved, "-tp", "2", ""},
+                                 {Kind::kChanged, "--tensor-parallel-size", "8", "4"}}));
+}
+
+TEST(Rewrite, NothingToChange) {
+  auto r = rewrite_ok("vllm serve m --tensor-parallel-size 4 --port 8001", tp(4));
+  EXPECT_TRUE(r.changes.empty());
+  EXPECT_EQ(r.shell(), "vllm serve m --tensor-parallel-size 4 --port 8001");
+}
+
+TEST(Rewrite, Errors) {
+  auto quote = rewrite_command("vllm serve 'deepseek-ai/DeepSeek-V3 -tp 8", tp(8), kWorkload);
+  ASSERT_FALSE(quote.ok());
+  EXPECT_EQ(quote.error().what, "unbalanced single quote (opened at offset 11)");
+
+  auto unknown = rewrite_command("llama-server -m model.gguf -ngl 99", tp(1), kWorkload);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.error().what, HasSubstr("no serving engine recognised"));
+  EXPECT_THAT(unknown.error().what, HasSubstr("`vllm serve`"));
+  EXPECT_THAT(unknown.error().what, HasSubstr("`python -m sglang.launch_server`"));
+  EXPECT_THAT(unknown.error().what, HasSubstr("`trtllm-serve`"));
+
+  for (const char* empty : {"", "   \n\t", "# only a comment\n"}) {
+    auto r = rewrite_command(empty, tp(1), kWorkload);
+    ASSERT_FALSE(r.ok()) << empty;
+    EXPECT_THAT(r.error().what, HasSubstr("empty command"));
+  }
+}
+
+// The rewrite of engine_command's own output for another shape says exactly that shape's flags.
+TEST(Rewrite, OfAnEngineCommandGivesTheOtherPlansParallelism) {
+  std::vector<PlanShape> shapes = {tp(4),
+                                   tp(8, ExpertMode::kTpSharded),
+                                   tp_ep(8),
+                                   dp_ep(8, AllToAll::kDeepEp),
+                                   dp_ep(4, AllToAll::kAllgatherReduceScatter),
+                                   pp_tp(2, 4)};
+  for (Engine e : {Engine::kVllm, Engine::kSglang, Engine::kTrtllm})
+    for (const auto& from : shapes)
+      for (const auto& to : shapes) {
+        auto original = engine_command(e, "m", from, kWorkload);
+        auto target = engine_command(e, "m", to, kWorkload);
+        auto r = rewrite_command(original.shell(), to, kWorkload);
+        ASSERT_TRUE(r.ok());
+        // Every flag of the target is in the rewrite with the target's value (sequence limits
+        // stay the original's).
+        for (const auto& f : target.flags) {
+          if (f.name.find("max") != std::string::npos || f.name == "--context-length") continue;
+          auto it = std::find(r->argv.begin(), r->argv.end(), f.name);
+          ASSERT_NE(it, r->argv.end())
+              << to_string(e) << " " << original.shell() << " -> " << f.name;
+          if (!f.value.empty()) {
+            ASSERT_NE(it + 1, r->argv.end());
+            EXPECT_EQ(*(it + 1), f.value) << to_string(e) << " " << original.shell();
+          }
+        }
+        // Rewriting to the shape it already says changes nothing (TensorRT-LLM's options file
+        // only gets its reminder: the rewrite cannot read it).
+        if (&from == &to)
+          for (const auto& c : r->changes)
+            EXPECT_EQ(c.flag, "--extra_llm_api_options") << original.shell();
+      }
+}
+
+}  // namespace
+}  // namespace smcompat::plan
