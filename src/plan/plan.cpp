@@ -16,18 +16,22 @@ namespace smcompat::plan {
 namespace {
 
 constexpr std::array<const char*, 3> kLinkNames = {"nvlink", "pcie-p2p", "pcie-host"};
-constexpr std::array<const char*, 3> kAllToAllNames = {"none", "allgather-reducescatter",
-                                                       "deepep"};
+constexpr std::array<const char*, 3> kAllToAllNames = {"none", "allgather-reducescatter", "deepep"};
 
 // PCIe x16 bandwidth per direction, GB/s: lanes x transfer rate x 128/130 encoding / 8 (PCI-SIG
 // base specifications 3.0-6.0; 6.0's FLIT mode is taken at the same efficiency).
 double pcie_x16_gbs(int gen) {
   switch (gen) {
-    case 3: return 15.75;
-    case 4: return 31.5;
-    case 5: return 63.0;
-    case 6: return 126.0;
-    default: return 15.75;  // unknown: the oldest a server GPU of this catalog uses
+    case 3:
+      return 15.75;
+    case 4:
+      return 31.5;
+    case 5:
+      return 63.0;
+    case 6:
+      return 126.0;
+    default:
+      return 15.75;  // unknown: the oldest a server GPU of this catalog uses
   }
 }
 
@@ -182,10 +186,10 @@ Result<std::vector<GpuSet>> parse_gpu_sets(std::string_view spec, const Catalog&
     size_t x = item.find_first_of("xX*");
     auto count = x == std::string_view::npos ? std::nullopt : parse_uint(trim(item.substr(0, x)));
     if (!count || *count == 0 || *count > 1024)
-      return make_error(fmt::format(
-          "--gpus: '{}' is not COUNTxNAME (a count of 1 to 1024, 'x', a GPU name; "
-          "e.g. 8xH100, 4x\"RTX PRO 6000\", 2xRTX 5090:nop2p)",
-          item));
+      return make_error(
+          fmt::format("--gpus: '{}' is not COUNTxNAME (a count of 1 to 1024, 'x', a GPU name; "
+                      "e.g. 8xH100, 4x\"RTX PRO 6000\", 2xRTX 5090:nop2p)",
+                      item));
     std::string_view name = item.substr(x + 1);
     std::string_view link_kind;
     if (size_t colon = name.rfind(':'); colon != std::string_view::npos) {
@@ -201,13 +205,13 @@ Result<std::vector<GpuSet>> parse_gpu_sets(std::string_view spec, const Catalog&
       std::string hint;
       for (const GpuSpec* g : catalog.suggest_gpus(name))
         hint += (hint.empty() ? "" : ", ") + g->name;
-      return make_error(fmt::format(
-          "--gpus: unknown GPU '{}'{} (`smcompat gpus` lists the catalog)", name,
-          hint.empty() ? std::string() : " — did you mean: " + hint + "?"));
+      return make_error(
+          fmt::format("--gpus: unknown GPU '{}'{} (`smcompat gpus` lists the catalog)", name,
+                      hint.empty() ? std::string() : " — did you mean: " + hint + "?"));
     }
     if (link_kind == "nvlink" && !gpu->nvlink_gbs)
-      return make_error(fmt::format("--gpus: '{}': the catalog lists no NVLink for {}", item,
-                                    gpu->name));
+      return make_error(
+          fmt::format("--gpus: '{}': the catalog lists no NVLink for {}", item, gpu->name));
     if (!gpu->memory_gib)
       return make_error(fmt::format("--gpus: the catalog has no memory size for {}", gpu->name));
     GpuSet set;
@@ -240,11 +244,14 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
 
   // ---- memory per GPU (the busiest stage; one rank) ----
   double embedding_gpu = double(m.embedding_params()) / tp;
-  if (pp > 1 && !m.tied_embeddings) embedding_gpu /= 2;  // input on the first stage, head on the last
+  if (pp > 1 && !m.tied_embeddings)
+    embedding_gpu /= 2;  // input on the first stage, head on the last
   double attn_params_gpu = double(m.attention_params_per_layer()) * L.total / tp;
   double dense_params_gpu = double(m.dense_ffn_params_per_layer()) * L.dense / tp;
   double shared_params_gpu = double(m.shared_ffn_params_per_layer()) * L.moe / tp;
-  double router_params_gpu = double(m.router_params_per_layer()) * L.moe;
+  // Routers and norms are small and kept whole on every rank, in the checkpoint's 16 bits.
+  double router_params_gpu =
+      double(m.router_params_per_layer()) * L.moe + double(m.norm_params_per_layer()) * L.total;
   double local_experts = ep_on ? std::ceil(double(m.experts) / ep) : double(m.experts);
   double expert_params_gpu =
       double(m.expert_params()) * local_experts * L.moe / (ep_on ? 1.0 : double(tp));
@@ -280,8 +287,8 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
 
   // Largest batch at these lengths: what is left after weights, reserve and the fixed
   // activations, per sequence of KV cache and logits, times the attention ranks.
-  double left = double(rq.gpus.memory_bytes) - double(e.memory.weights) -
-                double(e.memory.reserve) - act_fixed;
+  double left = double(rq.gpus.memory_bytes) - double(e.memory.weights) - double(e.memory.reserve) -
+                act_fixed;
   double per_seq = kv_per_seq(ctx_max) + logits(1);
   e.max_batch_that_fits = left > 0 ? int(std::min(1e9, std::floor(left / per_seq) * dp)) : 0;
 
@@ -323,7 +330,8 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     double tokens_rank = std::ceil(tokens_total / dp);
     double stage_tokens = tokens_total;  // tokens through the MoE layers of one stage
     // Weights read: everything but the routed experts, then the distinct experts touched.
-    double non_expert_bytes = embedding_gpu * emb_b + (attn_params_gpu + dense_params_gpu) * attn_b +
+    double non_expert_bytes = embedding_gpu * emb_b +
+                              (attn_params_gpu + dense_params_gpu) * attn_b +
                               shared_params_gpu * expert_b + router_params_gpu * emb_b;
     double expert_bytes = 0;
     double moe_tokens_rank = 0;  // token-expert pairs this rank computes, per MoE layer
@@ -396,7 +404,8 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     }
     if (pp > 1) comm_s += (pp - 1) * (tokens_rank * m.hidden * act_bytes / bw + lat);
     c.comm_s = comm_s;
-    c.step_s = std::max(c.memory_s, c.compute_s) + c.comm_s;
+    c.overhead_s = L.total * a.per_layer_overhead_us * 1e-6;
+    c.step_s = std::max(c.memory_s, c.compute_s) + c.comm_s + c.overhead_s;
     return c;
   };
 
@@ -407,7 +416,9 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
   d.step_s *= pp;
   e.decode = d;
   StepCost p = step(b * w.prompt_len, w.prompt_len / 2.0, w.prompt_len);
-  e.prefill_s = p.step_s;
+  // The prompts run in chunks of prefill_chunk_tokens: one fixed overhead per chunk.
+  double chunks = std::max(1.0, std::ceil(b * w.prompt_len / a.prefill_chunk_tokens));
+  e.prefill_s = p.step_s + (chunks - 1) * p.overhead_s;
   e.tpot_ms = d.step_s * 1e3;
   e.decode_tokens_per_s = d.step_s > 0 ? b / d.step_s : 0;
   double total_s = e.prefill_s + w.gen_len * d.step_s;
@@ -507,16 +518,17 @@ std::string why_wins(const PlanEstimate& w, const PlanEstimate& r) {
                       human_bytes(uint64_t(b.allreduce_bytes + b.all2all_bytes)), a.comm_s * 1e3,
                       b.comm_s * 1e3);
   if (best == d_mem && d_mem > 0)
-    return lead + fmt::format("each decode step reads {} per GPU instead of {} ({:.2f} vs {:.2f} ms)",
-                              human_bytes(uint64_t(a.weight_bytes_read + a.kv_bytes_read)),
-                              human_bytes(uint64_t(b.weight_bytes_read + b.kv_bytes_read)),
-                              a.memory_s * 1e3, b.memory_s * 1e3);
+    return lead +
+           fmt::format("each decode step reads {} per GPU instead of {} ({:.2f} vs {:.2f} ms)",
+                       human_bytes(uint64_t(a.weight_bytes_read + a.kv_bytes_read)),
+                       human_bytes(uint64_t(b.weight_bytes_read + b.kv_bytes_read)),
+                       a.memory_s * 1e3, b.memory_s * 1e3);
   if (best == d_comp && d_comp > 0)
     return lead + fmt::format("each decode step computes {:.3g} GFLOP per GPU instead of {:.3g}",
                               a.flops / 1e9, b.flops / 1e9);
   if (d_prefill > 0)
-    return lead + fmt::format("the prompts take {:.2f} s instead of {:.2f} s", w.prefill_s,
-                              r.prefill_s);
+    return lead +
+           fmt::format("the prompts take {:.2f} s instead of {:.2f} s", w.prefill_s, r.prefill_s);
   return lead + "the terms are close; the difference is within the model's error";
 }
 

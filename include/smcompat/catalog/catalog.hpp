@@ -65,7 +65,7 @@ struct GpuSpec {
   std::optional<double> bandwidth_gbs;
   std::optional<double> l2_mb;
   std::optional<double> nvlink_gbs;  ///< NVLink, both directions together
-  std::optional<int> pcie_gen;        ///< host link generation (x16); absent for integrated GPUs
+  std::optional<int> pcie_gen;       ///< host link generation (x16); absent for integrated GPUs
   PeakTable peak_tflops;
   std::string tags;
   std::string source;
