@@ -1,0 +1,148 @@
+// Every term of the cost model (memory per GPU, bytes read, FLOPs, bytes sent, times) for
+// DeepSeek-V3 and Qwen3-30B-A3B on 8xH100 SXM, 4xRTX PRO 6000 and 2xRTX 5090 without P2P, at the
+// default workload (64 sequences, 1024-token prompts, 1024 generated), against values worked out
+// apart from the C++: tests/plan/hand_values.py writes docs/plan.md's formulas out with the
+// per-layer parameter counts of tests/plan/model_test.cpp, and the numbers below are what it
+// prints. One case in full, as a reader would check it (DeepSeek-V3, TP8 on 8xH100, FP8 weights
+// at 1 + 4/128^2 bytes per parameter):
+//   weights  = embeddings 2 x 129280 x 7168 / 8 x 2 B          =    463,339,520
+//            + attention 187,107,328 x 61 / 8 x FP8            =  1,427,041,689.8
+//            + dense FFN 396,361,728 x 3 / 8 x FP8             =    148,671,936
+//            + shared expert 44,040,192 x 58 / 8 x FP8         =    319,369,344
+//            + routed 44,040,192 x 256 x 58 / 8 x FP8          = 81,758,552,064
+//            + routers and norms (1,835,264 x 58 + 14,336 x 61) x 2 B = 214,639,616
+//            = 84,331,614,169 bytes: more than an H100's 80 GiB before any KV cache (no fit).
+//   KV cache = 64 sequences x 2048 tokens x 61 layers x 1152 B (MLA latent, on every TP rank)
+//            = 9,210,691,584 bytes.
+//   reserve  = 10 % of 80 GiB + 2 GiB = 10,737,418,239 bytes.
+//   decode   : the 64 tokens pick 8 of 256 experts each: 256 x (1 - (1 - 8/256)^64) = 222.4
+//              experts touched per layer; memory time = bytes read / (3350 GB/s x 0.59);
+//              all-reduce = 2 x 61 messages x 2 x 7/8 x 64 x 7168 x 2 B = 195,887,104 B sent,
+//              over 450 GB/s x 0.8 plus 2 x 61 x 14 steps x 1 us; overhead 61 x 50 us.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "smcompat/plan/plan.hpp"
+
+namespace smcompat::plan {
+namespace {
+
+struct HandCase {
+  std::string what, config, gpus;
+  int tp, dp;
+  ExpertMode experts;
+  AllToAll a2a;
+  MemoryUse memory;
+  bool fits;
+  double weight_bytes_read, kv_bytes_read, flops, allreduce_bytes, all2all_bytes, imbalance;
+  double memory_s, compute_s, comm_s, overhead_s, step_s;
+};
+
+const std::vector<HandCase>& hand_cases() {
+  static const std::vector<HandCase> cases = {
+    {"DeepSeek-V3 on 8xH100, tp 8 dp 1", "deepseek-ai__DeepSeek-V3", "8xH100",
+     8, 1, ExpertMode::kTpSharded, AllToAll::kNone,
+     {84331614169ull, 9210691584ull, 549396480ull, 10737418239ull}, false,
+     73614373475.66203, 6908018688.0, 793068339200.0, 195887104.0, 0.0,
+     1.0, 0.040739889786826224, 0.0006679032669698501, 0.0022521308444444442, 0.0030499999999999998, 0.046042020631270664},
+    {"DeepSeek-V3 on 8xH100, tp 1 dp 8 EP deepep", "deepseek-ai__DeepSeek-V3", "8xH100",
+     1, 8, ExpertMode::kExpertParallel, AllToAll::kDeepEp,
+     {100840571598ull, 1151336448ull, 1077878784ull, 10737418239ull}, false,
+     90123330904.34953, 863502336.0, 869527794906.2485, 0.0, 56566795.03892369,
+     1.2338535866733713, 0.04603431987875008, 0.0007322955995504873, 0.00027312998621923247, 0.0030499999999999998, 0.04935744986496931},
+    {"DeepSeek-V3 on 4xRTX PRO 6000, tp 4 dp 1", "deepseek-ai__DeepSeek-V3", "4x\"RTX PRO 6000\"",
+     4, 1, ExpertMode::kTpSharded, AllToAll::kNone,
+     {168448588723ull, 9210691584ull, 629030912ull, 12455405158ull}, false,
+     147014107335.32407, 6908018688.0, 1586136678400.0, 167903232.0, 0.0,
+     1.0, 0.14558312464373116, 0.0026435611306666667, 0.005527413333333333, 0.0030499999999999998, 0.1541605379770645},
+    {"DeepSeek-V3 on 2xRTX 5090:nop2p, tp 2 dp 1", "deepseek-ai__DeepSeek-V3", "2xRTX 5090:nop2p",
+     2, 1, ExpertMode::kTpSharded, AllToAll::kNone,
+     {336682537831ull, 9210691584ull, 788299776ull, 5583457484ull}, false,
+     293813575054.64813, 6908018688.0, 3172273356800.0, 111935488.0, 0.0,
+     1.0, 0.2844294735005374, 0.012618430217979315, 0.005905884444444444, 0.0030499999999999998, 0.29338535794498183},
+    {"Qwen3-30B-A3B on 8xH100, tp 1 dp 8", "Qwen__Qwen3-30B-A3B", "8xH100",
+     1, 8, ExpertMode::kTpSharded, AllToAll::kNone,
+     {61064241152ull, 1610612736ull, 340406272ull, 10737418239ull}, true,
+     26465217714.5, 1207959552.0, 58129055744.0, 0.0, 0.0,
+     1.0, 0.014001101576777131, 9.795931200539265e-05, 0.0, 0.0024, 0.01640110157677713},
+    {"Qwen3-30B-A3B on 8xH100, tp 1 dp 8 EP allgather", "Qwen__Qwen3-30B-A3B", "8xH100",
+     1, 8, ExpertMode::kExpertParallel, AllToAll::kAllgatherReduceScatter,
+     {10329939968ull, 1610612736ull, 340406272ull, 10737418239ull}, true,
+     10213429396.554085, 1207959552.0, 64908711914.997406, 0.0, 22020096.0,
+     1.2338535866733713, 0.005778592941337761, 0.00010938441509099664, 0.0007331669333333333, 0.0024, 0.008911759874671094},
+    {"Qwen3-30B-A3B on 4xRTX PRO 6000, tp 4 dp 1", "Qwen__Qwen3-30B-A3B", "4x\"RTX PRO 6000\"",
+     4, 1, ExpertMode::kTpSharded, AllToAll::kNone,
+     {15285229568ull, 3221225472ull, 194273280ull, 12455405158ull}, true,
+     15052208425.10817, 2415919104.0, 116258111488.0, 37748736.0, 0.0,
+     1.0, 0.016521761055830215, 0.00038445142687830685, 0.002476982857142857, 0.0024, 0.02139874391297307},
+    {"Qwen3-30B-A3B on 4xRTX PRO 6000, tp 1 dp 4 EP allgather", "Qwen__Qwen3-30B-A3B", "4x\"RTX PRO 6000\"",
+     1, 4, ExpertMode::kExpertParallel, AllToAll::kAllgatherReduceScatter,
+     {17577697280ull, 3221225472ull, 345268224ull, 12455405158ull}, true,
+     17344676137.10817, 2415919104.0, 125134765084.96289, 0.0, 18874368.0,
+     1.1530931089239487, 0.018690030305224887, 0.00041380544009577677, 0.0012384914285714285, 0.0024, 0.022328521733796316},
+    {"Qwen3-30B-A3B on 2xRTX 5090:nop2p, tp 2 dp 1", "Qwen__Qwen3-30B-A3B", "2xRTX 5090:nop2p",
+     2, 1, ExpertMode::kTpSharded, AllToAll::kNone,
+     {30544900096ull, 6442450944ull, 254328832ull, 5583457484ull}, false,
+     30078857810.21634, 4831838208.0, 232516222976.0, 25165824.0, 0.0,
+     1.0, 0.03301934777752, 0.0018497710658393, 0.00215064380952381, 0.0024, 0.037569991587043806},
+    {"Qwen3-30B-A3B on 2xRTX 5090:nop2p, tp 1 dp 2 EP allgather", "Qwen__Qwen3-30B-A3B", "2xRTX 5090:nop2p",
+     1, 2, ExpertMode::kExpertParallel, AllToAll::kAllgatherReduceScatter,
+     {32073211904ull, 6442450944ull, 354992128ull, 5583457484ull}, false,
+     31607169618.21634, 4831838208.0, 242766099663.4192, 0.0, 12582912.0,
+     1.0883883476483185, 0.034464860610449774, 0.0019313134420319744, 0.001075321904761905, 0.0024, 0.03794018251521168},
+  };
+  return cases;
+}
+
+PlanRequest request(const HandCase& c) {
+  auto model = read_model_config(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/" +
+                                 c.config + ".json");
+  EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.error().to_string());
+  auto sets = parse_gpu_sets(c.gpus, Catalog::builtin());
+  EXPECT_TRUE(sets.ok()) << (sets.ok() ? "" : sets.error().to_string());
+  PlanRequest rq;
+  if (model.ok()) rq.model = *model;
+  if (sets.ok()) rq.gpus = sets->front();
+  return rq;  // default workload (64, 1024, 1024) and assumptions, as hand_values.py
+}
+
+// Relative tolerance for doubles: the two computations add the same terms in other orders.
+void expect_close(double actual, double expected, const std::string& what) {
+  EXPECT_NEAR(actual, expected, std::abs(expected) * 1e-9 + 1e-12) << what;
+}
+
+TEST(CostTerms, MatchTheHandComputedValues) {
+  for (const HandCase& c : hand_cases()) {
+    SCOPED_TRACE(c.what);
+    PlanShape s;
+    s.tp = c.tp;
+    s.dp = c.dp;
+    s.experts = c.experts;
+    s.a2a = c.a2a;
+    s.dp_attention = c.experts == ExpertMode::kExpertParallel && c.dp > 1;
+    PlanEstimate e = estimate(request(c), s);
+    // Bytes are whole: the C++ truncates each sum once, as the script does.
+    EXPECT_NEAR(double(e.memory.weights), double(c.memory.weights), 1.0);
+    EXPECT_NEAR(double(e.memory.kv_cache), double(c.memory.kv_cache), 1.0);
+    EXPECT_NEAR(double(e.memory.activations), double(c.memory.activations), 1.0);
+    EXPECT_EQ(e.memory.reserve, c.memory.reserve);
+    EXPECT_EQ(e.fits, c.fits);
+    expect_close(e.decode.weight_bytes_read, c.weight_bytes_read, "weight bytes read");
+    expect_close(e.decode.kv_bytes_read, c.kv_bytes_read, "KV bytes read");
+    expect_close(e.decode.flops, c.flops, "flops");
+    expect_close(e.decode.allreduce_bytes, c.allreduce_bytes, "all-reduce bytes");
+    expect_close(e.decode.all2all_bytes, c.all2all_bytes, "all-to-all bytes");
+    expect_close(e.decode.expert_load_imbalance, c.imbalance, "load imbalance");
+    expect_close(e.decode.memory_s, c.memory_s, "memory time");
+    expect_close(e.decode.compute_s, c.compute_s, "compute time");
+    expect_close(e.decode.comm_s, c.comm_s, "communication time");
+    expect_close(e.decode.overhead_s, c.overhead_s, "overhead");
+    expect_close(e.decode.step_s, c.step_s, "step time");
+    expect_close(e.tpot_ms, c.step_s * 1e3, "time per output token");
+  }
+}
+
+}  // namespace
+}  // namespace smcompat::plan
