@@ -500,6 +500,45 @@ std::vector<PlanEstimate> rank_plans(const PlanRequest& request) {
   return plans;
 }
 
+FitAdvice fit_advice(const PlanRequest& request) {
+  FitAdvice advice;
+  const ModelSpec& m = request.model;
+  advice.weights_bytes = uint64_t(
+      double(m.embedding_params()) * 2.0 +
+      double(m.attention_params_per_layer()) * m.layers * bytes_per_param(m.attention_format) +
+      double(m.dense_ffn_params_per_layer()) * m.dense_layers *
+          bytes_per_param(m.attention_format) +
+      (double(m.expert_params()) * m.experts + double(m.shared_ffn_params_per_layer())) *
+          m.moe_layers * bytes_per_param(m.expert_format) +
+      (double(m.router_params_per_layer()) * m.moe_layers +
+       double(m.norm_params_per_layer()) * m.layers) *
+          2.0);
+  PlanEstimate any = estimate(request, PlanShape{});
+  advice.usable_bytes =
+      request.gpus.count *
+      (request.gpus.memory_bytes - std::min(request.gpus.memory_bytes, any.memory.reserve));
+  auto fits = [](const PlanRequest& rq) {
+    for (const PlanEstimate& e : rank_plans(rq))
+      if (e.fits) return true;
+    return false;
+  };
+  for (int n = request.gpus.count + 1; n <= 64 && !advice.gpus_needed; ++n) {
+    PlanRequest more = request;
+    more.gpus.count = n;
+    if (fits(more)) advice.gpus_needed = n;
+  }
+  for (WeightFormat f :
+       {WeightFormat::kFp8, WeightFormat::kNvfp4, WeightFormat::kMxfp4, WeightFormat::kInt4}) {
+    if (bytes_per_param(f) >= bytes_per_param(m.expert_format)) continue;
+    PlanRequest smaller = request;
+    smaller.model.expert_format = f;
+    smaller.model.attention_format =
+        bytes_per_param(f) < bytes_per_param(m.attention_format) ? f : m.attention_format;
+    if (fits(smaller)) advice.formats_that_fit.push_back(f);
+  }
+  return advice;
+}
+
 std::string why_wins(const PlanEstimate& w, const PlanEstimate& r) {
   const StepCost& a = w.decode;
   const StepCost& b = r.decode;

@@ -153,6 +153,16 @@ std::vector<PlanEstimate> rank_plans(const PlanRequest& request);
 /// Estimates one shape (rank_plans' building block; tests call it directly).
 PlanEstimate estimate(const PlanRequest& request, const PlanShape& shape);
 
+/// What would make a model fit when no plan does: more GPUs of the same kind, or smaller weights.
+struct FitAdvice {
+  std::optional<int> gpus_needed;  ///< fewest GPUs of this kind (up to 64) with a fitting plan
+  std::vector<WeightFormat> formats_that_fit;  ///< smaller formats (expert and attention weights
+                                               ///< both) with which a plan fits on these GPUs
+  uint64_t weights_bytes = 0;                  ///< the whole model's weights in its own format
+  uint64_t usable_bytes = 0;                   ///< what all the GPUs offer after the reserve
+};
+FitAdvice fit_advice(const PlanRequest& request);
+
 /// Why the first plan beats the second, in a sentence.
 std::string why_wins(const PlanEstimate& winner, const PlanEstimate& runner_up);
 
