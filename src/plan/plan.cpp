@@ -35,10 +35,20 @@ double pcie_x16_gbs(int gen) {
   }
 }
 
-// Per-step latencies of a ring collective, microseconds (docs/plan.md, "Links").
-constexpr double kNvlinkStepUs = 1.0;
-constexpr double kPcieP2pStepUs = 3.0;
-constexpr double kPcieHostStepUs = 6.0;
+// Per-link constants (docs/plan.md, "Links"): the share of the spec bandwidth NCCL reaches and
+// the latency per ring step.
+// - NVLink: 370 of 450 GB/s per direction with ring all-reduce on 8xH100 (NCCL maintainer,
+//   NVIDIA/nccl-tests#212); the custom all-reduce of vLLM takes 10.1 us for 512 B at TP8
+//   (sgl-project/sglang#2904): 14 ring steps of 0.72 us.
+// - PCIe: all-reduce bus bandwidth 35 GB/s on 4xRTX 5090 at Gen5 (NVIDIA/nccl#1639), 0.56 of
+//   63 GB/s; an 8-byte all-reduce on 8xRTX 4090 takes ~37 us (NVIDIA/nccl#1530): 2.6 us a step.
+// - Without P2P: a 1 GB copy between two RTX 5090 ran at 22.8 GB/s (bench-anchors.md, seed),
+//   0.72 of half the Gen5 link.
+constexpr double kNvlinkEfficiency = 370.0 / 450.0;
+constexpr double kNvlinkStepUs = 10.1 / 14;
+constexpr double kPcieP2pEfficiency = 35.0 / 63.0;
+constexpr double kPcieHostEfficiency = 22.8 / 31.5;
+constexpr double kPcieStepUs = 37.0 / 14;
 
 bool is_geforce(const GpuSpec& g) { return to_lower(g.name).find("geforce") != std::string::npos; }
 
@@ -49,17 +59,17 @@ Link default_link(const GpuSpec& g, std::string_view override_kind) {
   if (kind.empty()) kind = g.nvlink_gbs ? "nvlink" : (is_geforce(g) ? "nop2p" : "p2p");
   if (kind == "nvlink") {
     double total = g.nvlink_gbs.value_or(0);
-    link = {LinkKind::kNvlink, total / 2, kNvlinkStepUs,
+    link = {LinkKind::kNvlink, total / 2, kNvlinkEfficiency, kNvlinkStepUs,
             fmt::format("catalog: NVLink {:g} GB/s both directions, {:g} per direction", total,
                         total / 2)};
   } else if (kind == "p2p") {
-    link = {LinkKind::kPcieP2p, pcie_x16_gbs(gen), kPcieP2pStepUs,
+    link = {LinkKind::kPcieP2p, pcie_x16_gbs(gen), kPcieP2pEfficiency, kPcieStepUs,
             fmt::format("PCIe {} x16 with peer-to-peer access: {:g} GB/s per direction",
                         gen ? fmt::format("Gen{}", gen) : std::string("(generation unknown)"),
                         pcie_x16_gbs(gen))};
   } else {
     // Without P2P every byte is copied into host memory and out again: half the link.
-    link = {LinkKind::kPcieHost, pcie_x16_gbs(gen) / 2, kPcieHostStepUs,
+    link = {LinkKind::kPcieHost, pcie_x16_gbs(gen) / 2, kPcieHostEfficiency, kPcieStepUs,
             fmt::format("PCIe {} x16 without peer-to-peer access (staged through host memory): "
                         "{:g} GB/s per direction",
                         gen ? fmt::format("Gen{}", gen) : std::string("(generation unknown)"),
@@ -371,7 +381,7 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     c.compute_s = peak_tflops > 0 ? c.flops / (peak_tflops * 1e12 * a.compute_efficiency) : 0;
 
     // Communication, per GPU sent, and its time: bandwidth term plus per-step latency.
-    double bw = link.gbs_per_direction * 1e9 * a.link_efficiency;
+    double bw = link.gbs_per_direction * 1e9 * link.efficiency;
     double lat = link.latency_us * 1e-6;
     double comm_s = 0;
     const double act_bytes = 2.0;  // BF16 hidden states

@@ -21,14 +21,14 @@ QWEN = dict(name="Qwen3-30B-A3B", layers=48, dense=0, moe=48, hidden=2048, vocab
             peak="fp16_bf16")
 GPUS = {
     "8xH100": dict(n=8, mem=80 * GiB, bw=3350, peak={"fp8": 1979, "fp16_bf16": 989},
-                   link=900 / 2, lat=1e-6),
+                   link=900 / 2, eff=370 / 450, lat=10.1e-6 / 14),
     "4xRTX PRO 6000": dict(n=4, mem=96 * GiB, bw=1792, peak={"fp8": 1000, "fp16_bf16": 504},
-                           link=63.0, lat=3e-6),
+                           link=63.0, eff=35 / 63, lat=37e-6 / 14),
     "2xRTX 5090:nop2p": dict(n=2, mem=32 * GiB, bw=1792, peak={"fp8": 419, "fp16_bf16": 209.5},
-                             link=63.0 / 2, lat=6e-6),
+                             link=63.0 / 2, eff=22.8 / 31.5, lat=37e-6 / 14),
 }
 B, L, G = 64, 1024, 1024
-MEM_EFF, COMP_EFF, LINK_EFF, UTIL, OVERHEAD, CHUNK, LAYER_US = 0.59, 0.60, 0.80, 0.90, 2 * GiB, 8192, 50
+MEM_EFF, COMP_EFF, UTIL, OVERHEAD, CHUNK, LAYER_US = 0.59, 0.60, 0.90, 2 * GiB, 8192, 58
 
 
 def plan(m, g, tp, dp, ep_on, a2a=None):
@@ -75,7 +75,7 @@ def plan(m, g, tp, dp, ep_on, a2a=None):
                     2 * pairs * m["expert"] / (1 if ep_on else tp) * m["moe"] +
                     seqs * per_ctx * ctx * m["layers"])
     out["imbalance"] = imb
-    bw = g["link"] * 1e9 * LINK_EFF
+    bw = g["link"] * 1e9 * g["eff"]
     comm = 0.0
     out["allreduce_bytes"] = 0.0
     out["all2all_bytes"] = 0.0

@@ -12,8 +12,8 @@ namespace smcompat::plan {
 namespace {
 
 ModelSpec model(const std::string& name) {
-  auto m = read_model_config(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/" + name +
-                             ".json");
+  auto m =
+      read_model_config(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/" + name + ".json");
   EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().to_string());
   return m.ok() ? *m : ModelSpec{};
 }

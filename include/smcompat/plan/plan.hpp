@@ -27,8 +27,9 @@ std::string_view to_string(LinkKind k);
 
 struct Link {
   LinkKind kind = LinkKind::kPcieP2p;
-  double gbs_per_direction = 0;  ///< bandwidth one GPU can send at, GB/s (10^9)
-  double latency_us = 0;         ///< per collective step
+  double gbs_per_direction = 0;  ///< bandwidth one GPU can send at, GB/s (10^9), spec
+  double efficiency = 0.8;       ///< what NCCL collectives reach of it (measured, per kind)
+  double latency_us = 0;         ///< per step of a ring collective
   std::string source;            ///< "catalog: NVLink 900 GB/s total", "probe: P2P 0/6 pairs", ...
 };
 
@@ -63,14 +64,13 @@ struct PlanAssumptions {
   double memory_efficiency = 0.59;
   double compute_efficiency = 0.60;  ///< achieved / spec tensor throughput in serving GEMMs
                                      ///< (bench-anchors.md: 0.71-0.80 for the best GEMM shapes)
-  double link_efficiency = 0.80;     ///< achieved / spec link bandwidth in NCCL collectives
   double memory_utilization = 0.90;  ///< the engine's share of GPU memory (vLLM default 0.9)
   uint64_t runtime_overhead_bytes = 2ull << 30;  ///< context, workspaces, NCCL buffers, graphs
   int prefill_chunk_tokens = 8192;               ///< tokens per prefill step (sizes activations)
   double routing_skew = 1.0;  ///< extra load on the hottest expert beyond the binomial
   /// Fixed time per layer and step that no byte or FLOP explains (kernel launches and their
   /// gaps, synchronisation, small kernels): fitted to published figures (docs/plan.md).
-  double per_layer_overhead_us = 50;
+  double per_layer_overhead_us = 58;
 };
 
 enum class ExpertMode {
