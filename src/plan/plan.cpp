@@ -89,6 +89,13 @@ std::string_view strip_quotes(std::string_view s) {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
+/// Bytes as a whole number: truncated, and held below 2^62 so that sums of a few terms stay in
+/// range however large the request (a cast of a double beyond uint64_t is undefined).
+uint64_t whole_bytes(double bytes) {
+  constexpr double kMax = double(uint64_t(1) << 62);
+  return bytes <= 0 || std::isnan(bytes) ? 0 : bytes >= kMax ? uint64_t(1) << 62 : uint64_t(bytes);
+}
+
 /// Layers of each kind on the busiest pipeline stage.
 struct StageLayers {
   double total = 0, dense = 0, moe = 0, sliding = 0;
@@ -267,7 +274,7 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
       double(m.expert_params()) * local_experts * L.moe / (ep_on ? 1.0 : double(tp));
   double weights = embedding_gpu * emb_b + (attn_params_gpu + dense_params_gpu) * attn_b +
                    (shared_params_gpu + expert_params_gpu) * expert_b + router_params_gpu * emb_b;
-  e.memory.weights = uint64_t(weights);
+  e.memory.weights = whole_bytes(weights);
 
   const Workload& w = rq.workload;
   const double seqs_rank = std::ceil(double(w.batch) / dp);  // sequences one attention rank holds
@@ -278,7 +285,7 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     return (full_layers * ctx + L.sliding * window) * double(m.kv_bytes_per_token_per_layer()) *
            kv_shard(m, tp);
   };
-  e.memory.kv_cache = uint64_t(seqs_rank * kv_per_seq(ctx_max));
+  e.memory.kv_cache = whole_bytes(seqs_rank * kv_per_seq(ctx_max));
 
   // Activations: one prefill chunk's hidden states (4 live copies) and FFN intermediates (gate
   // and up), plus the sampled rows' FP32 logits.
@@ -291,8 +298,8 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
   }
   auto logits = [&](double seqs) { return seqs * double(m.vocab) / tp * 4.0; };
   double act_fixed = chunk * m.hidden * 2.0 * 4 + chunk * ffn_width * 2.0 * 2;
-  e.memory.activations = uint64_t(act_fixed + logits(seqs_rank));
-  e.memory.reserve = uint64_t((1.0 - a.memory_utilization) * double(rq.gpus.memory_bytes)) +
+  e.memory.activations = whole_bytes(act_fixed + logits(seqs_rank));
+  e.memory.reserve = whole_bytes((1.0 - a.memory_utilization) * double(rq.gpus.memory_bytes)) +
                      a.runtime_overhead_bytes;
 
   // Largest batch at these lengths: what is left after weights, reserve and the fixed
@@ -300,7 +307,8 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
   double left = double(rq.gpus.memory_bytes) - double(e.memory.weights) - double(e.memory.reserve) -
                 act_fixed;
   double per_seq = kv_per_seq(ctx_max) + logits(1);
-  e.max_batch_that_fits = left > 0 ? int(std::min(1e9, std::floor(left / per_seq) * dp)) : 0;
+  e.max_batch_that_fits =
+      left > 0 && per_seq > 0 ? int(std::min(1e9, std::floor(left / per_seq) * dp)) : 0;
 
   // ---- runnable? ----
   const ArchInfo* arch = catalog.arch(g.cc.arch());
@@ -513,7 +521,7 @@ std::vector<PlanEstimate> rank_plans(const PlanRequest& request) {
 FitAdvice fit_advice(const PlanRequest& request) {
   FitAdvice advice;
   const ModelSpec& m = request.model;
-  advice.weights_bytes = uint64_t(
+  advice.weights_bytes = whole_bytes(
       double(m.embedding_params()) * 2.0 +
       double(m.attention_params_per_layer()) * m.layers * bytes_per_param(m.attention_format) +
       double(m.dense_ffn_params_per_layer()) * m.dense_layers *
@@ -568,14 +576,14 @@ std::string why_wins(const PlanEstimate& w, const PlanEstimate& r) {
     return lead + fmt::format(
                       "each decode step sends {} per GPU instead of {} ({:.2f} vs {:.2f} ms of "
                       "communication)",
-                      human_bytes(uint64_t(a.allreduce_bytes + a.all2all_bytes)),
-                      human_bytes(uint64_t(b.allreduce_bytes + b.all2all_bytes)), a.comm_s * 1e3,
+                      human_bytes(whole_bytes(a.allreduce_bytes + a.all2all_bytes)),
+                      human_bytes(whole_bytes(b.allreduce_bytes + b.all2all_bytes)), a.comm_s * 1e3,
                       b.comm_s * 1e3);
   if (best == d_mem && d_mem > 0)
     return lead +
            fmt::format("each decode step reads {} per GPU instead of {} ({:.2f} vs {:.2f} ms)",
-                       human_bytes(uint64_t(a.weight_bytes_read + a.kv_bytes_read)),
-                       human_bytes(uint64_t(b.weight_bytes_read + b.kv_bytes_read)),
+                       human_bytes(whole_bytes(a.weight_bytes_read + a.kv_bytes_read)),
+                       human_bytes(whole_bytes(b.weight_bytes_read + b.kv_bytes_read)),
                        a.memory_s * 1e3, b.memory_s * 1e3);
   if (best == d_comp && d_comp > 0)
     return lead + fmt::format("each decode step computes {:.3g} GFLOP per GPU instead of {:.3g}",
