@@ -9,6 +9,8 @@
 #     venvs/torch         `pip install torch torchvision` (the lock in scripts/corpus/torch-cu13.txt)
 #     venvs/torch-bnb-0.45.2, venvs/torch-bnb-0.50.2
 #                         venvs/torch plus one bitsandbytes release (hard-linked copies of venvs/torch)
+#     venvs/torch-vllm    venvs/torch plus vllm (no dependencies): a serving engine's own kernels
+#                         beside torch, triton and NVSHMEM (`smcompat plan --python`)
 #     venvs/cupy          cupy-cuda12x with numpy
 #     READY               written last; names what a complete cache holds
 # The corpus tests read the same variable and skip, naming the missing path, when it is not filled.
@@ -117,12 +119,13 @@ mapfile -t torch_pins < <(pins "$lock")
 make_venv torch "${torch_pins[@]}"
 clone_venv_with torch-bnb-0.45.2 torch bitsandbytes==0.45.2 packaging==26.3
 clone_venv_with torch-bnb-0.50.2 torch bitsandbytes==0.50.2 packaging==26.3
+clone_venv_with torch-vllm torch vllm==0.33.0
 make_venv cupy cupy-cuda12x==14.2.0 numpy==2.4.6 cuda-pathfinder==1.9.0
 
 {
   echo "stamp $stamp"
   echo "wheels $(ls "$cache/wheels" | wc -l)"
   echo "wheels-foreign $(ls "$cache/wheels-foreign" | wc -l)"
-  echo "venvs torch torch-bnb-0.45.2 torch-bnb-0.50.2 cupy"
+  echo "venvs torch torch-bnb-0.45.2 torch-bnb-0.50.2 torch-vllm cupy"
 } >"$cache/READY"
 say "cache complete: $cache ($(du -sh "$cache" | cut -f1))"
