@@ -39,6 +39,7 @@ void register_advise(CLI::App& app, Context& ctx);
 void register_index_query(CLI::App& app, Context& ctx);
 void register_fleet(CLI::App& app, Context& ctx);
 void register_export(CLI::App& app, Context& ctx);
+void register_plan(CLI::App& app, Context& ctx);
 
 /// The `index` command that `index build`, `merge`, `query` and `diff` hang under (created once).
 inline CLI::App& index_command(CLI::App& app) {

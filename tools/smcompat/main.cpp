@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   register_index_query(app, ctx);
   register_fleet(app, ctx);
   register_export(app, ctx);
+  register_plan(app, ctx);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

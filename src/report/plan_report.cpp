@@ -1,0 +1,455 @@
+// Serving-plan renderers (include/smcompat/report/plan_report.hpp).
+#include "smcompat/report/plan_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "smcompat/report/json_document.hpp"
+#include "smcompat/util/strings.hpp"
+
+namespace smcompat {
+
+using nlohmann::json;
+using plan::PlanEstimate;
+
+const PlanEstimate* PlanSetResult::best() const {
+  for (const auto& p : plans)
+    if (p.fits) return &p;
+  return nullptr;
+}
+
+const PlanEstimate* PlanSetResult::runner_up() const {
+  const PlanEstimate* b = best();
+  if (!b) return nullptr;
+  for (const auto* p = b + 1; p < plans.data() + plans.size(); ++p)
+    if (p->fits) return p;
+  return nullptr;
+}
+
+bool PlanReport::fits_anywhere() const {
+  return std::any_of(sets.begin(), sets.end(), [](const auto& s) { return s.best() != nullptr; });
+}
+
+Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
+                                     const std::vector<plan::GpuSet>& sets, plan::Engine engine,
+                                     const std::string& model_id,
+                                     const std::optional<std::string>& from, PlanPeaks peaks) {
+  PlanReport r;
+  r.model = base.model;
+  r.workload = base.workload;
+  r.assumptions = base.assumptions;
+  r.engine = engine;
+  r.model_id = model_id;
+  r.peaks = std::move(peaks);
+  r.from = from;
+  for (const auto& g : sets) {
+    plan::PlanRequest rq = base;
+    rq.gpus = g;
+    PlanSetResult s;
+    s.gpus = g;
+    s.plans = plan::rank_plans(rq);
+    for (const auto& p : s.plans)
+      s.commands.push_back(plan::engine_command(engine, model_id, p.shape, base.workload));
+    if (from) {
+      // The command must parse even where no plan fits (its errors are the user's to fix).
+      plan::PlanShape shape = s.best()          ? s.best()->shape
+                              : s.plans.empty() ? plan::PlanShape{}
+                                                : s.plans.front().shape;
+      auto rw = plan::rewrite_command(*from, shape, base.workload);
+      if (!rw) return make_error("--from: " + rw.error().to_string());
+      if (s.best()) s.rewrite = std::move(*rw);
+    }
+    r.sets.push_back(std::move(s));
+  }
+  return r;
+}
+
+namespace {
+
+std::string gib(uint64_t bytes) { return fmt::format("{:.1f}", double(bytes) / (1ull << 30)); }
+std::string gib_unit(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1ull << 30)); }
+
+std::string params_text(uint64_t n) {
+  if (n >= 1'000'000'000ull) return fmt::format("{:.1f}B", double(n) / 1e9);
+  return fmt::format("{:.1f}M", double(n) / 1e6);
+}
+
+std::string rate(double v) {
+  return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
+}
+
+// The first reason, cut at a word boundary near `max` display columns.
+std::string short_reason(const std::vector<std::string>& why, size_t max = 60) {
+  if (why.empty()) return "";
+  std::string s = why.front();
+  if (s.size() > max) {
+    size_t cut = s.rfind(' ', max);
+    if (cut == std::string::npos || cut < max / 2) cut = max;
+    s = s.substr(0, cut);
+    while (!s.empty() && (s.back() == ',' || s.back() == ';' || s.back() == ':' || s.back() == ' '))
+      s.pop_back();
+    s += "…";
+  }
+  if (why.size() > 1) s += fmt::format(" (+{})", why.size() - 1);
+  return s;
+}
+
+const char* expert_mode_name(plan::ExpertMode m) {
+  switch (m) {
+    case plan::ExpertMode::kTpSharded:
+      return "tp-sharded";
+    case plan::ExpertMode::kExpertParallel:
+      return "expert-parallel";
+    default:
+      return "none";
+  }
+}
+
+const char* change_kind_name(plan::FlagChange::Kind k) {
+  switch (k) {
+    case plan::FlagChange::Kind::kChanged:
+      return "changed";
+    case plan::FlagChange::Kind::kRemoved:
+      return "removed";
+    default:
+      return "added";
+  }
+}
+
+std::string formats_text(const plan::ModelSpec& m) {
+  if (m.attention_format == m.expert_format) return std::string(plan::to_string(m.expert_format));
+  return fmt::format("experts {}, attention {}", plan::to_string(m.expert_format),
+                     plan::to_string(m.attention_format));
+}
+
+std::string why_best_text(const PlanSetResult& s) {
+  const PlanEstimate* b = s.best();
+  if (!b) return "";
+  if (const PlanEstimate* r = s.runner_up()) return plan::why_wins(*b, *r);
+  return fmt::format("{} is the only plan that fits", b->shape.name());
+}
+
+// The plan that needs the least memory per GPU (what "fits nowhere" is measured against).
+const PlanEstimate* smallest(const PlanSetResult& s) {
+  const PlanEstimate* out = nullptr;
+  for (const auto& p : s.plans)
+    if (!out || p.memory.total() < out->memory.total()) out = &p;
+  return out;
+}
+
+void append_fits_nowhere(std::string& out, const PlanReport& r, const PlanSetResult& s,
+                         const Style& st) {
+  out += st.red(st.bold(fmt::format("  Fits nowhere on {}", s.gpus.label()))) + "\n";
+  const PlanEstimate* p = smallest(s);
+  if (!p) {
+    out += "    no candidate plan for this model on this many GPUs\n";
+    return;
+  }
+  const auto& m = p->memory;
+  const double gpu = double(s.gpus.memory_bytes);
+  out += fmt::format(
+      "    The plan needing the least memory, {}, needs {} per GPU (weights {}, KV cache {}, "
+      "activations {}, reserve {}); a GPU has {}.\n",
+      p->shape.name(), gib_unit(double(m.total())), gib_unit(double(m.weights)),
+      gib_unit(double(m.kv_cache)), gib_unit(double(m.activations)), gib_unit(double(m.reserve)),
+      gib_unit(gpu));
+  // The weights over every GPU of this plan, and what one GPU can give them.
+  const double weights_all = double(m.weights) * p->shape.gpus();
+  const double room = gpu - double(m.reserve) - double(m.activations);
+  if (double(m.weights) + double(m.reserve) + double(m.activations) > gpu) {
+    out += fmt::format("    The weights alone need {} per GPU with all {} GPUs ({} in all).\n",
+                       gib_unit(double(m.weights)), p->shape.gpus(), gib_unit(weights_all));
+    if (room > 0) {
+      int need = int(std::ceil(weights_all / room));
+      out += fmt::format(
+          "    About {} GPUs of this kind ({} each) would hold the weights with the reserve and "
+          "activations ({} left per GPU), before any KV cache.\n",
+          need, gib_unit(gpu), gib_unit(room));
+    }
+  } else if (p->max_batch_that_fits > 0) {
+    out += fmt::format(
+        "    The weights fit; the KV cache for {} sequences of {} tokens does not: at most {} "
+        "fit at these lengths (--batch {}).\n",
+        r.workload.batch, r.workload.prompt_len + r.workload.gen_len, p->max_batch_that_fits,
+        p->max_batch_that_fits);
+  } else {
+    out +=
+        "    The weights fit, but not one sequence's KV cache at these lengths: shorten "
+        "--prompt-len / --gen-len or add GPUs.\n";
+  }
+  // A lower-precision checkpoint: the weights scale with bytes per parameter (embeddings,
+  // norms and routers stay 16-bit, so this is a lower bound of what it saves).
+  const double cur = plan::bytes_per_param(r.model.expert_format);
+  for (plan::WeightFormat f : {plan::WeightFormat::kFp8, plan::WeightFormat::kNvfp4}) {
+    double b = plan::bytes_per_param(f);
+    if (b >= cur) continue;
+    double w = double(m.weights) * b / cur;
+    double total = w + double(m.kv_cache) + double(m.activations) + double(m.reserve);
+    out += fmt::format(
+        "    A checkpoint in {} ({:.2f} bytes per parameter instead of {:.2f}) would bring the "
+        "weights "
+        "to about {} per GPU and the total to about {}: {}.\n",
+        plan::to_string(f), b, cur, gib_unit(w), gib_unit(total),
+        total <= gpu ? "that would fit" : "still too much");
+  }
+  if (!p->why_not.empty()) out += "    Why it does not fit:\n";
+  for (const auto& why : p->why_not) out += st.dim("    - " + why) + "\n";
+}
+
+}  // namespace
+
+std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTextOptions& opt) {
+  std::string out;
+  const auto& m = r.model;
+  out += st.bold(fmt::format("Serving plan for {}", m.name.empty() ? r.model_id : m.name)) +
+         st.dim("  (estimated, not measured)") + "\n";
+  out +=
+      fmt::format("  model: {} ({}), {} layers, {} routed experts ({} per token{}), attention {}\n",
+                  m.name, m.model_type, m.layers, m.experts, m.experts_per_token,
+                  m.shared_experts ? fmt::format(", {} shared", m.shared_experts) : std::string(),
+                  m.attention == plan::AttentionKind::kMla ? "MLA" : "GQA");
+  out += fmt::format("  params: {} total, {} active; weights {}; KV cache {} per token per layer\n",
+                     params_text(m.total_params()), params_text(m.active_params()), formats_text(m),
+                     human_bytes(m.kv_bytes_per_token_per_layer()));
+  out += fmt::format("  workload: batch {}, prompt {} tokens, generation {} tokens; engine {}\n",
+                     r.workload.batch, r.workload.prompt_len, r.workload.gen_len,
+                     plan::to_string(r.engine));
+  if (!r.peaks.source.empty()) {
+    std::string what;
+    if (r.peaks.tflops)
+      what += fmt::format("{} GEMM {:.1f} TFLOPS", r.peaks.tflops_format, *r.peaks.tflops);
+    if (r.peaks.memory_gbs)
+      what += fmt::format("{}memory {:.0f} GB/s", what.empty() ? "" : ", ", *r.peaks.memory_gbs);
+    out += fmt::format("  peaks: measured, from {} ({})\n", r.peaks.source, what);
+  } else {
+    out += "  peaks: the catalog's (pass --bench RESULTS.json for measured ones)\n";
+  }
+
+  for (const auto& s : r.sets) {
+    out += "\n";
+    out += st.bold(s.gpus.label()) +
+           fmt::format(": {} per GPU; link {} ({})\n", gib_unit(double(s.gpus.memory_bytes)),
+                       plan::to_string(s.gpus.link.kind), s.gpus.link.source);
+    Table t(
+        {"#", "plan", "fits", "weights", "KV cache", "activations", "reserve", "total", "TPOT ms",
+         "decode tok/s", "output tok/s", "why not"},
+        {Table::Align::kRight, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kRight,
+         Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight,
+         Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kLeft});
+    size_t shown_unfit = 0, hidden = 0;
+    for (size_t i = 0; i < s.plans.size(); ++i) {
+      const auto& p = s.plans[i];
+      if (!p.fits && !opt.all && shown_unfit++ >= 3) {
+        ++hidden;
+        continue;
+      }
+      std::vector<std::string> row{std::to_string(i + 1),
+                                   p.shape.name(),
+                                   p.fits ? "yes" : (p.runnable ? "no" : "no (can't run)"),
+                                   gib(p.memory.weights),
+                                   gib(p.memory.kv_cache),
+                                   gib(p.memory.activations),
+                                   gib(p.memory.reserve),
+                                   gib(p.memory.total()),
+                                   fmt::format("{:.1f}", p.tpot_ms),
+                                   rate(p.decode_tokens_per_s),
+                                   rate(p.output_tokens_per_s),
+                                   short_reason(p.why_not)};
+      if (!p.fits)
+        for (auto& c : row) c = st.dim(c);
+      else if (&p == s.best())
+        row[1] = st.green(row[1]);
+      t.add_row(std::move(row));
+    }
+    out += "  memory per GPU in GiB\n";
+    out += t.render(st, "  ");
+    if (hidden)
+      out += st.dim(fmt::format("  {} more plans that do not fit (--all shows them)\n", hidden));
+
+    const PlanEstimate* best = s.best();
+    if (!best) {
+      out += "\n";
+      append_fits_nowhere(out, r, s, st);
+      continue;
+    }
+    const auto& cmd = s.commands[size_t(best - s.plans.data())];
+    out += "\n" + st.bold("  Best: " + best->shape.name()) + " — " + why_best_text(s) + "\n";
+    for (const auto& n : best->notes) out += "    note: " + n + "\n";
+    out += "\n  " + st.bold("Command") + fmt::format(" ({}):\n", plan::to_string(cmd.engine));
+    out += "    " + st.cyan(cmd.shell()) + "\n";
+    for (const auto& f : cmd.flags)
+      out += fmt::format("      {}{}  {}\n", f.name, f.value.empty() ? "" : " " + f.value,
+                         st.dim(f.why));
+    for (const auto& file : cmd.extra_files) {
+      out += "    with this file:\n";
+      for (std::string_view line : split(file, '\n'))
+        if (!line.empty()) out += "      " + std::string(line) + "\n";
+    }
+    if (s.rewrite) {
+      out += "\n  " + st.bold("Your command, rewritten") + ":\n";
+      out += "    " + st.cyan(s.rewrite->shell()) + "\n";
+      if (s.rewrite->changes.empty()) out += "      (already says this plan: nothing changed)\n";
+      for (const auto& c : s.rewrite->changes) {
+        std::string what;
+        switch (c.kind) {
+          case plan::FlagChange::Kind::kAdded:
+            what = fmt::format("added {}{}", c.flag, c.new_value.empty() ? "" : " " + c.new_value);
+            break;
+          case plan::FlagChange::Kind::kChanged:
+            what = fmt::format("changed {} {} → {}", c.flag, c.old_value, c.new_value);
+            break;
+          case plan::FlagChange::Kind::kRemoved:
+            what =
+                fmt::format("removed {}{}", c.flag, c.old_value.empty() ? "" : " " + c.old_value);
+            break;
+        }
+        out += fmt::format("      {}  {}\n", what, st.dim(c.why));
+      }
+    }
+  }
+  if (!r.fits_anywhere())
+    out += "\n" + st.red(st.bold("No plan fits on any GPU set given.")) + "\n";
+  return out;
+}
+
+namespace {
+
+json plan_json(const PlanEstimate& p, const plan::EngineCommand& cmd) {
+  const auto& d = p.decode;
+  json flags = json::array();
+  for (const auto& f : cmd.flags)
+    flags.push_back({{"name", f.name}, {"value", f.value}, {"why", f.why}});
+  return {
+      {"plan", p.shape.name()},
+      {"tp", p.shape.tp},
+      {"dp", p.shape.dp},
+      {"pp", p.shape.pp},
+      {"ep", p.shape.ep()},
+      {"experts", expert_mode_name(p.shape.experts)},
+      {"a2a", std::string(plan::to_string(p.shape.a2a))},
+      {"dp_attention", p.shape.dp_attention},
+      {"fits", p.fits},
+      {"runnable", p.runnable},
+      {"why_not", p.why_not},
+      {"notes", p.notes},
+      {"per_gpu",
+       {{"weights_bytes", p.memory.weights},
+        {"kv_cache_bytes", p.memory.kv_cache},
+        {"activation_bytes", p.memory.activations},
+        {"reserve_bytes", p.memory.reserve},
+        {"total_bytes", p.memory.total()},
+        {"gpu_memory_bytes", p.gpu_memory_bytes}}},
+      {"decode",
+       {{"weight_bytes_read", d.weight_bytes_read},
+        {"kv_bytes_read", d.kv_bytes_read},
+        {"flops", d.flops},
+        {"allreduce_bytes", d.allreduce_bytes},
+        {"all2all_bytes", d.all2all_bytes},
+        {"expert_load_imbalance", d.expert_load_imbalance},
+        {"memory_s", d.memory_s},
+        {"compute_s", d.compute_s},
+        {"comm_s", d.comm_s},
+        {"step_s", d.step_s}}},
+      {"estimates",
+       {{"tpot_ms", p.tpot_ms},
+        {"decode_tokens_per_s", p.decode_tokens_per_s},
+        {"output_tokens_per_s", p.output_tokens_per_s},
+        {"prefill_s", p.prefill_s},
+        {"max_batch_that_fits", p.max_batch_that_fits}}},
+      {"flags",
+       {{"engine", std::string(plan::to_string(cmd.engine))},
+        {"argv", cmd.argv},
+        {"shell", cmd.shell()},
+        {"flags", flags},
+        {"extra_files", cmd.extra_files}}},
+  };
+}
+
+}  // namespace
+
+json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
+  const auto& m = r.model;
+  const auto& a = r.assumptions;
+  json sets = json::array();
+  for (const auto& s : r.sets) {
+    json plans = json::array();
+    for (size_t i = 0; i < s.plans.size(); ++i)
+      plans.push_back(plan_json(s.plans[i], s.commands[i]));
+    const PlanEstimate* best = s.best();
+    json set = {
+        {"label", s.gpus.label()},
+        {"count", s.gpus.count},
+        {"gpu", s.gpus.gpu ? json(s.gpus.gpu->name) : json(nullptr)},
+        {"memory_bytes", s.gpus.memory_bytes},
+        {"origin", s.gpus.origin},
+        {"link",
+         {{"kind", std::string(plan::to_string(s.gpus.link.kind))},
+          {"gbs_per_direction", s.gpus.link.gbs_per_direction},
+          {"latency_us", s.gpus.link.latency_us},
+          {"source", s.gpus.link.source}}},
+        {"pcie_gen", s.gpus.pcie_gen},
+        {"plans", std::move(plans)},
+        {"best", best ? json(best->shape.name()) : json(nullptr)},
+        {"why_best", best ? json(why_best_text(s)) : json(nullptr)},
+    };
+    if (s.rewrite) {
+      json changes = json::array();
+      for (const auto& c : s.rewrite->changes)
+        changes.push_back({{"kind", change_kind_name(c.kind)},
+                           {"flag", c.flag},
+                           {"old_value", c.old_value},
+                           {"new_value", c.new_value},
+                           {"why", c.why}});
+      set["rewrite"] = {{"argv", s.rewrite->argv},
+                        {"shell", s.rewrite->shell()},
+                        {"changes", std::move(changes)}};
+    }
+    sets.push_back(std::move(set));
+  }
+  json peaks = {{"source", r.peaks.source.empty() ? "catalog" : "measured"}};
+  if (!r.peaks.source.empty()) {
+    peaks["file"] = r.peaks.source;
+    peaks["tflops"] = r.peaks.tflops ? json(*r.peaks.tflops) : json(nullptr);
+    peaks["tflops_format"] = r.peaks.tflops_format;
+    peaks["memory_gbs"] = r.peaks.memory_gbs ? json(*r.peaks.memory_gbs) : json(nullptr);
+  }
+  json fields = {
+      {"model",
+       {{"name", m.name},
+        {"model_type", m.model_type},
+        {"layers", m.layers},
+        {"hidden", m.hidden},
+        {"experts", m.experts},
+        {"experts_per_token", m.experts_per_token},
+        {"shared_experts", m.shared_experts},
+        {"attention", m.attention == plan::AttentionKind::kMla ? "mla" : "gqa"},
+        {"total_params", m.total_params()},
+        {"active_params", m.active_params()},
+        {"expert_format", std::string(plan::to_string(m.expert_format))},
+        {"attention_format", std::string(plan::to_string(m.attention_format))},
+        {"kv_bytes_per_token_per_layer", m.kv_bytes_per_token_per_layer()}}},
+      {"model_id", r.model_id},
+      {"engine", std::string(plan::to_string(r.engine))},
+      {"workload",
+       {{"batch", r.workload.batch},
+        {"prompt_len", r.workload.prompt_len},
+        {"gen_len", r.workload.gen_len}}},
+      {"assumptions",
+       {{"memory_efficiency", a.memory_efficiency},
+        {"compute_efficiency", a.compute_efficiency},
+        {"link_efficiency", a.link_efficiency},
+        {"memory_utilization", a.memory_utilization},
+        {"runtime_overhead_bytes", a.runtime_overhead_bytes},
+        {"prefill_chunk_tokens", a.prefill_chunk_tokens},
+        {"routing_skew", a.routing_skew}}},
+      {"peaks", std::move(peaks)},
+      {"gpu_sets", std::move(sets)},
+      {"fits_anywhere", r.fits_anywhere()},
+  };
+  if (r.from) fields["from"] = *r.from;
+  return json_document(kPlanSchema, argv, std::move(fields));
+}
+
+}  // namespace smcompat
