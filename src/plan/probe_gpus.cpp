@@ -41,7 +41,10 @@ std::pair<std::string, std::string> link_kind(const ProbeReport& probe, const Gr
   size_t n = g.devices.size();
   if (all_nvlink) return {"nvlink", fmt::format("probe: NVLink between all {} GPUs", n)};
   if (all_p2p)
-    return {"p2p", fmt::format("probe: peer-to-peer access between all {} GPUs, no NVLink", n)};
+    return {
+        "p2p",
+        fmt::format("probe: peer-to-peer access between all {} GPUs, NVLink not between every pair",
+                    n)};
   return {"nop2p", fmt::format("probe: no peer-to-peer access ({})", missing_p2p)};
 }
 
