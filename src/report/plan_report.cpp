@@ -158,9 +158,13 @@ void append_fits_nowhere(std::string& out, const PlanReport& r, const PlanSetRes
   // The weights over every GPU of this plan, and what one GPU can give them.
   const double weights_all = double(m.weights) * p->shape.gpus();
   const double room = gpu - double(m.reserve) - double(m.activations);
-  if (double(m.weights) + double(m.reserve) + double(m.activations) > gpu) {
-    out += fmt::format("    The weights alone need {} per GPU with all {} GPUs ({} in all).\n",
-                       gib_unit(double(m.weights)), p->shape.gpus(), gib_unit(weights_all));
+  const bool weights_too_big = double(m.weights) + double(m.reserve) + double(m.activations) > gpu;
+  if (weights_too_big) {
+    if (p->shape.gpus() == 1)
+      out += fmt::format("    The weights alone need {} on one GPU.\n", gib_unit(weights_all));
+    else
+      out += fmt::format("    The weights alone need {} per GPU with all {} GPUs ({} in all).\n",
+                         gib_unit(double(m.weights)), p->shape.gpus(), gib_unit(weights_all));
     if (room > 0) {
       int need = int(std::ceil(weights_all / room));
       out += fmt::format(
@@ -168,31 +172,36 @@ void append_fits_nowhere(std::string& out, const PlanReport& r, const PlanSetRes
           "activations ({} left per GPU), before any KV cache.\n",
           need, gib_unit(gpu), gib_unit(room));
     }
-  } else if (p->max_batch_that_fits > 0) {
-    out += fmt::format(
-        "    The weights fit; the KV cache for {} sequences of {} tokens does not: at most {} "
-        "fit at these lengths (--batch {}).\n",
-        r.workload.batch, r.workload.prompt_len + r.workload.gen_len, p->max_batch_that_fits,
-        p->max_batch_that_fits);
+    // A lower-precision checkpoint: the weights scale with bytes per parameter (embeddings,
+    // norms and routers stay 16-bit, so this is a lower bound of what it saves).
+    const double cur = plan::bytes_per_param(r.model.expert_format);
+    for (plan::WeightFormat f : {plan::WeightFormat::kFp8, plan::WeightFormat::kNvfp4}) {
+      double b = plan::bytes_per_param(f);
+      if (b >= cur) continue;
+      double w = double(m.weights) * b / cur;
+      double total = w + double(m.kv_cache) + double(m.activations) + double(m.reserve);
+      out += fmt::format(
+          "    A checkpoint in {} ({:.2f} bytes per parameter instead of {:.2f}) would bring the "
+          "weights to about {} per GPU and the total to about {}: {}.\n",
+          plan::to_string(f), b, cur, gib_unit(w), gib_unit(total),
+          total <= gpu ? "that would fit" : "still too much");
+    }
   } else {
-    out +=
-        "    The weights fit, but not one sequence's KV cache at these lengths: shorten "
-        "--prompt-len / --gen-len or add GPUs.\n";
-  }
-  // A lower-precision checkpoint: the weights scale with bytes per parameter (embeddings,
-  // norms and routers stay 16-bit, so this is a lower bound of what it saves).
-  const double cur = plan::bytes_per_param(r.model.expert_format);
-  for (plan::WeightFormat f : {plan::WeightFormat::kFp8, plan::WeightFormat::kNvfp4}) {
-    double b = plan::bytes_per_param(f);
-    if (b >= cur) continue;
-    double w = double(m.weights) * b / cur;
-    double total = w + double(m.kv_cache) + double(m.activations) + double(m.reserve);
-    out += fmt::format(
-        "    A checkpoint in {} ({:.2f} bytes per parameter instead of {:.2f}) would bring the "
-        "weights "
-        "to about {} per GPU and the total to about {}: {}.\n",
-        plan::to_string(f), b, cur, gib_unit(w), gib_unit(total),
-        total <= gpu ? "that would fit" : "still too much");
+    // The weights fit: the KV cache is what does not. The runnable plan that holds the most
+    // sequences at these lengths says how far to lower --batch.
+    const PlanEstimate* most = nullptr;
+    for (const auto& q : s.plans)
+      if (q.runnable && (!most || q.max_batch_that_fits > most->max_batch_that_fits)) most = &q;
+    if (most && most->max_batch_that_fits > 0)
+      out += fmt::format(
+          "    The weights fit; the KV cache for {} sequences of {} tokens does not: {} holds at "
+          "most {} at these lengths (--batch {}).\n",
+          r.workload.batch, r.workload.prompt_len + r.workload.gen_len, most->shape.name(),
+          most->max_batch_that_fits, most->max_batch_that_fits);
+    else
+      out +=
+          "    The weights fit, but not one sequence's KV cache at these lengths: shorten "
+          "--prompt-len / --gen-len or add GPUs.\n";
   }
   if (!p->why_not.empty()) out += "    Why it does not fit:\n";
   for (const auto& why : p->why_not) out += st.dim("    - " + why) + "\n";
