@@ -282,6 +282,35 @@ TEST(PlanReport, FitsNowhere) {
   EXPECT_NE(text.find("No plan fits on any GPU set given."), std::string::npos);
 }
 
+TEST(PlanReport, FitsNowhereBecauseOfTheKvCache) {
+  auto spec = plan::read_model_config(config("Qwen__Qwen3-30B-A3B"));
+  ASSERT_TRUE(spec);
+  auto sets = plan::parse_gpu_sets("2xH100", Catalog::builtin());
+  ASSERT_TRUE(sets);
+  plan::PlanRequest rq;
+  rq.model = *spec;
+  rq.workload = {5000, 8192, 1024};
+  auto r = build_plan_report(rq, *sets, plan::Engine::kVllm, "m", std::nullopt);
+  ASSERT_TRUE(r);
+  const PlanSetResult& s = r->sets[0];
+  ASSERT_EQ(s.best(), nullptr);
+  const plan::PlanEstimate* most = nullptr;
+  for (const auto& p : s.plans)
+    if (p.runnable && (!most || p.max_batch_that_fits > most->max_batch_that_fits)) most = &p;
+  ASSERT_NE(most, nullptr);
+  ASSERT_GT(most->max_batch_that_fits, 0);
+  std::string text = render_plan_text(*r, Style::plain());
+  EXPECT_NE(text.find("The weights fit; the KV cache for 5000 sequences of 9216 tokens"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find(fmt::format("{} holds at most {} at these lengths (--batch {})", most->shape.name(),
+                            most->max_batch_that_fits, most->max_batch_that_fits)),
+      std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("A checkpoint in"), std::string::npos);  // the weights are not the problem
+}
+
 TEST(PlanReport, ColourOnlyWhenAsked) {
   PlanReport r = make_report("Qwen__Qwen3-30B-A3B", "4x\"RTX PRO 6000\"");
   EXPECT_EQ(render_plan_text(r, Style::plain()).find('\x1b'), std::string::npos);
