@@ -86,7 +86,10 @@ std::string short_reason(const std::vector<std::string>& why, size_t max = 60) {
   std::string s = why.front();
   if (s.size() > max) {
     size_t cut = s.rfind(' ', max);
-    if (cut == std::string::npos || cut < max / 2) cut = max;
+    if (cut == std::string::npos || cut < max / 2) {
+      cut = max;  // no space near: cut there, but not inside a UTF-8 sequence
+      while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    }
     s = s.substr(0, cut);
     while (!s.empty() && (s.back() == ',' || s.back() == ';' || s.back() == ':' || s.back() == ' '))
       s.pop_back();
