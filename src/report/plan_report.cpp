@@ -32,35 +32,57 @@ bool PlanReport::fits_anywhere() const {
   return std::any_of(sets.begin(), sets.end(), [](const auto& s) { return s.best() != nullptr; });
 }
 
+namespace {
+
+// rank_plans' order (plan.cpp), again after the installed kernels have marked plans.
+void rerank(std::vector<PlanEstimate>& plans) {
+  std::stable_sort(plans.begin(), plans.end(), [](const PlanEstimate& x, const PlanEstimate& y) {
+    if (x.fits != y.fits) return x.fits;
+    if (x.fits) return x.output_tokens_per_s > y.output_tokens_per_s;
+    if (x.runnable != y.runnable) return x.runnable;
+    return x.memory.total() < y.memory.total();
+  });
+}
+
+}  // namespace
+
 Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
-                                     const std::vector<plan::GpuSet>& sets, plan::Engine engine,
-                                     const std::string& model_id,
-                                     const std::optional<std::string>& from, PlanPeaks peaks) {
+                                     const std::vector<plan::GpuSet>& sets,
+                                     const PlanReportOptions& o) {
   PlanReport r;
   r.model = base.model;
   r.workload = base.workload;
   r.assumptions = base.assumptions;
-  r.engine = engine;
-  r.model_id = model_id;
-  r.peaks = std::move(peaks);
-  r.from = from;
+  r.engine = o.engine;
+  r.model_id = o.model_id;
+  r.peaks = o.peaks;
+  r.from = o.from;
+  r.python = o.python;
   for (const auto& g : sets) {
     plan::PlanRequest rq = base;
     rq.gpus = g;
     PlanSetResult s;
     s.gpus = g;
     s.plans = plan::rank_plans(rq);
+    if (!o.python.empty() && g.gpu) {
+      auto k = plan::engine_kernels(o.python, *g.gpu);
+      if (!k) return k.error();  // names --python and the path
+      plan::apply_engine_kernels(*k, o.engine, s.plans);
+      rerank(s.plans);
+      s.kernels = std::move(*k);
+    }
     for (const auto& p : s.plans)
-      s.commands.push_back(plan::engine_command(engine, model_id, p.shape, base.workload));
-    if (from) {
+      s.commands.push_back(plan::engine_command(o.engine, o.model_id, p.shape, base.workload));
+    if (o.from) {
       // The command must parse even where no plan fits (its errors are the user's to fix).
       plan::PlanShape shape = s.best()          ? s.best()->shape
                               : s.plans.empty() ? plan::PlanShape{}
                                                 : s.plans.front().shape;
-      auto rw = plan::rewrite_command(*from, shape, base.workload);
+      auto rw = plan::rewrite_command(*o.from, shape, base.workload);
       if (!rw) return make_error("--from: " + rw.error().to_string());
       if (s.best()) s.rewrite = std::move(*rw);
     }
+    if (!s.best()) s.advice = plan::fit_advice(rq);
     r.sets.push_back(std::move(s));
   }
   return r;
@@ -158,38 +180,28 @@ void append_fits_nowhere(std::string& out, const PlanReport& r, const PlanSetRes
       p->shape.name(), gib_unit(double(m.total())), gib_unit(double(m.weights)),
       gib_unit(double(m.kv_cache)), gib_unit(double(m.activations)), gib_unit(double(m.reserve)),
       gib_unit(gpu));
-  // The weights over every GPU of this plan, and what one GPU can give them.
-  const double weights_all = double(m.weights) * p->shape.gpus();
-  const double room = gpu - double(m.reserve) - double(m.activations);
   const bool weights_too_big = double(m.weights) + double(m.reserve) + double(m.activations) > gpu;
-  if (weights_too_big) {
-    if (p->shape.gpus() == 1)
-      out += fmt::format("    The weights alone need {} on one GPU.\n", gib_unit(weights_all));
+  if (s.advice) {
+    const plan::FitAdvice& a = *s.advice;
+    out += fmt::format("    The weights are {} in all; the {} GPUs offer {} after the reserve.\n",
+                       gib_unit(double(a.weights_bytes)), s.gpus.count,
+                       gib_unit(double(a.usable_bytes)));
+    if (a.gpus_needed)
+      out += fmt::format("    {} GPUs of this kind ({} each) would fit a plan.\n", *a.gpus_needed,
+                         gib_unit(gpu));
     else
-      out += fmt::format("    The weights alone need {} per GPU with all {} GPUs ({} in all).\n",
-                         gib_unit(double(m.weights)), p->shape.gpus(), gib_unit(weights_all));
-    if (room > 0) {
-      int need = int(std::ceil(weights_all / room));
-      out += fmt::format(
-          "    About {} GPUs of this kind ({} each) would hold the weights with the reserve and "
-          "activations ({} left per GPU), before any KV cache.\n",
-          need, gib_unit(gpu), gib_unit(room));
+      out += "    No count of this GPU up to 64 fits a plan.\n";
+    if (!a.formats_that_fit.empty()) {
+      std::string names;
+      for (auto f : a.formats_that_fit)
+        names += (names.empty() ? "" : ", ") + std::string(plan::to_string(f));
+      out += fmt::format("    A smaller weight format would fit on these {} GPUs: {}.\n",
+                         s.gpus.count, names);
+    } else if (weights_too_big) {
+      out += "    No smaller weight format fits on these GPUs either.\n";
     }
-    // A lower-precision checkpoint: the weights scale with bytes per parameter (embeddings,
-    // norms and routers stay 16-bit, so this is a lower bound of what it saves).
-    const double cur = plan::bytes_per_param(r.model.expert_format);
-    for (plan::WeightFormat f : {plan::WeightFormat::kFp8, plan::WeightFormat::kNvfp4}) {
-      double b = plan::bytes_per_param(f);
-      if (b >= cur) continue;
-      double w = double(m.weights) * b / cur;
-      double total = w + double(m.kv_cache) + double(m.activations) + double(m.reserve);
-      out += fmt::format(
-          "    A checkpoint in {} ({:.2f} bytes per parameter instead of {:.2f}) would bring the "
-          "weights to about {} per GPU and the total to about {}: {}.\n",
-          plan::to_string(f), b, cur, gib_unit(w), gib_unit(total),
-          total <= gpu ? "that would fit" : "still too much");
-    }
-  } else {
+  }
+  if (!weights_too_big) {
     // The weights fit: the KV cache is what does not. The runnable plan that holds the most
     // sequences at these lengths says how far to lower --batch.
     const PlanEstimate* most = nullptr;
@@ -244,6 +256,13 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
     out += st.bold(s.gpus.label()) +
            fmt::format(": {} per GPU; link {} ({})\n", gib_unit(double(s.gpus.memory_bytes)),
                        plan::to_string(s.gpus.link.kind), s.gpus.link.source);
+    if (s.kernels) {
+      out += fmt::format("  installed kernels ({}, judged for {}):\n", s.kernels->python,
+                         s.kernels->gpu);
+      if (s.kernels->packages.empty()) out += "    no serving package installed there\n";
+      for (const auto& k : s.kernels->packages)
+        out += fmt::format("    {} {}: {}\n", k.name, k.version, st.dim(k.detail));
+    }
     Table t(
         {"#", "plan", "fits", "weights", "KV cache", "activations", "reserve", "total", "TPOT ms",
          "decode tok/s", "output tok/s", "why not"},
@@ -328,6 +347,12 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
 
 namespace {
 
+json formats_json(const std::vector<plan::WeightFormat>& formats) {
+  json out = json::array();
+  for (auto f : formats) out.push_back(std::string(plan::to_string(f)));
+  return out;
+}
+
 json plan_json(const PlanEstimate& p, const plan::EngineCommand& cmd) {
   const auto& d = p.decode;
   json flags = json::array();
@@ -363,6 +388,7 @@ json plan_json(const PlanEstimate& p, const plan::EngineCommand& cmd) {
         {"memory_s", d.memory_s},
         {"compute_s", d.compute_s},
         {"comm_s", d.comm_s},
+        {"overhead_s", d.overhead_s},
         {"step_s", d.step_s}}},
       {"estimates",
        {{"tpot_ms", p.tpot_ms},
@@ -399,6 +425,7 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
         {"link",
          {{"kind", std::string(plan::to_string(s.gpus.link.kind))},
           {"gbs_per_direction", s.gpus.link.gbs_per_direction},
+          {"efficiency", s.gpus.link.efficiency},
           {"latency_us", s.gpus.link.latency_us},
           {"source", s.gpus.link.source}}},
         {"pcie_gen", s.gpus.pcie_gen},
@@ -406,6 +433,28 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
         {"best", best ? json(best->shape.name()) : json(nullptr)},
         {"why_best", best ? json(why_best_text(s)) : json(nullptr)},
     };
+    if (s.advice)
+      set["fit_advice"] = {
+          {"gpus_needed", s.advice->gpus_needed ? json(*s.advice->gpus_needed) : json(nullptr)},
+          {"formats_that_fit", formats_json(s.advice->formats_that_fit)},
+          {"weights_bytes", s.advice->weights_bytes},
+          {"usable_bytes", s.advice->usable_bytes}};
+    if (s.kernels) {
+      json packages = json::array();
+      for (const auto& k : s.kernels->packages)
+        packages.push_back({{"name", k.name},
+                            {"version", k.version},
+                            {"fit", to_string(k.fit)},
+                            {"runs", to_string(k.runs)},
+                            {"detail", k.detail},
+                            {"carries", k.carries},
+                            {"has_device_code", k.has_device_code},
+                            {"without_code", k.without_code}});
+      set["kernels"] = {{"python", s.kernels->python},
+                        {"gpu", s.kernels->gpu},
+                        {"packages", std::move(packages)},
+                        {"errors", s.kernels->errors}};
+    }
     if (s.rewrite) {
       json changes = json::array();
       for (const auto& c : s.rewrite->changes)
@@ -451,16 +500,17 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
       {"assumptions",
        {{"memory_efficiency", a.memory_efficiency},
         {"compute_efficiency", a.compute_efficiency},
-        {"link_efficiency", a.link_efficiency},
         {"memory_utilization", a.memory_utilization},
         {"runtime_overhead_bytes", a.runtime_overhead_bytes},
         {"prefill_chunk_tokens", a.prefill_chunk_tokens},
-        {"routing_skew", a.routing_skew}}},
+        {"routing_skew", a.routing_skew},
+        {"per_layer_overhead_us", a.per_layer_overhead_us}}},
       {"peaks", std::move(peaks)},
       {"gpu_sets", std::move(sets)},
       {"fits_anywhere", r.fits_anywhere()},
   };
   if (r.from) fields["from"] = *r.from;
+  if (!r.python.empty()) fields["python"] = r.python;
   return json_document(kPlanSchema, argv, std::move(fields));
 }
 

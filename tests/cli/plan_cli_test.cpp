@@ -245,6 +245,32 @@ TEST_F(PlanCli, GpusFromTheProbe) {
   EXPECT_EQ(mj["gpu_sets"][1]["label"], "1x H100 SXM");
 }
 
+TEST_F(PlanCli, InstalledKernelsFromPython) {
+  // A venv with vllm installed and no compiled code: read from disk, nothing run.
+  fs::path site = fs::path(dir_.path()) / "venv/lib/python3.12/site-packages";
+  fs::create_directories(site / "vllm-0.33.0.dist-info");
+  fs::create_directories(fs::path(dir_.path()) / "venv/bin");
+  std::ofstream(fs::path(dir_.path()) / "venv/bin/python") << "";
+  std::ofstream(site / "vllm-0.33.0.dist-info/METADATA")
+      << "Metadata-Version: 2.1\nName: vllm\nVersion: 0.33.0\n";
+  std::string venv = dir_.path() + "/venv";
+  auto r = plan({"--model", kQwen, "--gpus", "8xH100", "--python", venv, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = parse(r.out);
+  EXPECT_EQ(j["python"], venv);
+  const json& k = j["gpu_sets"][0]["kernels"];
+  EXPECT_EQ(k["python"], venv);
+  EXPECT_EQ(k["gpu"], "H100 SXM");
+  ASSERT_EQ(k["packages"].size(), 1u);
+  EXPECT_EQ(k["packages"][0]["name"], "vllm");
+  EXPECT_EQ(k["packages"][0]["version"], "0.33.0");
+  auto t = plan({"--model", kQwen, "--gpus", "8xH100", "--python", venv});
+  EXPECT_NE(t.out.find("installed kernels (" + venv + ", judged for H100 SXM)"), std::string::npos)
+      << t.out;
+  expect_refused({"--model", kQwen, "--gpus", "8xH100", "--python", dir_.path() + "/nope"},
+                 "/nope");
+}
+
 TEST_F(PlanCli, NoGpuAndNoGpusOption) { expect_refused({"--model", kQwen}, "pass --gpus"); }
 
 }  // namespace

@@ -32,7 +32,11 @@ PlanReport make_report(const char* model, const char* gpus,
   EXPECT_TRUE(sets) << sets.error().to_string();
   plan::PlanRequest rq;
   rq.model = *spec;
-  auto r = build_plan_report(rq, *sets, engine, "org/model", from);
+  PlanReportOptions o;
+  o.engine = engine;
+  o.model_id = "org/model";
+  o.from = from;
+  auto r = build_plan_report(rq, *sets, o);
   EXPECT_TRUE(r) << r.error().to_string();
   return *r;
 }
@@ -66,6 +70,7 @@ void expect_plan_json(const json& j, const plan::PlanEstimate& p, const plan::En
   EXPECT_EQ(d["memory_s"], p.decode.memory_s);
   EXPECT_EQ(d["compute_s"], p.decode.compute_s);
   EXPECT_EQ(d["comm_s"], p.decode.comm_s);
+  EXPECT_EQ(d["overhead_s"], p.decode.overhead_s);
   EXPECT_EQ(d["step_s"], p.decode.step_s);
   const json& e = j["estimates"];
   EXPECT_EQ(e["tpot_ms"], p.tpot_ms);
@@ -124,11 +129,12 @@ TEST(PlanReport, JsonHasTheSchemaAndEveryPlanAsEstimated) {
   const json& a = j["assumptions"];
   EXPECT_EQ(a["memory_efficiency"], r.assumptions.memory_efficiency);
   EXPECT_EQ(a["compute_efficiency"], r.assumptions.compute_efficiency);
-  EXPECT_EQ(a["link_efficiency"], r.assumptions.link_efficiency);
   EXPECT_EQ(a["memory_utilization"], r.assumptions.memory_utilization);
   EXPECT_EQ(a["runtime_overhead_bytes"], r.assumptions.runtime_overhead_bytes);
   EXPECT_EQ(a["prefill_chunk_tokens"], r.assumptions.prefill_chunk_tokens);
   EXPECT_EQ(a["routing_skew"], r.assumptions.routing_skew);
+  EXPECT_EQ(a["per_layer_overhead_us"], r.assumptions.per_layer_overhead_us);
+  EXPECT_EQ(a.size(), 7u);
   EXPECT_EQ(j["peaks"]["source"], "catalog");
 
   ASSERT_EQ(j["gpu_sets"].size(), 1u);
@@ -141,6 +147,7 @@ TEST(PlanReport, JsonHasTheSchemaAndEveryPlanAsEstimated) {
   EXPECT_EQ(s["link"]["kind"], std::string(plan::to_string(set.gpus.link.kind)));
   EXPECT_EQ(s["link"]["gbs_per_direction"], set.gpus.link.gbs_per_direction);
   EXPECT_EQ(s["link"]["latency_us"], set.gpus.link.latency_us);
+  EXPECT_EQ(s["link"]["efficiency"], set.gpus.link.efficiency);
   EXPECT_EQ(s["link"]["source"], set.gpus.link.source);
   EXPECT_EQ(s["pcie_gen"], set.gpus.pcie_gen);
   ASSERT_EQ(s["plans"].size(), set.plans.size());
@@ -199,10 +206,14 @@ TEST(PlanReport, BadFromIsAnError) {
   ASSERT_TRUE(sets);
   plan::PlanRequest rq;
   rq.model = *spec;
-  auto r = build_plan_report(rq, *sets, plan::Engine::kVllm, "m", "vllm serve 'unbalanced");
+  PlanReportOptions o;
+  o.model_id = "m";
+  o.from = "vllm serve 'unbalanced";
+  auto r = build_plan_report(rq, *sets, o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().to_string().find("--from"), std::string::npos);
-  r = build_plan_report(rq, *sets, plan::Engine::kVllm, "m", "ls -l");
+  o.from = "ls -l";
+  r = build_plan_report(rq, *sets, o);
   EXPECT_FALSE(r);
 }
 
@@ -274,11 +285,25 @@ TEST(PlanReport, FitsNowhere) {
     if (p.memory.total() < least->memory.total()) least = &p;
   EXPECT_NE(text.find("The plan needing the least memory, " + least->shape.name()),
             std::string::npos);
-  double room = double(s.gpus.memory_bytes) - double(least->memory.reserve) -
-                double(least->memory.activations);
-  int need = int(std::ceil(double(least->memory.weights) * least->shape.gpus() / room));
-  EXPECT_GT(need, 4);
-  EXPECT_NE(text.find(fmt::format("About {} GPUs of this kind", need)), std::string::npos) << text;
+  // What would make it fit is fit_advice()'s, said as it is.
+  ASSERT_TRUE(s.advice);
+  plan::PlanRequest rq;
+  rq.model = r.model;
+  rq.gpus = s.gpus;
+  rq.workload = r.workload;
+  plan::FitAdvice expected = plan::fit_advice(rq);
+  EXPECT_EQ(s.advice->gpus_needed, expected.gpus_needed);
+  EXPECT_EQ(s.advice->formats_that_fit, expected.formats_that_fit);
+  ASSERT_TRUE(expected.gpus_needed);
+  EXPECT_GT(*expected.gpus_needed, 4);
+  EXPECT_NE(text.find(fmt::format("{} GPUs of this kind", *expected.gpus_needed)),
+            std::string::npos)
+      << text;
+  const json& advice = j["gpu_sets"][0]["fit_advice"];
+  EXPECT_EQ(advice["gpus_needed"], *expected.gpus_needed);
+  EXPECT_EQ(advice["weights_bytes"], expected.weights_bytes);
+  EXPECT_EQ(advice["usable_bytes"], expected.usable_bytes);
+  EXPECT_EQ(advice["formats_that_fit"].size(), expected.formats_that_fit.size());
   EXPECT_NE(text.find("No plan fits on any GPU set given."), std::string::npos);
 }
 
@@ -290,7 +315,7 @@ TEST(PlanReport, FitsNowhereBecauseOfTheKvCache) {
   plan::PlanRequest rq;
   rq.model = *spec;
   rq.workload = {5000, 8192, 1024};
-  auto r = build_plan_report(rq, *sets, plan::Engine::kVllm, "m", std::nullopt);
+  auto r = build_plan_report(rq, *sets, PlanReportOptions{});
   ASSERT_TRUE(r);
   const PlanSetResult& s = r->sets[0];
   ASSERT_EQ(s.best(), nullptr);
@@ -308,7 +333,7 @@ TEST(PlanReport, FitsNowhereBecauseOfTheKvCache) {
                             most->max_batch_that_fits, most->max_batch_that_fits)),
       std::string::npos)
       << text;
-  EXPECT_EQ(text.find("A checkpoint in"), std::string::npos);  // the weights are not the problem
+  EXPECT_EQ(text.find("No smaller weight format"), std::string::npos);
 }
 
 TEST(PlanReport, ColourOnlyWhenAsked) {

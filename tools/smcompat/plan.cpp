@@ -37,6 +37,7 @@ struct PlanArgs {
   std::optional<std::string> from;
   std::string model_id;
   std::string bench;
+  std::string python;
   std::string output;
   bool json = false;
   bool all = false;
@@ -180,7 +181,13 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   std::string model_id = a.model_id.empty() ? model->name : a.model_id;
   if (model_id.empty()) model_id = std::filesystem::path(a.model).parent_path().filename();
 
-  auto report = build_plan_report(base, sets, *engine, model_id, a.from, peaks);
+  PlanReportOptions options;
+  options.engine = *engine;
+  options.model_id = model_id;
+  options.from = a.from;
+  options.peaks = peaks;
+  options.python = a.python;
+  auto report = build_plan_report(base, sets, options);
   if (!report) return fail("{}", report.error().to_string());
 
   const bool fits = report->fits_anywhere();
@@ -228,6 +235,9 @@ void register_plan(CLI::App& app, Context& ctx) {
   cmd->add_option("--bench", a->bench,
                   "A `smcompat bench --json` file: use its measured GEMM TFLOPS and memory "
                   "bandwidth instead of the catalog's peaks");
+  cmd->add_option("--python", a->python,
+                  "A Python environment with the engine installed: plans its kernels cannot run "
+                  "on the GPUs are marked (the doctor's package scan)");
   cmd->add_flag("--json", a->json, "JSON output (schema smcompat.plan/1)");
   cmd->add_option("-o,--output", a->output,
                   "Also write the JSON (schema smcompat.plan/1) to this file, atomically (not "
