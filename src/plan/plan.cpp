@@ -89,6 +89,8 @@ std::string_view strip_quotes(std::string_view s) {
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
+double gib(uint64_t bytes) { return double(bytes) / double(1ull << 30); }
+
 /// Bytes as a whole number: truncated, and held below 2^62 so that sums of a few terms stay in
 /// range however large the request (a cast of a double beyond uint64_t is undefined).
 uint64_t whole_bytes(double bytes) {
@@ -444,10 +446,10 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
 
   if (e.memory.total() > rq.gpus.memory_bytes)
     e.why_not.push_back(fmt::format(
-        "needs {} per GPU (weights {}, KV cache {}, activations {}, reserve {}); a GPU has {}",
-        human_bytes(e.memory.total()), human_bytes(e.memory.weights),
-        human_bytes(e.memory.kv_cache), human_bytes(e.memory.activations),
-        human_bytes(e.memory.reserve), human_bytes(rq.gpus.memory_bytes)));
+        "needs {:.1f} GiB per GPU (weights {:.1f}, KV cache {:.1f}, activations {:.1f}, reserve "
+        "{:.1f} GiB); a GPU has {:.1f} GiB",
+        gib(e.memory.total()), gib(e.memory.weights), gib(e.memory.kv_cache),
+        gib(e.memory.activations), gib(e.memory.reserve), gib(rq.gpus.memory_bytes)));
   e.fits = e.why_not.empty();
   return e;
 }
@@ -553,6 +555,11 @@ FitAdvice fit_advice(const PlanRequest& request) {
     smaller.model.attention_format =
         bytes_per_param(f) < bytes_per_param(m.attention_format) ? f : m.attention_format;
     if (fits(smaller)) advice.formats_that_fit.push_back(f);
+    FitAdvice::SmallerFormat most{f, 0, ""};
+    for (const PlanEstimate& e : rank_plans(smaller))
+      if (e.runnable && e.max_batch_that_fits > most.max_batch)
+        most = {f, e.max_batch_that_fits, e.shape.name()};
+    advice.smaller_formats.push_back(most);
   }
   return advice;
 }

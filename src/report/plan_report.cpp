@@ -198,7 +198,19 @@ void append_fits_nowhere(std::string& out, const PlanReport& r, const PlanSetRes
       out += fmt::format("    A smaller weight format would fit on these {} GPUs: {}.\n",
                          s.gpus.count, names);
     } else if (weights_too_big) {
-      out += "    No smaller weight format fits on these GPUs either.\n";
+      // No smaller format fits at the requested batch; say which would at a smaller one.
+      std::string at_smaller;
+      for (const auto& f : a.smaller_formats)
+        if (f.max_batch > 0)
+          at_smaller +=
+              fmt::format("      {}: {} holds at most {} sequences of {} tokens (--batch {})\n",
+                          plan::to_string(f.format), f.plan, f.max_batch,
+                          r.workload.prompt_len + r.workload.gen_len, f.max_batch);
+      if (at_smaller.empty())
+        out += "    No smaller weight format fits on these GPUs either, even for one sequence.\n";
+      else
+        out += fmt::format("    No smaller weight format fits {} sequences; with fewer:\n{}",
+                           r.workload.batch, at_smaller);
     }
   }
   if (!weights_too_big) {
@@ -227,16 +239,17 @@ void append_fits_nowhere(std::string& out, const PlanReport& r, const PlanSetRes
 std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTextOptions& opt) {
   std::string out;
   const auto& m = r.model;
-  out += st.bold(fmt::format("Serving plan for {}", m.name.empty() ? r.model_id : m.name)) +
+  out += st.bold(fmt::format("Serving plan for {}", r.model_id.empty() ? m.name : r.model_id)) +
          st.dim("  (estimated, not measured)") + "\n";
   out +=
       fmt::format("  model: {} ({}), {} layers, {} routed experts ({} per token{}), attention {}\n",
                   m.name, m.model_type, m.layers, m.experts, m.experts_per_token,
                   m.shared_experts ? fmt::format(", {} shared", m.shared_experts) : std::string(),
                   m.attention == plan::AttentionKind::kMla ? "MLA" : "GQA");
-  out += fmt::format("  params: {} total, {} active; weights {}; KV cache {} per token per layer\n",
-                     params_text(m.total_params()), params_text(m.active_params()), formats_text(m),
-                     human_bytes(m.kv_bytes_per_token_per_layer()));
+  out +=
+      fmt::format("  params: {} total, {} active; weights {}; KV cache {} B per token per layer\n",
+                  params_text(m.total_params()), params_text(m.active_params()), formats_text(m),
+                  m.kv_bytes_per_token_per_layer());
   out += fmt::format("  workload: batch {}, prompt {} tokens, generation {} tokens; engine {}\n",
                      r.workload.batch, r.workload.prompt_len, r.workload.gen_len,
                      plan::to_string(r.engine));
@@ -353,6 +366,15 @@ json formats_json(const std::vector<plan::WeightFormat>& formats) {
   return out;
 }
 
+json smaller_formats_json(const std::vector<plan::FitAdvice::SmallerFormat>& formats) {
+  json out = json::array();
+  for (const auto& f : formats)
+    out.push_back({{"format", std::string(plan::to_string(f.format))},
+                   {"max_batch", f.max_batch},
+                   {"plan", f.plan.empty() ? json(nullptr) : json(f.plan)}});
+  return out;
+}
+
 json plan_json(const PlanEstimate& p, const plan::EngineCommand& cmd) {
   const auto& d = p.decode;
   json flags = json::array();
@@ -437,6 +459,7 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
       set["fit_advice"] = {
           {"gpus_needed", s.advice->gpus_needed ? json(*s.advice->gpus_needed) : json(nullptr)},
           {"formats_that_fit", formats_json(s.advice->formats_that_fit)},
+          {"smaller_formats", smaller_formats_json(s.advice->smaller_formats)},
           {"weights_bytes", s.advice->weights_bytes},
           {"usable_bytes", s.advice->usable_bytes}};
     if (s.kernels) {

@@ -158,8 +158,16 @@ struct FitAdvice {
   std::optional<int> gpus_needed;  ///< fewest GPUs of this kind (up to 64) with a fitting plan
   std::vector<WeightFormat> formats_that_fit;  ///< smaller formats (expert and attention weights
                                                ///< both) with which a plan fits on these GPUs
-  uint64_t weights_bytes = 0;                  ///< the whole model's weights in its own format
-  uint64_t usable_bytes = 0;                   ///< what all the GPUs offer after the reserve
+  /// Each smaller format and the most sequences (at the requested lengths) a runnable plan holds
+  /// with it: a format can fit at a smaller --batch when it does not at the requested one.
+  struct SmallerFormat {
+    WeightFormat format = WeightFormat::kBf16;
+    int max_batch = 0;  ///< 0: the weights do not fit even alone
+    std::string plan;   ///< the plan holding max_batch
+  };
+  std::vector<SmallerFormat> smaller_formats;
+  uint64_t weights_bytes = 0;  ///< the whole model's weights in its own format
+  uint64_t usable_bytes = 0;   ///< what all the GPUs offer after the reserve
 };
 FitAdvice fit_advice(const PlanRequest& request);
 
