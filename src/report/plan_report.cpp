@@ -80,7 +80,17 @@ Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
                                                 : s.plans.front().shape;
       auto rw = plan::rewrite_command(*o.from, shape, base.workload);
       if (!rw) return make_error("--from: " + rw.error().to_string());
-      if (s.best()) s.rewrite = std::move(*rw);
+      if (s.best()) {
+        // A DeepEP backend taken out says why DeepEP does not suit these GPUs, when it does not.
+        const PlanEstimate* deepep = nullptr;
+        for (const auto& p : s.plans)
+          if (p.shape.a2a == plan::AllToAll::kDeepEp && !p.runnable && !deepep) deepep = &p;
+        for (auto& c : rw->changes)
+          if (deepep && c.old_value.find("deepep") != std::string::npos &&
+              c.new_value.find("deepep") == std::string::npos)
+            c.why += "; DeepEP cannot run here: " + deepep->why_not.front();
+        s.rewrite = std::move(*rw);
+      }
     }
     if (!s.best()) s.advice = plan::fit_advice(rq);
     r.sets.push_back(std::move(s));

@@ -199,6 +199,25 @@ TEST(PlanReport, RewriteOfTheUsersCommand) {
   EXPECT_NE(text.find(" → "), std::string::npos);  // --tensor-parallel-size 8 → its new value
 }
 
+// A DeepEP backend taken out of a PCIe machine's command says why, from the DeepEP plan's reason.
+TEST(PlanReport, RewriteAwayFromDeepEpSaysWhy) {
+  const std::string from =
+      "VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve Qwen/Qwen3-235B-A22B-FP8 "
+      "--data-parallel-size 4 --enable-expert-parallel --port 8000";
+  PlanReport r = make_report("Qwen__Qwen3-235B-A22B-FP8", "4x\"RTX PRO 6000\"", from);
+  ASSERT_TRUE(r.sets[0].rewrite);
+  const plan::FlagChange* backend = nullptr;
+  for (const auto& c : r.sets[0].rewrite->changes)
+    if (c.flag == "VLLM_ALL2ALL_BACKEND") backend = &c;
+  ASSERT_NE(backend, nullptr);
+  EXPECT_EQ(backend->old_value, "deepep_low_latency");
+  EXPECT_EQ(backend->new_value, "allgather_reducescatter");
+  EXPECT_NE(backend->why.find("; DeepEP cannot run here: DeepEP needs NVLink (or InfiniBand) "
+                              "between the GPUs for NVSHMEM; these talk over PCIe"),
+            std::string::npos)
+      << backend->why;
+}
+
 TEST(PlanReport, BadFromIsAnError) {
   auto spec = plan::read_model_config(config("Qwen__Qwen3-30B-A3B"));
   ASSERT_TRUE(spec);
