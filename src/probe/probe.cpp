@@ -1,7 +1,8 @@
 // probe_system(): dlopen the CUDA driver and NVML, resolve entry points with explicit ABI versions
 // (cuGetProcAddress_v2 first, dlsym of the versioned name as fallback: driver-api.md §7), check
 // every call, classify failures (no driver / stub / no GPU / permission / CUDA_VISIBLE_DEVICES),
-// gather per-device facts and topology, and join CUDA and NVML devices by PCI bus id.
+// gather per-device facts (with the PCIe link from NVML and the NUMA node from sysfs) and topology,
+// and join CUDA and NVML devices by PCI bus id.
 #include "smcompat/probe/probe.hpp"
 
 #include <dirent.h>
@@ -174,6 +175,10 @@ struct NvmlApi {
   PFN_nvmlDeviceGetNvLinkState nvlink_state = nullptr;
   PFN_nvmlDeviceGetNvLinkRemotePciInfo_v2 nvlink_remote = nullptr;
   PFN_nvmlDeviceGetTopologyCommonAncestor common_ancestor = nullptr;
+  PFN_nvmlDeviceGetCurrPcieLinkGeneration pcie_gen_current = nullptr;
+  PFN_nvmlDeviceGetMaxPcieLinkGeneration pcie_gen_max = nullptr;
+  PFN_nvmlDeviceGetCurrPcieLinkWidth pcie_width_current = nullptr;
+  PFN_nvmlDeviceGetMaxPcieLinkWidth pcie_width_max = nullptr;
   bool initialised = false;
 
   // Every entry point by its exported name (NVML exports versioned names, no resolver); the CUDA
@@ -192,6 +197,10 @@ struct NvmlApi {
         {&nvlink_state, "nvmlDeviceGetNvLinkState"},
         {&nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2"},
         {&common_ancestor, "nvmlDeviceGetTopologyCommonAncestor"},
+        {&pcie_gen_current, "nvmlDeviceGetCurrPcieLinkGeneration"},
+        {&pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration"},
+        {&pcie_width_current, "nvmlDeviceGetCurrPcieLinkWidth"},
+        {&pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth"},
     };
     // Function pointers are stored through their object representation (POSIX: dlsym's result
     // converts to a function pointer).
@@ -391,6 +400,33 @@ void query_device(CudaApi& cu, int ordinal, ProbeDevice& d) {
   d.bandwidth_gbs = theoretical_bandwidth_gbs(d.memory_clock_khz, d.bus_width_bits);
 }
 
+// The PCIe link of an NVML device. A missing entry point or NOT_SUPPORTED (no PCIe link: an
+// integrated GPU such as GB10) leaves a field unknown silently; any other error also warns.
+void query_pcie(const NvmlApi& nv, nvmlDevice_t h, ProbeDevice& d) {
+  struct Query {
+    NvmlFn<nvmlDevice_t, unsigned*> fn;
+    const char* name;
+    std::optional<int>* out;
+  };
+  const Query queries[] = {
+      {nv.pcie_gen_current, "nvmlDeviceGetCurrPcieLinkGeneration", &d.pcie_gen_current},
+      {nv.pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", &d.pcie_gen_max},
+      {nv.pcie_width_current, "nvmlDeviceGetCurrPcieLinkWidth", &d.pcie_width_current},
+      {nv.pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth", &d.pcie_width_max},
+  };
+  for (const auto& [fn, name, out] : queries) {
+    if (!fn) continue;
+    unsigned v = 0;
+    nvmlReturn_t r = fn(h, &v);
+    if (r == kNvmlSuccess && v > 0 && v <= 1024)  // a generation or a lane count, never 0
+      *out = static_cast<int>(v);
+    else if (r == kNvmlSuccess)
+      d.warnings.push_back(fmt::format("{} returned an implausible {}", name, v));
+    else if (r != kNvmlErrorNotSupported)
+      d.warnings.push_back(fmt::format("{} failed: {}", name, nv.error(r)));
+  }
+}
+
 void add_catalog_facts(ProbeDevice& d) {
   const Catalog& cat = Catalog::builtin();
   ComputeCapability truth = d.true_cc();
@@ -549,10 +585,16 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
         int major = 0, minor = 0;
         if (nv.cc && nv.cc(h, &major, &minor) == kNvmlSuccess)
           d.nvml_cc = ComputeCapability{major, minor};
+        query_pcie(nv, h, d);
       } else {
         d.warnings.push_back(
             fmt::format("NVML has no device at PCI bus id {}: {}", d.pci_bus_id, nv.error(nr)));
       }
+    }
+    if (!d.pci_bus_id.empty()) {  // from sysfs: no NVML needed
+      NumaNodeReading numa = read_pci_numa_node(opt.sysfs_root, d.pci_bus_id);
+      d.numa_node = numa.node;
+      if (!numa.warning.empty()) d.warnings.push_back(std::move(numa.warning));
     }
     if (d.nvml_cc && *d.nvml_cc != d.cc) {
       d.masquerade = true;
@@ -629,7 +671,7 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
                                     : std::string("unknown"));
   if (!nv.initialised)
     rep.warnings.push_back(
-        fmt::format("NVML unavailable ({}): no masquerade check, NVLink or "
+        fmt::format("NVML unavailable ({}): no masquerade check, NVLink, PCIe link or "
                     "PCIe topology",
                     rep.nvml_error));
   return finish();

@@ -84,6 +84,11 @@ nlohmann::json device_json(const ProbeDevice& d) {
                {"f_features", d.f_features},
                {"source", "catalog"}};
   j["nvlink"] = {{"active_links", d.nvlink_links}, {"links_to_other", d.nvlink_links_to_other}};
+  j["pcie"] = {{"gen_current", opt(d.pcie_gen_current)},
+               {"gen_max", opt(d.pcie_gen_max)},
+               {"width_current", opt(d.pcie_width_current)},
+               {"width_max", opt(d.pcie_width_max)}};
+  j["numa_node"] = opt(d.numa_node);
   return j;
 }
 
@@ -98,6 +103,38 @@ std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s.empty() ? std::string("–") : s;
+}
+
+// "Gen5 x16", "Gen5" or "x16" (what is known), empty when neither is.
+std::string pcie_link(const std::optional<int>& gen, const std::optional<int>& width) {
+  std::string s = gen ? fmt::format("Gen{}", *gen) : std::string();
+  if (width) s += fmt::format("{}x{}", s.empty() ? "" : " ", *width);
+  return s;
+}
+
+// The link line of a device: "PCIe           Gen5 x16 (max Gen5 x16), NUMA node 0", or
+// "NUMA node      0" when only the node is known, or nothing. A link below its maximum is called
+// out: a narrower link is a seating or riser fault; a lower generation alone is often power saving
+// on an idle GPU.
+std::string pcie_line(const ProbeDevice& d) {
+  std::string cur = pcie_link(d.pcie_gen_current, d.pcie_width_current);
+  std::string max = pcie_link(d.pcie_gen_max, d.pcie_width_max);
+  if (cur.empty() && max.empty())
+    return d.numa_node ? fmt::format("  NUMA node      {}\n", *d.numa_node) : std::string();
+  std::string s = cur.empty() ? std::string("link unknown") : cur;
+  if (!max.empty()) {
+    auto below = [](const std::optional<int>& c, const std::optional<int>& m) {
+      return c && m && *c < *m;
+    };
+    s += " (max " + max;
+    if (below(d.pcie_width_current, d.pcie_width_max))
+      s += ": running below its maximum";
+    else if (below(d.pcie_gen_current, d.pcie_gen_max))
+      s += ": running below its maximum generation, as an idle GPU does to save power";
+    s += ")";
+  }
+  if (d.numa_node) s += fmt::format(", NUMA node {}", *d.numa_node);
+  return fmt::format("  PCIe           {}\n", s);
 }
 
 const char* short_level(const std::string& level) {
@@ -176,6 +213,7 @@ std::string render_probe_text(const ProbeReport& r, const Style& st) {
         out += fmt::format("  {:<15}{}\n", fmt::format("with sm_{}a", truth.arch()),
                            join(d.a_features));
     }
+    out += pcie_line(d);
     if (d.nvlink_links > 0)
       out += fmt::format("  NVLink         {} active links{}\n", d.nvlink_links,
                          d.nvlink_links_to_other ? fmt::format(" ({} to a switch or hidden GPU)",

@@ -81,6 +81,17 @@ nvmlReturn_t nvlink_prologue(nvmlDevice_t h, const void* out, const FakeGpu*& g)
   return state().nvlink_per_pair > 0 ? kNvmlSuccess : kNvmlErrorNotSupported;
 }
 
+// The four PCIe link queries: initialised, a known device and an output pointer, a configured
+// link (SMCOMPAT_FAKE_PCIE); then `field` of the GPU.
+nvmlReturn_t pcie_query(nvmlDevice_t h, unsigned* out, unsigned FakeGpu::*field) {
+  if (nvmlReturn_t r = check_init()) return r;
+  const FakeGpu* g = from_handle(h);
+  if (!g || !out) return kNvmlErrorInvalidArgument;
+  if (g->pcie_error) return g->pcie_error;
+  *out = g->*field;
+  return kNvmlSuccess;
+}
+
 }  // namespace
 
 extern "C" {
@@ -242,6 +253,19 @@ nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t h1, nvmlDevice_t h2, int index,
   }
   *status = ok ? kNvmlP2PStatusOk : kNvmlP2PStatusNotSupported;
   return kNvmlSuccess;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t h, unsigned* gen) {
+  return pcie_query(h, gen, &FakeGpu::pcie_gen_current);
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t h, unsigned* gen) {
+  return pcie_query(h, gen, &FakeGpu::pcie_gen_max);
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t h, unsigned* width) {
+  return pcie_query(h, width, &FakeGpu::pcie_width_current);
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t h, unsigned* width) {
+  return pcie_query(h, width, &FakeGpu::pcie_width_max);
 }
 
 // ---- device state (clocks at their catalog maxima, fixed temperature, power and throttling) ----

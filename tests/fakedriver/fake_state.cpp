@@ -213,6 +213,50 @@ void load_timing(FakeState& st) {
   }
 }
 
+// "5x16" -> generation 5, width 16.
+bool parse_link(const std::string& s, unsigned& gen, unsigned& width) {
+  auto x = s.find('x');
+  int g = 0, w = 0;
+  if (x == std::string::npos || !parse_int(s.substr(0, x), g) || !parse_int(s.substr(x + 1), w) ||
+      g <= 0 || w <= 0)
+    return false;
+  gen = static_cast<unsigned>(g);
+  width = static_cast<unsigned>(w);
+  return true;
+}
+
+// SMCOMPAT_FAKE_PCIE: one entry for every GPU, or one per GPU in SMCOMPAT_FAKE_GPUS order. An entry
+// is "5x16" (current = max), "4x8/5x16" (current/max), "-" (NOT_SUPPORTED, as on an integrated GPU)
+// or "error" (NVML_ERROR_UNKNOWN).
+void load_pcie(FakeState& st) {
+  std::string spec = trim(env_or("SMCOMPAT_FAKE_PCIE", ""));
+  if (spec.empty()) return;
+  std::vector<std::string> entries = split(spec, ',');
+  if (entries.size() != 1 && entries.size() != st.all_gpus.size()) {
+    st.errors.push_back("SMCOMPAT_FAKE_PCIE: give one link for every GPU or one per GPU");
+    return;
+  }
+  for (size_t i = 0; i < st.all_gpus.size(); ++i) {
+    const std::string& e = entries.size() == 1 ? entries[0] : entries[i];
+    FakeGpu& g = st.all_gpus[i];
+    if (e == "-") continue;  // stays NOT_SUPPORTED
+    if (e == "error") {
+      g.pcie_error = 999;  // NVML_ERROR_UNKNOWN
+      continue;
+    }
+    auto slash = e.find('/');
+    std::string cur = e.substr(0, slash);
+    std::string max = slash == std::string::npos ? cur : e.substr(slash + 1);
+    if (!parse_link(cur, g.pcie_gen_current, g.pcie_width_current) ||
+        !parse_link(max, g.pcie_gen_max, g.pcie_width_max)) {
+      st.errors.push_back("SMCOMPAT_FAKE_PCIE: \"" + e +
+                          "\" is not a link such as 5x16 or 4x8/5x16");
+      continue;
+    }
+    g.pcie_error = 0;
+  }
+}
+
 FakeState load() {
   FakeState st;
   st.driver_version = env_or("SMCOMPAT_FAKE_DRIVER", "580.95.05");
@@ -257,6 +301,7 @@ FakeState load() {
       }
     }
   }
+  load_pcie(st);
   st.gpus = apply_visible_devices(st.all_gpus);
   load_timing(st);
   for (const auto& e : st.errors) std::fprintf(stderr, "smcompat fake driver: %s\n", e.c_str());

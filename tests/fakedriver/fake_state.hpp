@@ -44,6 +44,13 @@ struct FakeGpu {
   double nvlink_gbs = 0;        ///< catalog NVLink total, both directions (P2P over NVLink)
   int reported_cc_major = 0;    ///< what CUDA reports (differs under SMCOMPAT_FAKE_MASQUERADE)
   int reported_cc_minor = 0;
+  /// PCIe link the NVML queries report (SMCOMPAT_FAKE_PCIE). While `pcie_error` is not 0 the four
+  /// queries return it instead: NVML_ERROR_NOT_SUPPORTED (3) unless configured.
+  int pcie_error = 3;
+  unsigned pcie_gen_current = 0;
+  unsigned pcie_width_current = 0;
+  unsigned pcie_gen_max = 0;
+  unsigned pcie_width_max = 0;
 };
 
 struct FakeState {

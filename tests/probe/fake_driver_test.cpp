@@ -40,6 +40,7 @@ const Fake& fake() {
     setenv("SMCOMPAT_FAKE_GPUS", "RTX 5090, H100 ,B200", 1);
     setenv("SMCOMPAT_FAKE_NVLINK", "1", 1);
     setenv("SMCOMPAT_FAKE_P2P", "1", 1);
+    setenv("SMCOMPAT_FAKE_PCIE", "5x16, 4x8/5x16 ,-", 1);  // per GPU; the B200 has none
     unsetenv("CUDA_VISIBLE_DEVICES");
     unsetenv("SMCOMPAT_FAKE_MASQUERADE");
     unsetenv("SMCOMPAT_FAKE_INIT_ERROR");
@@ -283,6 +284,38 @@ TEST(FakeNvml, DevicesTopologyAndErrors) {
   EXPECT_STREQ(fake().nv<PFN_nvmlErrorString>("nvmlErrorString")(kNvmlErrorNotFound), "Not Found");
   ASSERT_EQ(shutdown(), kNvmlSuccess);
   EXPECT_EQ(shutdown(), kNvmlErrorUninitialized);
+}
+
+TEST(FakeNvml, PcieLinkPerGpu) {
+  ASSERT_EQ(fake().nv<PFN_nvmlInit_v2>("nvmlInit_v2")(), kNvmlSuccess);
+  auto by_index = fake().nv<PFN_nvmlDeviceGetHandleByIndex_v2>("nvmlDeviceGetHandleByIndex_v2");
+  auto gen =
+      fake().nv<PFN_nvmlDeviceGetCurrPcieLinkGeneration>("nvmlDeviceGetCurrPcieLinkGeneration");
+  auto gen_max =
+      fake().nv<PFN_nvmlDeviceGetMaxPcieLinkGeneration>("nvmlDeviceGetMaxPcieLinkGeneration");
+  auto width = fake().nv<PFN_nvmlDeviceGetCurrPcieLinkWidth>("nvmlDeviceGetCurrPcieLinkWidth");
+  auto width_max = fake().nv<PFN_nvmlDeviceGetMaxPcieLinkWidth>("nvmlDeviceGetMaxPcieLinkWidth");
+  ASSERT_TRUE(gen && gen_max && width && width_max);
+  nvmlDevice_t h[3] = {};
+  for (unsigned i = 0; i < 3; ++i) ASSERT_EQ(by_index(i, &h[i]), kNvmlSuccess);
+  // {current gen, max gen, current width, max width} per GPU.
+  const unsigned want[2][4] = {{5, 5, 16, 16}, {4, 5, 8, 16}};
+  for (int i = 0; i < 2; ++i) {
+    unsigned v[4] = {};
+    ASSERT_EQ(gen(h[i], &v[0]), kNvmlSuccess);
+    ASSERT_EQ(gen_max(h[i], &v[1]), kNvmlSuccess);
+    ASSERT_EQ(width(h[i], &v[2]), kNvmlSuccess);
+    ASSERT_EQ(width_max(h[i], &v[3]), kNvmlSuccess);
+    for (int k = 0; k < 4; ++k) EXPECT_EQ(v[k], want[i][k]) << "GPU " << i << " value " << k;
+  }
+  unsigned v = 7;
+  EXPECT_EQ(gen(h[2], &v), kNvmlErrorNotSupported);  // "-": no PCIe link, as on GB10
+  EXPECT_EQ(width_max(h[2], &v), kNvmlErrorNotSupported);
+  EXPECT_EQ(v, 7u);
+  EXPECT_EQ(gen(h[0], nullptr), kNvmlErrorInvalidArgument);
+  EXPECT_EQ(gen(nullptr, &v), kNvmlErrorInvalidArgument);
+  ASSERT_EQ(fake().nv<PFN_nvmlShutdown>("nvmlShutdown")(), kNvmlSuccess);
+  EXPECT_EQ(gen(h[0], &v), kNvmlErrorUninitialized);
 }
 
 }  // namespace

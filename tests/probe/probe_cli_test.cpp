@@ -30,9 +30,11 @@ struct Probe {
 };
 
 // Runs `smcompat probe --json` with the fake driver first on the library path (unless `env`
-// sets LD_LIBRARY_PATH itself) and a device directory that holds no nodes unless given.
+// sets LD_LIBRARY_PATH itself), a device directory that holds no nodes and a sysfs root without
+// PCI devices (so this machine's own /sys cannot leak into the answers) unless given.
 Probe probe(Env env, std::vector<std::string> extra = {}, std::optional<unsigned> uid = {}) {
   static TempDir empty_dev;
+  static TempDir empty_sys;
   if (!env.count("LD_LIBRARY_PATH")) env["LD_LIBRARY_PATH"] = kFakeDir;
   std::vector<std::string> argv{SMCOMPAT_CLI, "--color", "never", "probe", "--json"};
   auto given = [&](const char* opt) {
@@ -45,6 +47,10 @@ Probe probe(Env env, std::vector<std::string> extra = {}, std::optional<unsigned
   if (!given("--dev-dir")) {
     argv.push_back("--dev-dir");
     argv.push_back(empty_dev.path());
+  }
+  if (!given("--sysfs-root")) {
+    argv.push_back("--sysfs-root");
+    argv.push_back(empty_sys.path());
   }
   argv.insert(argv.end(), extra.begin(), extra.end());
   auto r = run_child(argv, env, uid);
@@ -122,6 +128,12 @@ TEST(ProbeCli, Rtx5090) {
   EXPECT_TRUE(contains(d["arch"]["a_features"], "mma_block_scale_fp4"));
   EXPECT_EQ(d["catalog_gpu"], "GeForce RTX 5090");
   EXPECT_EQ(d["nvlink"]["active_links"], 0);
+  // No SMCOMPAT_FAKE_PCIE: NVML answers NOT_SUPPORTED, which is no warning; no sysfs entry.
+  EXPECT_EQ(
+      d["pcie"],
+      json::parse(R"({"gen_current":null,"gen_max":null,"width_current":null,"width_max":null})"));
+  EXPECT_TRUE(d["numa_node"].is_null());
+  EXPECT_TRUE(d["warnings"].empty()) << d["warnings"].dump();
   EXPECT_EQ(j["topology"]["p2p_access"], json::parse("[[null]]"));
   EXPECT_TRUE(j["warnings"].empty()) << j["warnings"].dump();
 }
@@ -482,6 +494,109 @@ TEST(ProbeCli, DriverVersionsFromEnvironment) {
   ASSERT_EQ(p.exit_code, 0) << p.err;
   EXPECT_EQ(p.j["driver_version"], "575.51.03");
   EXPECT_EQ(p.j["cuda_driver_version"], 12090);
+}
+
+// A sysfs tree holding numa_node files for the fake's GPUs (GPU i on bus 0x01 + 0x10 * i); a
+// nullptr entry writes no file for that GPU.
+void write_sysfs(const std::string& root, const std::vector<const char*>& numa_nodes) {
+  for (size_t i = 0; i < numa_nodes.size(); ++i) {
+    if (!numa_nodes[i]) continue;
+    std::string dir = root + "/bus/pci/devices/" + fmt_bus(static_cast<int>(i));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/numa_node") << numa_nodes[i];
+  }
+}
+
+TEST(ProbeCli, PcieLinkFromNvml) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100,H100"}, {"SMCOMPAT_FAKE_PCIE", "5x16"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  for (int i = 0; i < 2; ++i) {
+    const json& d = p.j["devices"][i];
+    EXPECT_EQ(d["pcie"], json::parse(R"({"gen_current":5,"gen_max":5,"width_current":16,
+                                          "width_max":16})"))
+        << i;
+    EXPECT_TRUE(d["numa_node"].is_null()) << i;  // the sysfs root holds no PCI devices
+    EXPECT_TRUE(d["warnings"].empty()) << d["warnings"].dump();
+  }
+}
+
+TEST(ProbeCli, PcieDowntrainedAndNotSupported) {
+  // GPU 0 runs at Gen4 x8 of a possible Gen5 x16; GPU 1 has no PCIe link (as GB10): unknown and
+  // no warning.
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100,GB10"}, {"SMCOMPAT_FAKE_PCIE", "4x8/5x16,-"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& d0 = p.j["devices"][0];
+  EXPECT_EQ(d0["pcie"]["gen_current"], 4);
+  EXPECT_EQ(d0["pcie"]["gen_max"], 5);
+  EXPECT_EQ(d0["pcie"]["width_current"], 8);
+  EXPECT_EQ(d0["pcie"]["width_max"], 16);
+  const json& d1 = p.j["devices"][1];
+  for (const char* key : {"gen_current", "gen_max", "width_current", "width_max"})
+    EXPECT_TRUE(d1["pcie"][key].is_null()) << key;
+  EXPECT_TRUE(d1["warnings"].empty()) << d1["warnings"].dump();
+}
+
+TEST(ProbeCli, PcieQueryErrorIsAWarning) {
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "RTX 5090"}, {"SMCOMPAT_FAKE_PCIE", "error"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& d = p.j["devices"][0];
+  EXPECT_TRUE(d["pcie"]["gen_current"].is_null());
+  ASSERT_EQ(d["warnings"].size(), 4u) << d["warnings"].dump();
+  EXPECT_EQ(d["warnings"][0],
+            "nvmlDeviceGetCurrPcieLinkGeneration failed: Unknown Error (NVML error 999)");
+  EXPECT_EQ(d["warnings"][3],
+            "nvmlDeviceGetMaxPcieLinkWidth failed: Unknown Error (NVML error 999)");
+}
+
+TEST(ProbeCli, NumaNodeFromSysfs) {
+  // GPUs 0..4: node 0, node 1, -1 (no affinity), no file, garbage.
+  TempDir sys;
+  write_sysfs(sys.path(), {"0\n", "1\n", "-1\n", nullptr, "banana\n"});
+  auto p =
+      probe({{"SMCOMPAT_FAKE_GPUS", "H100,H100,H100,H100,H100"}}, {"--sysfs-root", sys.path()});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& devs = p.j["devices"];
+  ASSERT_EQ(devs.size(), 5u);
+  EXPECT_EQ(devs[0]["numa_node"], 0);
+  EXPECT_EQ(devs[1]["numa_node"], 1);
+  for (int i = 2; i < 5; ++i) EXPECT_TRUE(devs[i]["numa_node"].is_null()) << i;
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(devs[i]["warnings"].empty()) << devs[i]["warnings"];
+  ASSERT_EQ(devs[4]["warnings"].size(), 1u);
+  EXPECT_EQ(devs[4]["warnings"][0], "NUMA node unknown: " + sys.path() +
+                                        "/bus/pci/devices/0000:41:00.0/numa_node holds "
+                                        "\"banana\", not a node number");
+}
+
+TEST(ProbeCli, NumaNodeNeedsNoNvml) {
+  TempDir sys;
+  write_sysfs(sys.path(), {"1\n"});
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "B200"}, {"SMCOMPAT_FAKE_PCIE", "6x16"}},
+                 {"--sysfs-root", sys.path(), "--no-nvml"});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_EQ(p.j["devices"][0]["numa_node"], 1);
+  EXPECT_TRUE(p.j["devices"][0]["pcie"]["gen_current"].is_null());  // NVML not loaded
+}
+
+TEST(ProbeCli, TextShowsPcieLinkAndNumaNode) {
+  TempDir sys;
+  write_sysfs(sys.path(), {"0\n", "1\n", nullptr});
+  auto r = run_child({SMCOMPAT_CLI, "--color", "never", "probe", "--proc-version", "/nonexistent",
+                      "--dev-dir", "/nonexistent", "--sysfs-root", sys.path()},
+                     {{"LD_LIBRARY_PATH", kFakeDir},
+                      {"SMCOMPAT_FAKE_GPUS", "H100,H100,GB10"},
+                      {"SMCOMPAT_FAKE_PCIE", "5x16,4x8/5x16,-"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto at = [&](const std::string& text) { return r.out.find(text); };
+  EXPECT_NE(at("  PCIe           Gen5 x16 (max Gen5 x16), NUMA node 0\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(at("  PCIe           Gen4 x8 (max Gen5 x16: running below its maximum), NUMA node 1\n"),
+            std::string::npos)
+      << r.out;
+  // The GB10: neither a link nor a node, so no line at all.
+  auto gpu2 = at("GPU 2  ");
+  ASSERT_NE(gpu2, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("PCIe  ", gpu2), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("NUMA node", gpu2), std::string::npos) << r.out;
 }
 
 }  // namespace

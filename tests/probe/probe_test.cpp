@@ -1,12 +1,15 @@
 // In-process tests of the probe library: the /proc/driver/nvidia/version parser, the derived
 // bandwidth formula, and probe_system() against a missing library and the CUDA toolkit's stub
-// (which answers every call with CUDA_ERROR_STUB_LIBRARY, driver-api.md §8).
+// (which answers every call with CUDA_ERROR_STUB_LIBRARY, driver-api.md §8), and the NUMA node
+// read from a hand-built sysfs tree.
 #include "smcompat/probe/probe.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
+#include "run_child.hpp"
 #include "smcompat/report/probe_report.hpp"
 
 namespace smcompat {
@@ -47,6 +50,56 @@ TEST(Bandwidth, DdrFormula) {
   EXPECT_FALSE(theoretical_bandwidth_gbs(0, 512));
   EXPECT_FALSE(theoretical_bandwidth_gbs(14000000, 0));
   EXPECT_FALSE(theoretical_bandwidth_gbs(-1, 512));
+}
+
+// A sysfs tree with the PCI function `id` whose numa_node file holds `text`.
+void write_numa(const std::string& root, const std::string& id, const std::string& text) {
+  std::string dir = root + "/bus/pci/devices/" + id;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/numa_node") << text;
+}
+
+TEST(NumaNode, NodeNumbers) {
+  test::TempDir sys;
+  write_numa(sys.path(), "0000:01:00.0", "0\n");
+  write_numa(sys.path(), "0000:11:00.0", "1\n");
+  write_numa(sys.path(), "0001:c1:00.0", "7");  // no newline; a second PCI domain
+  auto r = read_pci_numa_node(sys.path(), "0000:01:00.0");
+  EXPECT_EQ(r.node, 0);
+  EXPECT_EQ(r.warning, "");
+  EXPECT_EQ(read_pci_numa_node(sys.path(), "0000:11:00.0").node, 1);
+  // CUDA's id in upper case names sysfs' lower-case directory.
+  r = read_pci_numa_node(sys.path(), "0001:C1:00.0");
+  EXPECT_EQ(r.node, 7);
+  EXPECT_EQ(r.warning, "");
+}
+
+TEST(NumaNode, NoneOrMissingIsUnknownWithoutWarning) {
+  test::TempDir sys;
+  write_numa(sys.path(), "0000:01:00.0", "-1\n");  // the kernel knows no affinity
+  for (const char* id : {"0000:01:00.0", "0000:21:00.0", "not a bus id", ""}) {
+    auto r = read_pci_numa_node(sys.path(), id);
+    EXPECT_FALSE(r.node) << id;
+    EXPECT_EQ(r.warning, "") << id;
+  }
+  auto r = read_pci_numa_node("/nonexistent/sys", "0000:01:00.0");
+  EXPECT_FALSE(r.node);
+  EXPECT_EQ(r.warning, "");
+}
+
+TEST(NumaNode, GarbageIsUnknownWithAWarningNamingTheFile) {
+  test::TempDir sys;
+  const std::string file = sys.path() + "/bus/pci/devices/0000:01:00.0/numa_node";
+  for (const char* text : {"garbage\n", "", "\n", "-2\n", "1 2\n", "0x1\n", "99999999999\n"}) {
+    write_numa(sys.path(), "0000:01:00.0", text);
+    auto r = read_pci_numa_node(sys.path(), "0000:01:00.0");
+    EXPECT_FALSE(r.node) << text;
+    EXPECT_NE(r.warning.find(file), std::string::npos) << r.warning;
+    EXPECT_NE(r.warning.find("not a node number"), std::string::npos) << r.warning;
+  }
+  write_numa(sys.path(), "0000:01:00.0", "garbage\n");
+  EXPECT_EQ(read_pci_numa_node(sys.path(), "0000:01:00.0").warning,
+            "NUMA node unknown: " + file + " holds \"garbage\", not a node number");
 }
 
 TEST(ProbeSystem, EmptyLibraryNameIsAnError) {

@@ -43,6 +43,11 @@ ProbeDevice device(int ordinal, ComputeCapability cc) {
   d.catalog_gpu = "RTX PRO 6000";
   d.nvlink_links = 2;
   d.nvlink_links_to_other = 1;
+  d.pcie_gen_current = 5;
+  d.pcie_gen_max = 5;
+  d.pcie_width_current = 16;
+  d.pcie_width_max = 16;
+  d.numa_node = 0;
   return d;
 }
 
@@ -83,6 +88,9 @@ ProbeReport two_gpus() {
   second.features = {"fp4", "fp6"};
   second.nvlink_links = 0;
   second.nvlink_links_to_other = 0;
+  second.pcie_gen_current = 4;  // downtrained
+  second.pcie_width_current = 8;
+  second.numa_node = 1;
   second.warnings = {"cuDeviceGetUuid failed"};
   r.topology.p2p_access = {{std::nullopt, true}, {false, std::nullopt}};
   r.topology.native_atomics = {{std::nullopt, true}, {std::nullopt, std::nullopt}};
@@ -120,6 +128,7 @@ TEST(ProbeReportText, TwoGpusOneMasquerading) {
       "  architecture   Blackwell (RTX 50 / RTX PRO 6000) (catalog)\n"
       "  features       fp4\n"
       "  with sm_120a   tcgen05\n"
+      "  PCIe           Gen5 x16 (max Gen5 x16), NUMA node 0\n"
       "  NVLink         2 active links (1 to a switch or hidden GPU)\n"
       "\n"
       "GPU 1  NVIDIA GeForce RTX 5090  CC 9.0 per CUDA, 12.0 per NVML (sm_120)\n"
@@ -134,6 +143,7 @@ TEST(ProbeReportText, TwoGpusOneMasquerading) {
       "  architecture   Blackwell (RTX 50 / RTX PRO 6000) (catalog)\n"
       "  features       fp4, fp6\n"
       "  with sm_120a   tcgen05\n"
+      "  PCIe           Gen4 x8 (max Gen5 x16: running below its maximum), NUMA node 1\n"
       "  warning cuDeviceGetUuid failed\n"
       "\n"
       "Topology\n"
@@ -143,6 +153,32 @@ TEST(ProbeReportText, TwoGpusOneMasquerading) {
       "NV# = NVLink links; PIX/PXB/PHB/NODE/SYS = PCIe common ancestor (as nvidia-smi topo -m); "
       "p2p = cuDeviceCanAccessPeer; +atomics = native P2P atomics.\n"
       "warning: GPU 1 masquerades\n");
+}
+
+TEST(ProbeReportText, PcieLinkLines) {
+  ProbeReport r = two_gpus();
+  auto line_of = [&](ProbeDevice d) {
+    r.devices = {d};
+    std::string text = render_probe_text(r, Style::plain());
+    for (const char* label : {"  PCIe ", "  NUMA "}) {
+      auto at = text.find(label);
+      if (at != std::string::npos) return text.substr(at, text.find('\n', at) - at);
+    }
+    return std::string();
+  };
+  ProbeDevice d = device(0, {12, 0});
+  d.pcie_gen_current = 1;  // an idle GPU drops to Gen1 at full width
+  EXPECT_EQ(line_of(d),
+            "  PCIe           Gen1 x16 (max Gen5 x16: running below its maximum generation, as an "
+            "idle GPU does to save power), NUMA node 0");
+  d.pcie_gen_max.reset();  // only some queries answered
+  d.pcie_width_max.reset();
+  d.pcie_width_current.reset();
+  EXPECT_EQ(line_of(d), "  PCIe           Gen1, NUMA node 0");
+  d.pcie_gen_current.reset();
+  EXPECT_EQ(line_of(d), "  NUMA node      0");
+  d.numa_node.reset();
+  EXPECT_EQ(line_of(d), "");
 }
 
 TEST(ProbeReportText, NoDriver) {
@@ -167,6 +203,8 @@ TEST(ProbeReportJson, TwoGpusOneMasquerading) {
       "memory_bytes": 34359738368, "l2_bytes": 100663296, "clock_khz": 2407000,
       "smem_per_sm": 100352, "blocks_per_sm": 32, "arch": {"features": ["fp4", "fp6"]},
       "nvlink": {"active_links": 0, "links_to_other": 0},
+      "pcie": {"gen_current": 4, "gen_max": 5, "width_current": 8, "width_max": 16},
+      "numa_node": 1,
       "warnings": ["cuDeviceGetUuid failed"]})json"),
                 true);
   EXPECT_EQ(j["devices"][1], second) << j["devices"][1].dump(2);
@@ -214,10 +252,17 @@ TEST(ProbeReportJson, TwoGpusOneMasquerading) {
         "active_links": 2,
         "links_to_other": 1
       },
+      "numa_node": 0,
       "nvml_cc": "12.0",
       "nvml_index": 0,
       "ordinal": 0,
       "pci_bus_id": "0000:01:00.0",
+      "pcie": {
+        "gen_current": 5,
+        "gen_max": 5,
+        "width_current": 16,
+        "width_max": 16
+      },
       "regs_per_sm": 65536,
       "reserved_smem_per_block": 1024,
       "smem_per_block": 49152,

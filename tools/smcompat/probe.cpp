@@ -35,6 +35,8 @@ void register_probe(CLI::App& app, Context& ctx) {
                   "File naming the kernel module (default /proc/driver/nvidia/version)");
   cmd->add_option("--dev-dir", args.options.dev_dir,
                   "Directory of the nvidia* device nodes (default /dev)");
+  cmd->add_option("--sysfs-root", args.options.sysfs_root,
+                  "Where sysfs is mounted, for each GPU's NUMA node (default /sys)");
   cmd->callback([&ctx] {
     args.options.use_nvml = !args.no_nvml;
     auto result = probe_system(args.options);

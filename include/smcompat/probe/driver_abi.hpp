@@ -325,6 +325,15 @@ using PFN_nvmlDeviceGetNvLinkState = NvmlFn<nvmlDevice_t, unsigned, int*>;
 using PFN_nvmlDeviceGetNvLinkRemotePciInfo_v2 = NvmlFn<nvmlDevice_t, unsigned, NvmlPciInfo*>;
 using PFN_nvmlDeviceGetTopologyCommonAncestor = NvmlFn<nvmlDevice_t, nvmlDevice_t, int*>;
 using PFN_nvmlDeviceGetP2PStatus = NvmlFn<nvmlDevice_t, nvmlDevice_t, int, int*>;
+// PCIe link of a device: generation (1 to 6) and width in lanes (1 to 16), the current ones
+// (which may drop while the GPU idles) and the maxima "possible with this device and system" (a
+// Gen5 GPU in a Gen4 slot reports max Gen4). NOT_SUPPORTED where there is no PCIe link to the GPU
+// (integrated GPUs such as GB10). NVML API reference, Device Queries:
+// https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html
+using PFN_nvmlDeviceGetCurrPcieLinkGeneration = NvmlFn<nvmlDevice_t, unsigned*>;
+using PFN_nvmlDeviceGetMaxPcieLinkGeneration = NvmlFn<nvmlDevice_t, unsigned*>;
+using PFN_nvmlDeviceGetCurrPcieLinkWidth = NvmlFn<nvmlDevice_t, unsigned*>;
+using PFN_nvmlDeviceGetMaxPcieLinkWidth = NvmlFn<nvmlDevice_t, unsigned*>;
 
 // Device state read around benchmark samples (bench/): clocks, temperature, power, throttling.
 enum NvmlClockType : int { kNvmlClockGraphics = 0, kNvmlClockSm = 1, kNvmlClockMem = 2 };

@@ -46,6 +46,9 @@ struct ProbeOptions {
   std::string proc_version_path = "/proc/driver/nvidia/version";
   /// Directory holding the device nodes nvidiactl, nvidia0, ... (checked for access).
   std::string dev_dir = "/dev";
+  /// Where sysfs is mounted: a GPU's NUMA node is read from
+  /// <sysfs_root>/bus/pci/devices/<domain:bus:device.function>/numa_node.
+  std::string sysfs_root = "/sys";
 };
 
 /// One GPU as CUDA sees it, joined with NVML by PCI bus id.
@@ -87,8 +90,18 @@ struct ProbeDevice {
   std::vector<std::string> f_features;  ///< need the sm_XXf (or a) target
   /// Catalog GPU whose name matches (nullopt if none): its spec for comparison.
   std::optional<std::string> catalog_gpu;
-  int nvlink_links = 0;               ///< active NVLink links (NVML)
-  int nvlink_links_to_other = 0;      ///< of those, links whose remote is not a probed GPU (switch)
+  int nvlink_links = 0;           ///< active NVLink links (NVML)
+  int nvlink_links_to_other = 0;  ///< of those, links whose remote is not a probed GPU (switch)
+  /// PCIe link (NVML): generation (1 to 6) and width in lanes, current and maximum ("possible with
+  /// this device and system"); nullopt when NVML is unavailable or the device has no PCIe link
+  /// (NVML_ERROR_NOT_SUPPORTED, e.g. GB10). The current generation may drop while the GPU idles.
+  std::optional<int> pcie_gen_current;
+  std::optional<int> pcie_gen_max;
+  std::optional<int> pcie_width_current;
+  std::optional<int> pcie_width_max;
+  /// NUMA node of the GPU's PCI function (sysfs numa_node); nullopt when the kernel reports none
+  /// (-1, a machine without NUMA) or the file is missing or unreadable.
+  std::optional<int> numa_node;
   std::vector<std::string> warnings;  ///< per-device query failures
 };
 
@@ -143,6 +156,17 @@ struct ProcDriverInfo {
   std::string first_line;
 };
 ProcDriverInfo parse_proc_driver_version(std::string_view text);
+
+/// The NUMA node of the PCI function `pci_bus_id` ("0000:01:00.0", any case, as
+/// cuDeviceGetPCIBusId gives it) from <sysfs_root>/bus/pci/devices/<lowercase id>/numa_node.
+/// `node` is nullopt when the file says -1 (no NUMA affinity), is missing or the id is not a PCI
+/// address; `warning` is set (naming the file) only when the file holds something other than a
+/// node number.
+struct NumaNodeReading {
+  std::optional<int> node;
+  std::string warning;
+};
+NumaNodeReading read_pci_numa_node(const std::string& sysfs_root, std::string_view pci_bus_id);
 
 /// Theoretical bandwidth in GB/s: 2 × memory_clock_khz × 1000 × bus_width_bits / 8 / 1e9.
 std::optional<double> theoretical_bandwidth_gbs(int memory_clock_khz, int bus_width_bits);
