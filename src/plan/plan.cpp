@@ -18,22 +18,7 @@ namespace {
 constexpr std::array<const char*, 3> kLinkNames = {"nvlink", "pcie-p2p", "pcie-host"};
 constexpr std::array<const char*, 3> kAllToAllNames = {"none", "allgather-reducescatter", "deepep"};
 
-// PCIe x16 bandwidth per direction, GB/s: lanes x transfer rate x 128/130 encoding / 8 (PCI-SIG
-// base specifications 3.0-6.0; 6.0's FLIT mode is taken at the same efficiency).
-double pcie_x16_gbs(int gen) {
-  switch (gen) {
-    case 3:
-      return 15.75;
-    case 4:
-      return 31.5;
-    case 5:
-      return 63.0;
-    case 6:
-      return 126.0;
-    default:
-      return 15.75;  // unknown: the oldest a server GPU of this catalog uses
-  }
-}
+double pcie_x16_gbs(int gen) { return pcie_gbs_per_direction(gen, 16); }
 
 // Per-link constants (docs/plan.md, "Links"): the share of the spec bandwidth NCCL reaches and
 // the latency per ring step.
@@ -175,6 +160,15 @@ ComputeFormat compute_format(const ModelSpec& m, const GpuSpec& g, const Catalog
 
 std::string_view to_string(LinkKind k) { return enum_name(k, kLinkNames); }
 std::string_view to_string(AllToAll a) { return enum_name(a, kAllToAllNames); }
+
+// PCI-SIG base specifications 3.0-6.0; 6.0's FLIT mode is taken at the same efficiency.
+double pcie_gbs_per_direction(int gen, int lanes) {
+  double x16 = 15.75;  // Gen3, and unknown: the oldest a server GPU of this catalog uses
+  if (gen == 4) x16 = 31.5;
+  if (gen == 5) x16 = 63.0;
+  if (gen == 6) x16 = 126.0;
+  return x16 * std::clamp(lanes, 1, 16) / 16.0;
+}
 
 std::string GpuSet::label() const {
   return fmt::format("{}x {}", count, gpu ? gpu->name : std::string("?"));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace smcompat::plan {
 namespace {
@@ -87,6 +88,45 @@ Result<std::vector<GpuSet>> gpu_sets_from_probe(const ProbeReport& probe, const 
       if (probe.devices[i].total_memory)
         mem = std::min(mem ? mem : UINT64_MAX, probe.devices[i].total_memory);
     if (mem) set.memory_bytes = mem;
+    // The PCIe link as NVML reports it: the generation it can train to (an idle GPU drops to a
+    // lower one to save power) and the lanes it has; the slowest GPU of the set sets the pace.
+    int gen = 0, width = 0;
+    bool link_known = true;
+    std::vector<int> numa;
+    for (size_t i : g.devices) {
+      const ProbeDevice& d = probe.devices[i];
+      if (!d.pcie_gen_max || !d.pcie_width_current) {
+        link_known = false;
+      } else {
+        gen = gen ? std::min(gen, *d.pcie_gen_max) : *d.pcie_gen_max;
+        width = width ? std::min(width, *d.pcie_width_current) : *d.pcie_width_current;
+      }
+      if (d.numa_node && std::find(numa.begin(), numa.end(), *d.numa_node) == numa.end())
+        numa.push_back(*d.numa_node);
+    }
+    if (link_known && gen > 0 && width > 0) {
+      set.pcie_gen = gen;
+      set.pcie_width = width;
+      if (set.link.kind != LinkKind::kNvlink) {
+        double gbs = pcie_gbs_per_direction(gen, width);
+        set.link.gbs_per_direction = set.link.kind == LinkKind::kPcieHost ? gbs / 2 : gbs;
+        set.link.source =
+            fmt::format("PCIe Gen{} x{} (probe: NVML){}: {:g} GB/s per direction", gen, width,
+                        set.link.kind == LinkKind::kPcieHost
+                            ? " without peer-to-peer access (staged through host memory)"
+                            : " with peer-to-peer access",
+                        set.link.gbs_per_direction);
+      }
+    }
+    if (numa.size() > 1) {
+      std::sort(numa.begin(), numa.end());
+      std::string nodes;
+      for (int n : numa) nodes += (nodes.empty() ? "" : ", ") + std::to_string(n);
+      seen += fmt::format(
+          "; the GPUs sit on NUMA nodes {}: traffic between them crosses the CPUs' interconnect, "
+          "which the link figures do not model",
+          nodes);
+    }
     if (!seen.empty()) set.link.source = seen + "; " + set.link.source;
     set.origin = "probe";
     sets.push_back(std::move(set));

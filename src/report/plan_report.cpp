@@ -461,6 +461,7 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
           {"latency_us", s.gpus.link.latency_us},
           {"source", s.gpus.link.source}}},
         {"pcie_gen", s.gpus.pcie_gen},
+        {"pcie_width", s.gpus.pcie_width},
         {"plans", std::move(plans)},
         {"best", best ? json(best->shape.name()) : json(nullptr)},
         {"why_best", best ? json(why_best_text(s)) : json(nullptr)},

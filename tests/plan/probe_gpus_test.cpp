@@ -73,6 +73,49 @@ TEST(GpuSetsFromProbe, LinkFromTheTopology) {
   EXPECT_NE(rtx->front().link.source.find("no NVLink figure"), std::string::npos);
 }
 
+// The PCIe link NVML reports (the generation it can reach, the lanes it has) sets the PCIe figure;
+// the slowest GPU of the set sets the pace; GPUs on several NUMA nodes are said to be.
+TEST(GpuSetsFromProbe, PcieLinkAndNumaFromTheProbe) {
+  const Catalog& c = Catalog::builtin();
+  ProbeReport r = report({"RTX PRO 6000 Blackwell", "RTX PRO 6000 Blackwell"}, 0, true);
+  for (auto& d : r.devices) {
+    d.pcie_gen_current = 1;  // idle: trained down to save power
+    d.pcie_gen_max = 5;
+    d.pcie_width_current = 16;
+    d.pcie_width_max = 16;
+  }
+  r.devices[1].pcie_width_current = 8;  // a GPU in an x8 slot
+  r.devices[0].numa_node = 0;
+  r.devices[1].numa_node = 1;
+  auto sets = gpu_sets_from_probe(r, c);
+  ASSERT_TRUE(sets) << sets.error().to_string();
+  const GpuSet& s = sets->front();
+  EXPECT_EQ(s.pcie_gen, 5);
+  EXPECT_EQ(s.pcie_width, 8);
+  EXPECT_DOUBLE_EQ(s.link.gbs_per_direction, 31.5);  // Gen5 x8
+  EXPECT_NE(s.link.source.find("PCIe Gen5 x8 (probe: NVML) with peer-to-peer access: 31.5 GB/s"),
+            std::string::npos)
+      << s.link.source;
+  EXPECT_NE(s.link.source.find("NUMA nodes 0, 1"), std::string::npos) << s.link.source;
+
+  // Without P2P the same link carries half (through host memory).
+  for (auto& row : r.topology.p2p_access)
+    for (auto& v : row) v = v ? std::optional<bool>(false) : v;
+  auto host = gpu_sets_from_probe(r, c);
+  ASSERT_TRUE(host);
+  EXPECT_EQ(host->front().link.kind, LinkKind::kPcieHost);
+  EXPECT_DOUBLE_EQ(host->front().link.gbs_per_direction, 15.75);
+
+  // One GPU without a reading: the catalog's x16 figure stays.
+  r = report({"RTX PRO 6000 Blackwell", "RTX PRO 6000 Blackwell"}, 0, true);
+  r.devices[0].pcie_gen_max = 5;
+  r.devices[0].pcie_width_current = 16;
+  auto partial = gpu_sets_from_probe(r, c);
+  ASSERT_TRUE(partial);
+  EXPECT_DOUBLE_EQ(partial->front().link.gbs_per_direction, 63);
+  EXPECT_EQ(partial->front().pcie_width, 16);
+}
+
 TEST(GpuSetsFromProbe, Errors) {
   const Catalog& c = Catalog::builtin();
   ProbeReport none;

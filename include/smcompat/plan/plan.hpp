@@ -40,9 +40,14 @@ struct GpuSet {
   uint64_t memory_bytes = 0;     ///< per GPU (catalog memory_gib, or the probe's total)
   Link link;
   int pcie_gen = 0;           ///< 0: unknown
+  int pcie_width = 16;        ///< lanes (the probe's, else a full x16 link)
   std::string origin;         ///< "--gpus 4x\"RTX PRO 6000\"" or "probe"
   std::string label() const;  ///< "4x RTX PRO 6000 Blackwell"
 };
+
+/// PCIe bandwidth per direction, GB/s: lanes x transfer rate x 128/130 encoding / 8 (PCI-SIG base
+/// specifications 3.0-6.0); an unknown generation counts as Gen3.
+double pcie_gbs_per_direction(int gen, int lanes = 16);
 
 /// Parses "8xH100", "4x\"RTX PRO 6000\"", "2xRTX 5090:nop2p", several comma-separated. Suffixes:
 /// `:nvlink`, `:p2p`, `:nop2p` override the link (default: NVLink when the catalog lists it,
