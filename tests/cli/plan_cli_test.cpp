@@ -234,6 +234,17 @@ TEST_F(PlanCli, GpusFromTheProbe) {
   ASSERT_EQ(host.exit_code, 0) << host.err;
   EXPECT_EQ(parse(host.out)["gpu_sets"][0]["link"]["kind"], "pcie-host");
 
+  // NVML's PCIe link: a link trained to Gen4 that can reach Gen5, on 8 of 16 lanes. The figure is
+  // Gen5 x8 (an idle GPU trains down; the lanes are what it has), half of it without P2P.
+  env["SMCOMPAT_FAKE_PCIE"] = "4x8/5x16";
+  auto narrow = plan({"--model", kQwen, "--json"}, env);
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  json narrow_doc = parse(narrow.out);
+  const json& ns = narrow_doc["gpu_sets"][0];
+  EXPECT_EQ(ns["pcie_gen"], 5);
+  EXPECT_EQ(ns["pcie_width"], 8);
+  EXPECT_DOUBLE_EQ(ns["link"]["gbs_per_direction"].get<double>(), 15.75);
+
   // Two kinds of GPU: two sets, in order of first appearance.
   Env mixed = no_gpu_env();
   mixed["SMCOMPAT_FAKE_GPUS"] = "RTX PRO 6000,H100,RTX PRO 6000";
