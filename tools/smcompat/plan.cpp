@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -202,8 +203,9 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   else
     fmt::print("{}", render_plan_text(*report, ctx.out_style(), PlanTextOptions{a.all}));
   if (!fits) {
+    std::fflush(stdout);  // the report first, then the verdict, also when both go to one file
     fmt::print(stderr, "smcompat plan: {} fits on none of the GPU sets given (see the report){}\n",
-               model->name, a.output.empty() ? "" : "; " + a.output + " not written");
+               report->model_id, a.output.empty() ? "" : "; " + a.output + " not written");
     return kExitError;
   }
   return kExitOk;
