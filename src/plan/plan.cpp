@@ -505,13 +505,17 @@ std::vector<PlanEstimate> rank_plans(const PlanRequest& request) {
   std::vector<PlanEstimate> plans;
   for (const PlanShape& s : candidate_shapes(request.model, request.gpus.count))
     plans.push_back(estimate(request, s));
+  sort_plans(plans);
+  return plans;
+}
+
+void sort_plans(std::vector<PlanEstimate>& plans) {
   std::stable_sort(plans.begin(), plans.end(), [](const PlanEstimate& x, const PlanEstimate& y) {
     if (x.fits != y.fits) return x.fits;
     if (x.fits) return x.output_tokens_per_s > y.output_tokens_per_s;
     if (x.runnable != y.runnable) return x.runnable;
     return x.memory.total() < y.memory.total();
   });
-  return plans;
 }
 
 FitAdvice fit_advice(const PlanRequest& request) {

@@ -32,20 +32,6 @@ bool PlanReport::fits_anywhere() const {
   return std::any_of(sets.begin(), sets.end(), [](const auto& s) { return s.best() != nullptr; });
 }
 
-namespace {
-
-// rank_plans' order (plan.cpp), again after the installed kernels have marked plans.
-void rerank(std::vector<PlanEstimate>& plans) {
-  std::stable_sort(plans.begin(), plans.end(), [](const PlanEstimate& x, const PlanEstimate& y) {
-    if (x.fits != y.fits) return x.fits;
-    if (x.fits) return x.output_tokens_per_s > y.output_tokens_per_s;
-    if (x.runnable != y.runnable) return x.runnable;
-    return x.memory.total() < y.memory.total();
-  });
-}
-
-}  // namespace
-
 Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
                                      const std::vector<plan::GpuSet>& sets,
                                      const PlanReportOptions& o) {
@@ -68,7 +54,7 @@ Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
       auto k = plan::engine_kernels(o.python, *g.gpu);
       if (!k) return k.error();  // names --python and the path
       plan::apply_engine_kernels(*k, o.engine, s.plans);
-      rerank(s.plans);
+      plan::sort_plans(s.plans);
       s.kernels = std::move(*k);
     }
     for (const auto& p : s.plans)

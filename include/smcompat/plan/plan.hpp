@@ -155,6 +155,9 @@ struct PlanRequest {
 /// the rest by how far they are from fitting).
 std::vector<PlanEstimate> rank_plans(const PlanRequest& request);
 
+/// The ranking rank_plans returns, applied again (after --python marks plans that cannot run).
+void sort_plans(std::vector<PlanEstimate>& plans);
+
 /// Estimates one shape (rank_plans' building block; tests call it directly).
 PlanEstimate estimate(const PlanRequest& request, const PlanShape& shape);
 
