@@ -16,8 +16,10 @@
 #include <cmath>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 #include <set>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -93,7 +95,7 @@ class Fields {
         return error(key, fmt::format("is {}, outside [{}, {}]", v->dump(), lo, hi));
       n = static_cast<int64_t>(d);
     } else {
-      return error(key, fmt::format("is {} ({}), not a number", type_name(*v), short_dump(*v)));
+      return error(key, fmt::format("is {}, not a number", describe(*v)));
     }
     if (n < lo) {
       if (n < 0) return error(key, fmt::format("is {}, negative", n));
@@ -114,11 +116,12 @@ class Fields {
     return v ? static_cast<int>(*v) : fallback;
   }
 
-  // The first of several spellings that is present.
+  // The first of several spellings that is present; `found` (if given) is set to its key.
   Result<std::optional<int64_t>> first_of(std::initializer_list<const char*> keys, int64_t lo,
-                                          int64_t hi) const {
+                                          int64_t hi, const char** found = nullptr) const {
     for (const char* key : keys) {
       if (!has(key)) continue;
+      if (found) *found = key;
       return integer(key, lo, hi);
     }
     return std::optional<int64_t>{};
@@ -127,32 +130,39 @@ class Fields {
   Result<bool> boolean(const char* key, bool fallback) const {
     const json* v = get(key);
     if (!v) return fallback;
-    if (!v->is_boolean())
-      return error(key,
-                   fmt::format("is {} ({}), not true or false", type_name(*v), short_dump(*v)));
+    if (!v->is_boolean()) return error(key, fmt::format("is {}, not true or false", describe(*v)));
     return v->get<bool>();
   }
 
   Result<std::string> string(const char* key) const {
     const json* v = get(key);
     if (!v) return std::string();
-    if (!v->is_string())
-      return error(key, fmt::format("is {} ({}), not a string", type_name(*v), short_dump(*v)));
+    if (!v->is_string()) return error(key, fmt::format("is {}, not a string", describe(*v)));
     return v->get<std::string>();
   }
 
-  static std::string type_name(const json& v) {
-    if (v.is_number()) return "a number";
-    if (v.is_boolean()) return "a boolean";
-    if (v.is_string()) return "a string";
-    if (v.is_array()) return "an array";
-    if (v.is_object()) return "an object";
-    return "null";
-  }
+  // A value for an error message, without recursing into it: a scalar as JSON (a string cut to
+  // 40 bytes; invalid UTF-8 replaced, so the dump cannot throw), an array or object by its size.
+  // (nlohmann's dump() recurses once per nesting level: a deeply nested value must not reach it.)
   static std::string short_dump(const json& v) {
-    std::string s = v.dump(-1, ' ', true, json::error_handler_t::replace);
-    if (s.size() > 40) s = s.substr(0, 37) + "...";
-    return s;
+    auto plural = [](size_t n, const char* one) {
+      return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
+    };
+    if (v.is_array()) return "an array of " + plural(v.size(), "item");
+    if (v.is_object()) return "an object of " + plural(v.size(), "key");
+    constexpr size_t kCut = 37;
+    if (v.is_string() && v.get_ref<const std::string&>().size() > kCut + 3)
+      return json(v.get_ref<const std::string&>().substr(0, kCut))
+                 .dump(-1, ' ', true, json::error_handler_t::replace) +
+             "...";
+    return v.dump(-1, ' ', true, json::error_handler_t::replace);
+  }
+  // "a string (\"4096\")", "a number (4.5)", "an array of 3 items", "null".
+  static std::string describe(const json& v) {
+    if (v.is_array() || v.is_object()) return short_dump(v);
+    if (v.is_null()) return "null";
+    const char* kind = v.is_number() ? "a number" : v.is_boolean() ? "a boolean" : "a string";
+    return fmt::format("{} ({})", kind, short_dump(v));
   }
 
  private:
@@ -176,12 +186,60 @@ std::string name_from_source(std::string_view source) {
   return base;
 }
 
-bool contains_ci(std::string_view hay, std::string_view needle) {
-  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) ==
-           std::tolower(static_cast<unsigned char>(b));
-  });
-  return it != hay.end();
+// The width a TP slice of block-quantised weights must be a multiple of: the block's two sides
+// ([128, 128] in every checkpoint read here; the least common multiple where they differ, since a
+// split runs along either side). 0 for anything not a pair of positive integers.
+int block_width(const json& b) {
+  if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !b[1].is_number_integer())
+    return 0;
+  int64_t x = b[0].get<int64_t>(), y = b[1].get<int64_t>();
+  if (x <= 0 || y <= 0 || x > 4096 || y > 4096) return 0;
+  return static_cast<int>(std::lcm(x, y));
+}
+
+// Whether the lists of modules kept in 16 bits (modules_to_not_convert, ignore, exclude_modules)
+// cover the attention of every one of `layers` layers. An entry counts when it names a whole
+// attention module (its last "attn"/"attention" followed by nothing but wildcards: "self_attn",
+// "model.layers.*.self_attn*", "re:.*self_attn.*"); one with a layer index
+// ("model.layers.7.self_attn*", as NVIDIA's ModelOpt checkpoints list them, one per layer) covers
+// that layer, one without covers them all. An entry for one projection
+// ("model.layers.0.self_attn.q_proj") or exclusions of some layers only leave the attention
+// quantised (the format is one per kind of weight: the majority's).
+bool attention_left_out(const Fields& f, int layers) {
+  std::vector<bool> covered(static_cast<size_t>(std::max(layers, 0)), false);
+  size_t count = 0;
+  for (const char* key : {"modules_to_not_convert", "ignore", "exclude_modules"}) {
+    const json* list = f.get(key);
+    if (!list || !list->is_array()) continue;
+    for (const auto& m : *list) {
+      if (!m.is_string()) continue;
+      std::string e = m.get<std::string>();
+      std::transform(e.begin(), e.end(), e.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      size_t end = std::string::npos;
+      for (std::string_view token : {"attn", "attention"}) {
+        size_t at = e.rfind(token);
+        if (at != std::string::npos && (end == std::string::npos || at + token.size() > end))
+          end = at + token.size();
+      }
+      if (end == std::string::npos) continue;
+      bool whole = std::all_of(e.begin() + static_cast<std::ptrdiff_t>(end), e.end(),
+                               [](char c) { return c == '*' || c == '.' || c == '$' || c == ')'; });
+      if (!whole) continue;
+      size_t li = e.find("layers.");
+      if (li == std::string::npos || li + 7 >= e.size() ||
+          !std::isdigit(static_cast<unsigned char>(e[li + 7])))
+        return true;  // no particular layer: all of them
+      int64_t index = 0;
+      for (size_t i = li + 7; i < e.size() && std::isdigit(static_cast<unsigned char>(e[i])); ++i)
+        index = std::min<int64_t>(index * 10 + (e[i] - '0'), int64_t{1} << 40);
+      if (index < layers && !covered[static_cast<size_t>(index)]) {
+        covered[static_cast<size_t>(index)] = true;
+        ++count;
+      }
+    }
+  }
+  return layers > 0 && count == static_cast<size_t>(layers);
 }
 
 // quantization_config into the formats of the attention/dense linears and of the experts.
@@ -194,16 +252,8 @@ Result<void> read_quantization(const json& q, const Fields& top, ModelSpec& spec
   Fields f(q, top.text(), top.offset_of("quantization_config").value_or(top.search_from()),
            "quantization_config.");
   SMCOMPAT_TRY(std::string method, f.string("quant_method"));
-  // Modules kept in 16 bits: attention left out means attention stays kBf16.
-  auto excluded = [&](std::string_view what) {
-    for (const char* key : {"modules_to_not_convert", "ignore", "exclude_modules"}) {
-      const json* list = f.get(key);
-      if (!list || !list->is_array()) continue;
-      for (const auto& m : *list)
-        if (m.is_string() && contains_ci(m.get<std::string>(), what)) return true;
-    }
-    return false;
-  };
+  // Modules kept in 16 bits: attention left out of every layer means attention stays kBf16.
+  auto attention_excluded = [&] { return attention_left_out(f, spec.layers); };
   auto both = [&](WeightFormat w) {
     spec.attention_format = w;
     spec.expert_format = w;
@@ -211,12 +261,13 @@ Result<void> read_quantization(const json& q, const Fields& top, ModelSpec& spec
   if (method == "fp8") {
     both(WeightFormat::kFp8);
     spec.quantization = "fp8";
-    if (const json* b = f.get("weight_block_size"); b && b->is_array() && b->size() == 2 &&
-                                                    (*b)[0].is_number_integer() &&
-                                                    (*b)[1].is_number_integer())
-      spec.quantization +=
-          fmt::format(" block {}x{}", (*b)[0].get<int64_t>(), (*b)[1].get<int64_t>());
-    if (excluded("self_attn")) spec.attention_format = WeightFormat::kBf16;
+    if (const json* b = f.get("weight_block_size")) {
+      spec.weight_block = block_width(*b);
+      if (spec.weight_block > 0)
+        spec.quantization +=
+            fmt::format(" block {}x{}", (*b)[0].get<int64_t>(), (*b)[1].get<int64_t>());
+    }
+    if (attention_excluded()) spec.attention_format = WeightFormat::kBf16;
   } else if (method == "mxfp4") {
     // gpt-oss: the MoE weights only; attention, router and embeddings stay bf16 (model card).
     spec.expert_format = WeightFormat::kMxfp4;
@@ -232,12 +283,13 @@ Result<void> read_quantization(const json& q, const Fields& top, ModelSpec& spec
     }
     if (algo == "FP8" || algo == "FP8_BLOCK") {
       both(WeightFormat::kFp8);
+      if (algo == "FP8_BLOCK") spec.weight_block = 128;  // ModelOpt's FP8 blocks are 128x128
     } else if (algo == "NVFP4" || algo == "MIXED_PRECISION") {
       both(WeightFormat::kNvfp4);
     } else {
       return f.error("quant_algo", fmt::format("is \"{}\", not FP8 or NVFP4", algo));
     }
-    if (excluded("self_attn") || excluded("attn")) spec.attention_format = WeightFormat::kBf16;
+    if (attention_excluded()) spec.attention_format = WeightFormat::kBf16;
     spec.quantization = "modelopt " + algo;
   } else if (method == "compressed-tensors") {
     std::optional<WeightFormat> found;
@@ -251,9 +303,14 @@ Result<void> read_quantization(const json& q, const Fields& top, ModelSpec& spec
         if (bits == w->end() || !bits->is_number_integer()) continue;
         int64_t nb = bits->get<int64_t>();
         std::string ty = type != w->end() && type->is_string() ? type->get<std::string>() : "int";
-        if (nb == 8 && ty == "float")
+        if (nb == 8 && ty == "float") {
           found = WeightFormat::kFp8;
-        else if (nb == 4 && ty == "float")
+          auto strategy = w->find("strategy");
+          auto blocks = w->find("block_structure");
+          if (strategy != w->end() && strategy->is_string() && *strategy == "block" &&
+              blocks != w->end())
+            spec.weight_block = block_width(*blocks);
+        } else if (nb == 4 && ty == "float")
           found = WeightFormat::kNvfp4;
         else if (nb == 4 && ty == "int")
           found = WeightFormat::kInt4;
@@ -266,7 +323,7 @@ Result<void> read_quantization(const json& q, const Fields& top, ModelSpec& spec
                        "scheme read here (8-bit float, 4-bit "
                        "float or 4-bit int)");
     both(*found);
-    if (excluded("self_attn")) spec.attention_format = WeightFormat::kBf16;
+    if (attention_excluded()) spec.attention_format = WeightFormat::kBf16;
     spec.quantization = fmt::format("compressed-tensors {}", to_string(*found));
   } else if (method == "awq" || method == "gptq") {
     SMCOMPAT_TRY(auto bits, f.integer("bits", 1, 64));
@@ -319,7 +376,15 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
   size_t nested_at = 0;
   if (nested) nested_at = top.offset_of("text_config").value_or(0);
   Fields f = nested ? Fields(*text_cfg, text, nested_at, "text_config.") : top;
-  const std::string& type = spec.model_type;
+  // The family rules below go by model_type: the language model's own where a wrapper's
+  // text_config names it (Llama 4: "llama4" holding "llama4_text"). A text-only Llama 4
+  // checkpoint has "llama4_text" at the top level (Llama4TextConfig); both follow Llama 4's rules.
+  std::string type = spec.model_type;
+  if (nested) {
+    SMCOMPAT_TRY(std::string inner, f.string("model_type"));
+    if (!inner.empty()) type = inner;
+  }
+  if (type == "llama4_text") type = "llama4";
 
   SMCOMPAT_TRY(spec.hidden, f.required("hidden_size", 1, kMaxWidth));
   SMCOMPAT_TRY(spec.layers, f.required("num_hidden_layers", 1, kMaxLayers));
@@ -432,9 +497,10 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
   // FFNs and experts.
   SMCOMPAT_TRY(auto experts, f.first_of({"n_routed_experts", "num_experts", "num_local_experts"}, 0,
                                         kMaxExperts));
+  const char* per_token_key = "num_experts_per_tok";  // the spelling read, for errors
   SMCOMPAT_TRY(auto per_token, f.first_of({"num_experts_per_tok", "experts_per_token",
                                            "num_experts_per_token", "moe_topk"},
-                                          0, kMaxExperts));
+                                          0, kMaxExperts, &per_token_key));
   SMCOMPAT_TRY(auto inter, f.integer("intermediate_size", 1, kMaxFfnWidth));
   SMCOMPAT_TRY(auto moe_inter, f.integer("moe_intermediate_size", 1, kMaxFfnWidth));
   spec.experts = experts.value_or(0);
@@ -451,15 +517,14 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
     spec.experts_per_token = 0;
   } else {
     if (spec.experts_per_token < 1) {
-      return per_token ? f.error("num_experts_per_tok", "is 0 in a model with experts")
+      return per_token ? f.error(per_token_key, "is 0 in a model with experts")
                        : make_error(fmt::format("required field \"{}num_experts_per_tok\" is "
                                                 "missing (the config has {} experts)",
                                                 nested ? "text_config." : "", spec.experts));
     }
     if (spec.experts_per_token > spec.experts)
-      return f.error(
-          f.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token",
-          fmt::format("is {}, more than the {} experts", spec.experts_per_token, spec.experts));
+      return f.error(per_token_key, fmt::format("is {}, more than the {} experts",
+                                                spec.experts_per_token, spec.experts));
     // One expert's width: moe_intermediate_size where the family has a separate dense width,
     // else intermediate_size (Mixtral, gpt-oss, Llama 4).
     if (moe_inter && type != "llama4") {
@@ -535,12 +600,14 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
       spec.shared_expert_gate = w > 0 && type == "qwen2_moe";
     } else {
       SMCOMPAT_TRY(int n, f.optional_int("n_shared_experts", 0, kMaxExperts, 0));
-      spec.shared_experts = n;
-      spec.shared_intermediate = n * spec.moe_intermediate;
-      if (static_cast<int64_t>(n) * spec.moe_intermediate > kMaxFfnWidth)
+      // In 64 bits: n (up to 2^16) x the width (up to 2^24) does not fit an int.
+      const int64_t width = static_cast<int64_t>(n) * spec.moe_intermediate;
+      if (width > kMaxFfnWidth)
         return f.error("n_shared_experts", fmt::format("({}) x moe_intermediate_size ({}) is too "
                                                        "wide",
                                                        n, spec.moe_intermediate));
+      spec.shared_experts = n;
+      spec.shared_intermediate = static_cast<int>(width);
     }
 
     if (type == "gpt_oss") {
@@ -567,6 +634,55 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
                     spec.hidden, spec.layers, spec.experts, spec.moe_intermediate));
   return spec;
 }
+
+// Arrays and objects nested deeper than this are refused before parsing: a config.json nests a
+// handful of levels (quantization_config.config_groups.group_0.weights), and nothing downstream
+// has to be trusted with recursion as deep as the input (nlohmann's parser and destructor are
+// iterative, but dump(), copies and comparisons recurse once per level).
+constexpr int kMaxDepth = 512;
+
+// The byte offset of the bracket that opens level kMaxDepth + 1, if any (brackets inside strings
+// are not counted; a malformed document is left to the parser).
+std::optional<uint64_t> too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+// nlohmann's DOM builder, keeping where a parse stopped and why: json::parse throws out_of_range
+// (no byte offset) for a number too large for a double, and parse_error (with one) for the rest.
+struct LocatingDomParser : nlohmann::detail::json_sax_dom_parser<json> {
+  explicit LocatingDomParser(json& root)
+      : nlohmann::detail::json_sax_dom_parser<json>(root, /*allow_exceptions=*/false) {}
+  template <class Exception>
+  bool parse_error(std::size_t pos, const std::string& last_token, const Exception& ex) {
+    position = pos;
+    token = last_token;
+    what = ex.what();
+    is_parse_error = std::is_same_v<Exception, json::parse_error>;
+    return false;
+  }
+  std::size_t position = 0;
+  std::string token, what;
+  bool is_parse_error = false;
+};
 
 }  // namespace
 
@@ -687,16 +803,29 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_vie
     return make_error(fmt::format("{} bytes, above the {}-byte limit for a config.json",
                                   json_text.size(), kMaxConfigBytes))
         .in_file(file);
+  if (auto at = too_deep(json_text))
+    return make_error(fmt::format("not a model config: arrays and objects nested more than {} "
+                                  "levels deep",
+                                  kMaxDepth),
+                      *at)
+        .in_file(file);
   try {
     json doc;
-    try {
-      doc = json::parse(json_text.begin(), json_text.end());
-    } catch (const json::parse_error& e) {
-      // nlohmann counts bytes from 1; e.byte is where reading stopped.
-      uint64_t at = e.byte > 0 ? e.byte - 1 : 0;
-      std::string what = e.what();
-      if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
-      return make_error("not a JSON document: " + what, at).in_file(file);
+    LocatingDomParser sax(doc);
+    if (!json::sax_parse(json_text.begin(), json_text.end(), &sax)) {
+      std::string what = sax.what;
+      if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+      if (sax.is_parse_error) {
+        // "parse error at line 1, column 9: syntax error ...": the line and column are said by
+        // the offset. nlohmann counts bytes from 1; the position is where reading stopped.
+        if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
+        return make_error("not a JSON document: " + what, sax.position > 0 ? sax.position - 1 : 0)
+            .in_file(file);
+      }
+      // A number beyond a double (1e400: out_of_range 406) and the like: at the token's start.
+      uint64_t at = sax.position >= sax.token.size() ? sax.position - sax.token.size() : 0;
+      return make_error("not a JSON document: " + what, std::min<uint64_t>(at, json_text.size()))
+          .in_file(file);
     }
     auto spec = read_spec(doc, json_text, source);
     if (!spec) return Error(spec.error()).in_file(file);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -180,6 +181,9 @@ TEST(ModelConfig, Qwen3MoeFp8) {
   EXPECT_EQ(m.attention_format, WeightFormat::kFp8);
   EXPECT_EQ(m.expert_format, WeightFormat::kFp8);
   EXPECT_EQ(m.quantization, "fp8 block 128x128");
+  EXPECT_EQ(m.weight_block, 128);
+  // Its modules_to_not_convert lists norms and routers of every layer ("post_attention_layernorm"
+  // included), no attention module: attention stays FP8.
   EXPECT_EQ(m.kv_bytes_per_token_per_layer(), 2u * 4u * 128u * 2u);
   EXPECT_NEAR(billions(m.total_params()), 235.0, 0.5);
   EXPECT_NEAR(billions(m.total_params() - m.embedding_params()), 234.0, 0.5);
@@ -292,6 +296,45 @@ TEST(ModelConfig, Llama4MaverickInterleaved) {
   EXPECT_EQ(m.intermediate, 16384);
   EXPECT_NEAR(billions(m.total_params()), 400.0, 2.0);
   EXPECT_NEAR(billions(m.active_params()), 17.0, 0.25);
+}
+
+// The same language model as a text-only checkpoint (model_type "llama4_text" at the top level,
+// tests/plan/configs/SOURCES.md): Llama 4's rules still apply (interleaved MoE layers, the shared
+// expert, intermediate_size_mlp, chunked attention). By hand (hidden 5120, 40/8 heads of 128):
+//   attention 5120 x 5120 x 2 + 2 x 5120 x 1024           =    62,914,560 per layer
+//   one expert (and the shared one) 3 x 5120 x 8192        =   125,829,120
+//   dense FFN 3 x 5120 x 16384                             =   251,658,240
+//   router 5120 x 128                                      =       655,360
+// Total = 2 x 202048 x 5120 + 5120 + 48 x (62,914,560 + 2 x 5120) + 24 x 251,658,240
+//       + 24 x (128 x 125,829,120 + 125,829,120 + 655,360) = 400,711,848,960
+// (read as a generic MoE it was every layer MoE with no shared expert: ~773B).
+TEST(ModelConfig, Llama4TextOnlyIsLlama4) {
+  ModelSpec text = read("derived__Llama-4-Maverick-17B-128E-text-only");
+  ModelSpec wrapped = read("meta-llama__Llama-4-Maverick-17B-128E-Instruct");
+  EXPECT_EQ(text.model_type, "llama4_text");
+  EXPECT_EQ(text.moe_layers, 24);
+  EXPECT_EQ(text.dense_layers, 24);
+  EXPECT_EQ(text.intermediate, 16384);
+  EXPECT_EQ(text.moe_intermediate, 8192);
+  EXPECT_EQ(text.shared_experts, 1);
+  EXPECT_EQ(text.shared_intermediate, 8192);
+  EXPECT_EQ(text.sliding_window, 8192);
+  EXPECT_EQ(text.sliding_window_layers, 36);
+  EXPECT_EQ(text.total_params(), 400'711'848'960u);
+  EXPECT_EQ(wrapped.total_params(), 400'711'848'960u);
+  EXPECT_EQ(text.active_params(), wrapped.active_params());
+  // A wrapper whose own model_type is not "llama4": text_config's "llama4_text" decides.
+  auto other = parse_model_config(R"({"model_type": "some_wrapper", "text_config": {
+    "model_type": "llama4_text", "hidden_size": 64, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 32,
+    "intermediate_size_mlp": 128, "num_local_experts": 4, "num_experts_per_tok": 1,
+    "interleave_moe_layer_step": 2}})",
+                                  "wrapped.json");
+  ASSERT_TRUE(other.ok()) << other.error().to_string();
+  EXPECT_EQ(other->moe_layers, 2);
+  EXPECT_EQ(other->dense_layers, 2);
+  EXPECT_EQ(other->intermediate, 128);
+  EXPECT_EQ(other->shared_intermediate, 32);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,6 +469,29 @@ TEST(ModelConfig, QuantizationVariants) {
   ASSERT_FALSE(gptq8.ok());
   EXPECT_NE(gptq8.error().what.find("bits"), std::string::npos) << gptq8.error().to_string();
 
+  // ModelOpt checkpoints list the attention they keep in 16 bits one layer at a time: BF16
+  // attention needs every layer's (this config has 2); one layer's or one projection's does not.
+  auto mo_layers = with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4",
+    "exclude_modules": ["lm_head", "model.layers.0.self_attn*", "model.layers.1.self_attn*"]})");
+  ASSERT_TRUE(mo_layers.ok()) << mo_layers.error().to_string();
+  EXPECT_EQ(mo_layers->attention_format, WeightFormat::kBf16);
+  auto mo_one = with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4",
+    "exclude_modules": ["lm_head", "model.layers.1.self_attn*"]})");
+  ASSERT_TRUE(mo_one.ok()) << mo_one.error().to_string();
+  EXPECT_EQ(mo_one->attention_format, WeightFormat::kNvfp4);
+  auto mo_proj = with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4",
+    "exclude_modules": ["model.layers.*.self_attn.q_proj", "model.layers.0.post_attention_layernorm",
+    "model.layers.1.post_attention_layernorm"]})");
+  ASSERT_TRUE(mo_proj.ok()) << mo_proj.error().to_string();
+  EXPECT_EQ(mo_proj->attention_format, WeightFormat::kNvfp4);
+  auto fp8_attn = with(R"({"quant_method": "fp8", "weight_block_size": [128, 128],
+    "modules_to_not_convert": ["model.layers.*.self_attn"]})");
+  ASSERT_TRUE(fp8_attn.ok()) << fp8_attn.error().to_string();
+  EXPECT_EQ(fp8_attn->attention_format, WeightFormat::kBf16);
+  EXPECT_EQ(fp8_attn->weight_block, 128);
+  EXPECT_EQ(fp8->weight_block, 0);  // per-tensor FP8: no blocks to keep whole
+  EXPECT_EQ(mo8->weight_block, 0);
+
   auto unknown = with(R"({"quant_method": "bitsandbytes"})");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().what.find("bitsandbytes"), std::string::npos);
@@ -460,6 +526,8 @@ TEST(ModelConfig, NameFromSource) {
 // ---------------------------------------------------------------------------------------------
 // Broken inputs: errors that name the file (and the offset where one is known), never a throw.
 // ---------------------------------------------------------------------------------------------
+std::string fmt_key(const char* key) { return std::string("\"") + key + "\""; }
+
 const char* kSmall = R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 4,
   "num_attention_heads": 4, "vocab_size": 100, "moe_intermediate_size": 32, "num_experts": 8,
   "num_experts_per_tok": 2})";
@@ -632,6 +700,98 @@ TEST(ModelConfigErrors, AbsurdSizes) {
       "num_attention_heads": 1, "vocab_size": 1, "intermediate_size": 1})",
       "huge.json");
   EXPECT_FALSE(huge.ok());
+}
+
+// A value of the wrong type is described without recursing into it (nlohmann's dump() recurses
+// once per level), and a document nested deeper than any config is refused before parsing, at the
+// bracket that goes too deep.
+TEST(ModelConfigErrors, DeeplyNestedValues) {
+  std::string nested_500 = std::string(500, '[') + "1" + std::string(500, ']');
+  std::string text = std::string(R"({"hidden_size": )") + nested_500 +
+                     R"(, "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 100,
+                     "intermediate_size": 32})";
+  auto m = parse_model_config(text, "deep.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().what.find("\"hidden_size\" is an array of 1 item, not a number"),
+            std::string::npos)
+      << m.error().to_string();
+  EXPECT_EQ(m.error().offset, text.find("\"hidden_size\""));
+
+  const size_t depth = 200000;
+  std::string deep =
+      std::string(R"({"hidden_size": )") + std::string(depth, '[') + std::string(depth, ']') + "}";
+  auto d = parse_model_config(deep, "deeper.json");
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().file, "deeper.json");
+  EXPECT_NE(d.error().what.find("nested more than 512 levels deep"), std::string::npos)
+      << d.error().to_string();
+  ASSERT_TRUE(d.error().offset.has_value());
+  EXPECT_EQ(*d.error().offset, deep.find('[') + 511);  // the 513th bracket, the object first
+  // Brackets inside strings are text, not nesting.
+  std::string in_string = std::string(R"({"_name_or_path": ")") + std::string(2000, '[') +
+                          R"(", "hidden_size": 64, "num_hidden_layers": 4,
+                          "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 32})";
+  EXPECT_TRUE(parse_model_config(in_string, "brackets.json").ok());
+  // A long wrong-typed string is cut to 37 bytes, here inside a two-byte UTF-8 character: the
+  // dump replaces the broken character instead of throwing.
+  std::string cut = std::string(R"({"hidden_size": ")") + std::string(36, 'a') +
+                    "\u00e9\u00e9\u00e9" +
+                    R"(", "num_hidden_layers": 4, "num_attention_heads": 4,
+                    "vocab_size": 100, "intermediate_size": 32})";
+  auto u = parse_model_config(cut, "utf8.json");
+  ASSERT_FALSE(u.ok());
+  EXPECT_NE(
+      u.error().what.find("is a string (\"" + std::string(36, 'a') + "\\ufffd\"...), not a number"),
+      std::string::npos)
+      << u.error().to_string();
+}
+
+// A number too large for a double is not a parse error to nlohmann but out_of_range, without a
+// byte offset: the reader still says where it is.
+TEST(ModelConfigErrors, NumberBeyondADoubleIsLocated) {
+  std::string text = R"({"hidden_size": 64, "num_hidden_layers": 1e400, "num_attention_heads": 4,
+    "vocab_size": 100, "intermediate_size": 32})";
+  auto m = parse_model_config(text, "overflow.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().file, "overflow.json");
+  EXPECT_NE(m.error().what.find("1e400"), std::string::npos) << m.error().to_string();
+  ASSERT_TRUE(m.error().offset.has_value());
+  EXPECT_EQ(*m.error().offset, text.find("1e400"));
+  auto neg = parse_model_config(R"({"rope_theta": -1e999})", "neg.json");
+  ASSERT_FALSE(neg.ok());
+  EXPECT_EQ(neg.error().offset, std::optional<uint64_t>(15));
+}
+
+// Errors name the key actually read, whichever spelling of experts-per-token the config uses.
+TEST(ModelConfigErrors, ExpertsPerTokenErrorsNameTheKeyRead) {
+  for (const char* key :
+       {"num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk"}) {
+    nlohmann::json j = nlohmann::json::parse(kSmall);
+    j.erase("num_experts_per_tok");
+    j[key] = 0;
+    auto zero = parse_model_config(j.dump(), "k.json");
+    ASSERT_FALSE(zero.ok()) << key;
+    EXPECT_NE(zero.error().what.find(fmt_key(key) + " is 0"), std::string::npos)
+        << zero.error().to_string();
+    j[key] = 9;
+    std::string text = j.dump();
+    auto above = parse_model_config(text, "k.json");
+    ASSERT_FALSE(above.ok()) << key;
+    EXPECT_NE(above.error().what.find(fmt_key(key) + " is 9, more than the 8 experts"),
+              std::string::npos)
+        << above.error().to_string();
+    EXPECT_EQ(above.error().offset, text.find(fmt_key(key)));
+  }
+}
+
+// n_shared_experts x moe_intermediate_size is checked in 64 bits (2^16 x 2^24 overflows an int).
+TEST(ModelConfigErrors, SharedExpertWidthOverflow) {
+  nlohmann::json j = nlohmann::json::parse(kSmall);
+  j["n_shared_experts"] = 65536;
+  j["moe_intermediate_size"] = 1 << 24;
+  auto m = parse_model_config(j.dump(), "shared.json");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().what.find("too wide"), std::string::npos) << m.error().to_string();
 }
 
 TEST(ModelConfigErrors, KvHeadsAboveHeads) {

@@ -3,7 +3,8 @@
 // experts per token, shared experts) and the number format of each kind of weight.
 //
 // Families read: DeepSeek-V2/V3/R1 (MLA, shared experts, first dense layers), Qwen2-MoE/Qwen3-MoE,
-// Mixtral, gpt-oss, Llama 4 (text_config, interleaved MoE layers), and dense decoders
+// Mixtral, gpt-oss, Llama 4 (text_config or a text-only "llama4_text" config, interleaved MoE
+// layers), and dense decoders
 // (Llama, Qwen, Mistral). Counts follow the checkpoint's tensors, so the totals can be checked
 // against the published parameter counts (tests/plan/model_test.cpp).
 //
@@ -83,6 +84,8 @@ struct ModelSpec {
   WeightFormat attention_format = WeightFormat::kBf16;  ///< attention and dense FFN linears
   WeightFormat expert_format = WeightFormat::kBf16;     ///< routed (and shared) experts
   std::string quantization;  ///< as the config says ("fp8 block 128x128", "mxfp4", "none")
+  int weight_block = 0;      ///< block-quantised FP8 (weight_block_size): a TP slice of a
+                             ///< linear must be a multiple of this (128); 0: per tensor/channel
   std::string dtype;         ///< `torch_dtype`/`dtype` ("bfloat16", "float16", "float32"; empty
                              ///< if absent). fp32 checkpoints are served as 16-bit, so the
                              ///< formats stay kBf16.
@@ -111,7 +114,9 @@ struct ModelSpec {
 
 /// Reads a config.json. `source` names it in errors. A config with no expert fields is read as a
 /// dense model (is_moe() false); the caller decides whether that is an error. Errors (never
-/// exceptions): not JSON or truncated (with the byte offset), a missing required field
+/// exceptions): not JSON or truncated (with the byte offset), arrays and objects nested more than
+/// 512 levels deep (at the bracket), a number too large for a double (at its first byte), a
+/// missing required field
 /// (hidden_size, num_hidden_layers, num_attention_heads, vocab_size), a field of the wrong type,
 /// a negative or absurd value (offset of the field's key where it can be found), or counts that
 /// would not fit in 64 bits.
