@@ -118,7 +118,17 @@ double load_imbalance(double tokens, double k, int ranks, double skew) {
   if (ranks <= 1 || tokens <= 0) return 1.0;
   double mean = tokens * k / ranks;
   double sd = std::sqrt(mean * (1.0 - 1.0 / ranks));
-  return std::min<double>(ranks, (mean + 2 * sd) / mean) * skew;
+  // The cap last: however skewed, the busiest rank cannot hold more than every assignment.
+  return std::min<double>(ranks, (mean + 2 * sd) / mean * skew);
+}
+
+/// The mean of min(p, window) over positions p spread evenly over [first, last]: the context one
+/// token attends to in a sliding-window layer (window 0: no window, the mean position).
+double mean_attended(double first, double last, double window) {
+  if (window <= 0 || window >= last) return (first + last) / 2;
+  if (window <= first || last <= first) return std::min(first, window);
+  // (integral of p from first to window + window x (last - window)) / (last - first)
+  return ((window * window - first * first) / 2 + window * (last - window)) / (last - first);
 }
 
 /// What the tensor cores run at for this model on this GPU: the weights' format when the
@@ -240,13 +250,18 @@ Result<std::vector<GpuSet>> parse_gpu_sets(std::string_view spec, const Catalog&
 }
 
 PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
+  PlanEstimate e;
+  e.shape = shape;
+  e.gpu_memory_bytes = rq.gpus.memory_bytes;
+  if (!rq.gpus.gpu) {
+    e.runnable = false;
+    e.why_not.push_back("no GPU: the GPU set names no catalog entry");
+    return e;
+  }
   const ModelSpec& m = rq.model;
   const GpuSpec& g = *rq.gpus.gpu;
   const PlanAssumptions& a = rq.assumptions;
   const Catalog& catalog = Catalog::builtin();
-  PlanEstimate e;
-  e.shape = shape;
-  e.gpu_memory_bytes = rq.gpus.memory_bytes;
 
   const int tp = shape.tp, dp = shape.dp, pp = shape.pp, ep = shape.ep();
   const bool ep_on = shape.experts == ExpertMode::kExpertParallel;
@@ -275,11 +290,12 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
   const Workload& w = rq.workload;
   const double seqs_rank = std::ceil(double(w.batch) / dp);  // sequences one attention rank holds
   const double ctx_max = double(w.prompt_len) + w.gen_len;
+  const double kv_token_layer = double(m.kv_bytes_per_token_per_layer()) * kv_shard(m, tp);
+  const double window = m.sliding_window > 0 ? double(m.sliding_window) : 0.0;
   auto kv_per_seq = [&](double ctx) {
     double full_layers = L.total - L.sliding;
-    double window = m.sliding_window > 0 ? std::min<double>(ctx, m.sliding_window) : ctx;
-    return (full_layers * ctx + L.sliding * window) * double(m.kv_bytes_per_token_per_layer()) *
-           kv_shard(m, tp);
+    double held = window > 0 ? std::min(ctx, window) : ctx;
+    return (full_layers * ctx + L.sliding * held) * kv_token_layer;
   };
   e.memory.kv_cache = whole_bytes(seqs_rank * kv_per_seq(ctx_max));
 
@@ -321,25 +337,79 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
           "sm_100a (tcgen05) only; sm_{} has neither",
           g.cc.arch()));
   }
-  // Block-quantised FP8 needs each rank's slice to be whole blocks (128 columns).
-  if (m.expert_format == WeightFormat::kFp8 && !ep_on && m.is_moe() &&
-      (m.moe_intermediate / tp) % 128 != 0)
-    e.why_not.push_back(fmt::format(
-        "FP8 block quantisation (128x128): an expert's width {} over TP{} is {} per rank, not a "
-        "multiple of 128 (the engines refuse it); use expert parallelism or a smaller TP",
-        m.moe_intermediate, tp, m.moe_intermediate / double(tp)));
+  // Block-quantised FP8 needs each TP rank's slice of an FFN to be whole blocks (128 wide): the
+  // routed experts when TP splits them, the shared experts and the dense FFN always. In integers
+  // of the whole width, so that no remainder is lost to a division.
+  if (m.weight_block > 0 && tp > 1) {
+    auto whole_blocks = [&](const char* what, int width, WeightFormat format, const char* instead) {
+      if (format != WeightFormat::kFp8 || width <= 0) return;
+      if (int64_t(width) % (int64_t(m.weight_block) * tp) == 0) return;
+      e.why_not.push_back(fmt::format(
+          "FP8 block quantisation ({0}x{0}): {1} width {2} over TP{3} is {4:g} per rank, not a "
+          "multiple of {0} (the engines refuse it); {5}",
+          m.weight_block, what, width, tp, double(width) / tp, instead));
+    };
+    if (m.is_moe() && !ep_on)
+      whole_blocks("an expert's", m.moe_intermediate, m.expert_format,
+                   "use expert parallelism or a smaller TP");
+    if (m.is_moe() && m.shared_intermediate > 0)
+      whole_blocks("the shared experts'", m.shared_intermediate, m.expert_format,
+                   "use a smaller TP");
+    if (m.dense_layers > 0)
+      whole_blocks("the dense FFN's", m.intermediate, m.attention_format, "use a smaller TP");
+  }
   e.runnable = e.why_not.empty();
   if (rq.gpus.link.kind == LinkKind::kPcieHost && shape.gpus() > 1)
     e.notes.push_back("no peer-to-peer access: NCCL copies through host memory");
   ComputeFormat cf = compute_format(m, g, catalog);
   if (!cf.note.empty()) e.notes.push_back(cf.note);
 
-  // ---- time: one step of `tokens` new tokens at an average context of `ctx` ----
-  double peak_tflops = rq.measured_tflops.value_or(
-      g.peak_tflops.count(cf.peak_key) ? g.peak_tflops.at(cf.peak_key) : 0);
+  // ---- the GPU's peaks: measured, else the catalog's ----
+  // The tensor peak of the compute format, else the next wider one the catalog lists for this
+  // GPU; with none, compute time is not estimated, and the plan says so.
+  double peak_tflops = 0;
+  if (rq.measured_tflops) {
+    peak_tflops = *rq.measured_tflops;
+  } else {
+    constexpr std::array<const char*, 4> kWider = {"fp4", "fp8", "fp16_bf16", "fp16_acc16"};
+    auto from = std::find(kWider.begin(), kWider.end(), cf.peak_key);
+    for (auto it = from; it != kWider.end() && peak_tflops <= 0; ++it) {
+      auto peak = g.peak_tflops.find(*it);
+      if (peak == g.peak_tflops.end() || peak->second <= 0) continue;
+      peak_tflops = peak->second;
+      if (it != from)
+        e.notes.push_back(
+            fmt::format("the catalog lists no {} tensor peak for the {}: compute "
+                        "time taken at its {} peak",
+                        cf.peak_key, g.name, *it));
+    }
+    if (peak_tflops <= 0)
+      e.notes.push_back(fmt::format(
+          "the catalog lists no tensor peak for the {} ({} or wider): compute time is unknown "
+          "and left out (pass --bench RESULTS.json)",
+          g.name, cf.peak_key));
+  }
   double mem_gbs = rq.measured_memory_gbs.value_or(g.bandwidth_gbs.value_or(0));
+  if (mem_gbs <= 0)
+    e.notes.push_back(fmt::format(
+        "the catalog lists no memory bandwidth for the {}: memory time is unknown and left out "
+        "(pass --bench RESULTS.json)",
+        g.name));
   const Link& link = rq.gpus.link;
-  auto step = [&](double tokens_total, double ctx, double tokens_per_seq) {
+  const double bw = link.gbs_per_direction * 1e9 * link.efficiency;
+  const double lat = link.latency_us * 1e-6;
+  const double act_bytes = 2.0;  // BF16 hidden states
+
+  // ---- time: one step of `tokens_total` new tokens, `tokens_per_seq` per sequence ----
+  // What the step's tokens attend to, per full and per sliding-window layer: the mean context
+  // of a query (attention FLOPs), and the KV cache tokens read per sequence (bytes).
+  struct Context {
+    double attend_full = 0, attend_sliding = 0;  ///< mean context a query attends to
+    double kv_full = 0, kv_sliding = 0;          ///< KV tokens read per sequence
+    bool mla_absorbed = true;  ///< MLA: attention over the latent (decode), else decompressed
+  };
+  const double full_layers = L.total - L.sliding;
+  auto step = [&](double tokens_total, double tokens_per_seq, const Context& ctx) {
     StepCost c;
     double tokens_rank = std::ceil(tokens_total / dp);
     double stage_tokens = tokens_total;  // tokens through the MoE layers of one stage
@@ -365,19 +435,26 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     }
     c.weight_bytes_read = non_expert_bytes + expert_bytes;
     double seqs = tokens_rank / tokens_per_seq;
-    c.kv_bytes_read = seqs * kv_per_seq(ctx) * (tokens_per_seq > 1 ? 0.5 : 1.0);
+    c.kv_bytes_read =
+        seqs * (full_layers * ctx.kv_full + L.sliding * ctx.kv_sliding) * kv_token_layer;
     // FLOPs: 2 per weight per token (dense parts on this rank's tokens, split over TP), the
-    // experts' token pairs, and attention over the context.
+    // experts' token pairs, and attention over the context: 2 x (q.k width + v width) per head
+    // and context token.
     double dense_flops = 2.0 * tokens_rank *
                          (embedding_gpu / (m.tied_embeddings || pp > 1 ? 1 : 2) + attn_params_gpu +
                           dense_params_gpu + shared_params_gpu);
     double expert_flops =
         2.0 * moe_tokens_rank * double(m.expert_params()) / (ep_on ? 1.0 : tp) * L.moe;
     double heads_rank = double(m.heads) / tp;
-    double per_ctx = m.attention == AttentionKind::kMla
-                         ? 2.0 * heads_rank * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim)
-                         : 4.0 * heads_rank * m.head_dim;
-    double attn_ctx_flops = tokens_rank * per_ctx * ctx * L.total;
+    double per_ctx = 0;
+    if (m.attention == AttentionKind::kMla && ctx.mla_absorbed)
+      per_ctx = 2.0 * heads_rank * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
+    else if (m.attention == AttentionKind::kMla)
+      per_ctx = 2.0 * heads_rank * (double(m.qk_nope_head_dim) + m.qk_rope_head_dim + m.v_head_dim);
+    else
+      per_ctx = 4.0 * heads_rank * m.head_dim;
+    double attn_ctx_flops =
+        tokens_rank * per_ctx * (full_layers * ctx.attend_full + L.sliding * ctx.attend_sliding);
     c.flops = dense_flops + expert_flops + attn_ctx_flops;
     c.memory_s = mem_gbs > 0 ? (c.weight_bytes_read + c.kv_bytes_read) /
                                    (mem_gbs * 1e9 * a.memory_efficiency)
@@ -385,10 +462,7 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     c.compute_s = peak_tflops > 0 ? c.flops / (peak_tflops * 1e12 * a.compute_efficiency) : 0;
 
     // Communication, per GPU sent, and its time: bandwidth term plus per-step latency.
-    double bw = link.gbs_per_direction * 1e9 * link.efficiency;
-    double lat = link.latency_us * 1e-6;
     double comm_s = 0;
-    const double act_bytes = 2.0;  // BF16 hidden states
     if (tp > 1) {
       // Ring all-reduce: 2(tp-1)/tp of the message, 2(tp-1) steps. Two per layer (attention
       // output, FFN output); with EP across DP ranks the MoE output is combined by the
@@ -416,27 +490,69 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
         comm_s += c.all2all_bytes / bw + L.moe * 2.0 * (dp - 1) * lat;
       }
     }
-    if (pp > 1) comm_s += (pp - 1) * (tokens_rank * m.hidden * act_bytes / bw + lat);
     c.comm_s = comm_s;
     c.overhead_s = L.total * a.per_layer_overhead_us * 1e-6;
     c.step_s = std::max(c.memory_s, c.compute_s) + c.comm_s + c.overhead_s;
     return c;
   };
 
-  // Decode: with pipeline stages the batch runs as pp micro-batches, one per stage at a time, so
-  // a sequence waits pp stage-times per token.
-  double b = w.batch;
-  StepCost d = step(b / pp, w.prompt_len + w.gen_len / 2.0, 1.0);
-  d.step_s *= pp;
+  // Decode: one token for each of the B sequences, at positions L .. L + G. A token attends to
+  // its whole context in a full layer (L + G/2 on average) and to at most the window in a
+  // sliding layer, and reads exactly that much KV cache; MLA attends over the latent (absorbed).
+  const double B = w.batch, P = w.prompt_len, G = w.gen_len;
+  Context decode_ctx;
+  decode_ctx.attend_full = decode_ctx.kv_full = P + G / 2;
+  decode_ctx.attend_sliding = decode_ctx.kv_sliding = mean_attended(P, P + G, window);
+  // With pipeline stages the batch runs as pp micro-batches of B/pp, one per stage at a time: a
+  // sequence waits pp stage-times per token. Each micro-batch crosses each of the pp - 1 stage
+  // boundaries once; a GPU of a stage that sends (every stage but the last) sends each of the
+  // pp micro-batches once per step, in series with its compute. Every term of `decode` is for the
+  // whole step (pp stage-times), so that plans with and without stages compare term by term.
+  StepCost d = step(B / pp, 1.0, decode_ctx);
+  if (pp > 1) {
+    double micro_tokens = std::ceil(B / pp / dp);
+    double send_bytes = micro_tokens * m.hidden * act_bytes;
+    d.weight_bytes_read *= pp;
+    d.kv_bytes_read *= pp;
+    d.flops *= pp;
+    d.allreduce_bytes *= pp;
+    d.all2all_bytes *= pp;
+    d.pipeline_bytes = pp * send_bytes;
+    d.memory_s *= pp;
+    d.compute_s *= pp;
+    d.comm_s = pp * (d.comm_s + send_bytes / bw + lat);
+    d.overhead_s *= pp;
+    d.step_s = std::max(d.memory_s, d.compute_s) + d.comm_s + d.overhead_s;
+  }
   e.decode = d;
-  StepCost p = step(b * w.prompt_len, w.prompt_len / 2.0, w.prompt_len);
-  // The prompts run in chunks of prefill_chunk_tokens: one fixed overhead per chunk.
-  double chunks = std::max(1.0, std::ceil(b * w.prompt_len / a.prefill_chunk_tokens));
+
+  // Prefill: the B prompts as one step of B x L tokens. A query at position p attends to p
+  // tokens (L/2 on average) or at most the window; the attention kernel reads each prompt's K
+  // and V once (L tokens per layer, sliding layers too: every key is in some query's window);
+  // MLA prefill decompresses the latent into per-head keys and values (as vLLM and SGLang run
+  // it), so its attention costs 2 x (qk_nope + qk_rope + v) per head and context token.
+  Context prefill_ctx;
+  prefill_ctx.attend_full = P / 2;
+  prefill_ctx.attend_sliding = mean_attended(0, P, window);
+  prefill_ctx.kv_full = prefill_ctx.kv_sliding = P;
+  prefill_ctx.mla_absorbed = false;
+  StepCost p = step(B * P, P, prefill_ctx);
+  // Each rank's prompts run in chunks of prefill_chunk_tokens: one fixed overhead per chunk.
+  const double prompt_tokens_rank = std::ceil(B * P / dp);
+  double chunks = std::max(1.0, std::ceil(prompt_tokens_rank / a.prefill_chunk_tokens));
   e.prefill_s = p.step_s + (chunks - 1) * p.overhead_s;
+  if (pp > 1) {
+    // The stages work on successive chunks at once: each stage takes the time above for all the
+    // tokens, sends them all to the next stage (one latency per chunk), and the last stage
+    // starts pp - 1 chunk-times after the first.
+    double send_s = prompt_tokens_rank * m.hidden * act_bytes / bw + chunks * lat;
+    double per_chunk = (e.prefill_s + send_s) / chunks;
+    e.prefill_s += send_s + (pp - 1) * per_chunk;
+  }
   e.tpot_ms = d.step_s * 1e3;
-  e.decode_tokens_per_s = d.step_s > 0 ? b / d.step_s : 0;
-  double total_s = e.prefill_s + w.gen_len * d.step_s;
-  e.output_tokens_per_s = total_s > 0 ? b * w.gen_len / total_s : 0;
+  e.decode_tokens_per_s = d.step_s > 0 ? B / d.step_s : 0;
+  double total_s = e.prefill_s + G * d.step_s;
+  e.output_tokens_per_s = total_s > 0 ? B * G / total_s : 0;
 
   if (e.memory.total() > rq.gpus.memory_bytes)
     e.why_not.push_back(fmt::format(
@@ -566,9 +682,12 @@ std::string why_wins(const PlanEstimate& w, const PlanEstimate& r) {
   const StepCost& a = w.decode;
   const StepCost& b = r.decode;
   double ratio = r.output_tokens_per_s > 0 ? w.output_tokens_per_s / r.output_tokens_per_s : 0;
-  // The term that differs most (in seconds per step) is the reason.
+  // The term that differs most (in seconds per step) is the reason. Every term is for a whole
+  // decode step (a pipeline's pp stage-times included), so plans with and without stages compare
+  // like with like.
   double d_mem = b.memory_s - a.memory_s, d_comp = b.compute_s - a.compute_s,
-         d_comm = b.comm_s - a.comm_s, d_prefill = (r.prefill_s - w.prefill_s);
+         d_comm = b.comm_s - a.comm_s, d_over = b.overhead_s - a.overhead_s,
+         d_prefill = (r.prefill_s - w.prefill_s);
   // Held-out published figures differ from the model by up to 20 % between plans on one machine
   // (docs/plan.md, "Calibration"): a closer call is said to be one.
   std::string lead = fmt::format("{} is {:.2f}x {}'s estimated output tokens/s{}: ", w.shape.name(),
@@ -576,14 +695,15 @@ std::string why_wins(const PlanEstimate& w, const PlanEstimate& r) {
                                  ratio < 1.2 ? " (a close call, within the model's error: measure "
                                                "both)"
                                              : "");
-  double best = std::max({d_mem, d_comp, d_comm});
+  auto sent = [](const StepCost& c) {
+    return human_bytes(whole_bytes(c.allreduce_bytes + c.all2all_bytes + c.pipeline_bytes));
+  };
+  double best = std::max({d_mem, d_comp, d_comm, d_over});
   if (best == d_comm && d_comm > 0)
     return lead + fmt::format(
                       "each decode step sends {} per GPU instead of {} ({:.2f} vs {:.2f} ms of "
                       "communication)",
-                      human_bytes(whole_bytes(a.allreduce_bytes + a.all2all_bytes)),
-                      human_bytes(whole_bytes(b.allreduce_bytes + b.all2all_bytes)), a.comm_s * 1e3,
-                      b.comm_s * 1e3);
+                      sent(a), sent(b), a.comm_s * 1e3, b.comm_s * 1e3);
   if (best == d_mem && d_mem > 0)
     return lead +
            fmt::format("each decode step reads {} per GPU instead of {} ({:.2f} vs {:.2f} ms)",
@@ -593,6 +713,11 @@ std::string why_wins(const PlanEstimate& w, const PlanEstimate& r) {
   if (best == d_comp && d_comp > 0)
     return lead + fmt::format("each decode step computes {:.3g} GFLOP per GPU instead of {:.3g}",
                               a.flops / 1e9, b.flops / 1e9);
+  if (best == d_over && d_over > 0)
+    return lead + fmt::format(
+                      "each decode step's fixed per-layer costs take {:.2f} ms instead "
+                      "of {:.2f} ms",
+                      a.overhead_s * 1e3, b.overhead_s * 1e3);
   if (d_prefill > 0)
     return lead +
            fmt::format("the prompts take {:.2f} s instead of {:.2f} s", w.prefill_s, r.prefill_s);

@@ -1,6 +1,8 @@
-// Every term of the cost model (memory per GPU, bytes read, FLOPs, bytes sent, times) for
-// DeepSeek-V3 and Qwen3-30B-A3B on 8xH100 SXM, 4xRTX PRO 6000 and 2xRTX 5090 without P2P, at the
-// default workload (64 sequences, 1024-token prompts, 1024 generated), against values worked out
+// Every term of the cost model (memory per GPU, the largest batch that fits, bytes read, FLOPs,
+// bytes sent, times, the prefill, output tokens/s) for DeepSeek-V3, Qwen3-30B-A3B and gpt-oss-120b
+// (sliding windows) on 8xH100 SXM, 4xRTX PRO 6000 and 2xRTX 5090 without P2P, in TP, replica,
+// TP+EP, DP attention + EP and pipeline plans, at the default workload (64 sequences, 1024-token
+// prompts, 1024 generated), against values worked out
 // apart from the C++: tests/plan/hand_values.py writes docs/plan.md's formulas out with the
 // per-layer parameter counts of tests/plan/model_test.cpp, and the numbers below are what it
 // prints. One case in full, as a reader would check it (DeepSeek-V3, TP8 on 8xH100, FP8 weights
@@ -22,6 +24,8 @@
 //              61 x 58 us.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -32,109 +36,136 @@ namespace {
 
 struct HandCase {
   std::string what, config, gpus;
-  int tp, dp;
+  int tp, dp, pp;
   ExpertMode experts;
   AllToAll a2a;
   MemoryUse memory;
   bool fits;
-  double weight_bytes_read, kv_bytes_read, flops, allreduce_bytes, all2all_bytes, imbalance;
+  int max_batch_that_fits;
+  double weight_bytes_read, kv_bytes_read, flops, allreduce_bytes, all2all_bytes, pipeline_bytes,
+      imbalance;
   double memory_s, compute_s, comm_s, overhead_s, step_s;
+  double prefill_s, output_tokens_per_s;
 };
 
+// `python3 tests/plan/hand_values.py --cpp` prints these initializers.
 const std::vector<HandCase>& hand_cases() {
   static const std::vector<HandCase> cases = {
-      {"DeepSeek-V3 on 8xH100, tp 8 dp 1",
+      {"DeepSeek-V3 on 8xH100, pp 1 tp 8 dp 1",
        "deepseek-ai__DeepSeek-V3",
        "8xH100",
        8,
+       1,
        1,
        ExpertMode::kTpSharded,
        AllToAll::kNone,
        {84331614169ull, 9210691584ull, 549396480ull, 10737418239ull},
        false,
+       0,
        73614373475.66203,
        6908018688.0,
        793068339200.0,
        195887104.0,
+       0.0,
        0.0,
        1.0,
        0.040739889786826224,
        0.0006679032669698501,
        0.0017616246054054053,
        0.003538,
-       0.046039514392231626},
-      {"DeepSeek-V3 on 8xH100, tp 1 dp 8 EP deepep",
+       0.046039514392231626,
+       1.093205759300121,
+       1358.6062934229528},
+      {"DeepSeek-V3 on 8xH100, pp 1 tp 1 dp 8 EP deepep",
        "deepseek-ai__DeepSeek-V3",
        "8xH100",
        1,
        8,
+       1,
        ExpertMode::kExpertParallel,
        AllToAll::kDeepEp,
        {100840571598ull, 1151336448ull, 1077878784ull, 10737418239ull},
        false,
+       0,
        90123330904.34953,
        863502336.0,
        869527794906.2485,
        0.0,
        56566795.03892369,
+       0.0,
        1.2338535866733713,
        0.04603431987875008,
        0.0007322955995504873,
        0.0002365689441206432,
        0.003538,
-       0.04980888882287072},
-      {"DeepSeek-V3 on 4xRTX PRO 6000, tp 4 dp 1",
+       0.04980888882287072,
+       0.6550291183852689,
+       1268.618822292934},
+      {"DeepSeek-V3 on 4xRTX PRO 6000, pp 1 tp 4 dp 1",
        "deepseek-ai__DeepSeek-V3",
        "4x\"RTX PRO 6000\"",
        4,
+       1,
        1,
        ExpertMode::kTpSharded,
        AllToAll::kNone,
        {168448588723ull, 9210691584ull, 629030912ull, 12455405158ull},
        false,
+       0,
        147014107335.32407,
        6908018688.0,
        1586136678400.0,
        167903232.0,
+       0.0,
        0.0,
        1.0,
        0.14558312464373116,
        0.0026435611306666667,
        0.0067318066285714274,
        0.003538,
-       0.1558529312723026},
-      {"DeepSeek-V3 on 2xRTX 5090:nop2p, tp 2 dp 1",
+       0.1558529312723026,
+       7.006857841627183,
+       393.3727366971988},
+      {"DeepSeek-V3 on 2xRTX 5090:nop2p, pp 1 tp 2 dp 1",
        "deepseek-ai__DeepSeek-V3",
        "2xRTX 5090:nop2p",
        2,
+       1,
        1,
        ExpertMode::kTpSharded,
        AllToAll::kNone,
        {336682537831ull, 9210691584ull, 788299776ull, 5583457484ull},
        false,
+       0,
        293813575054.64813,
        6908018688.0,
        3172273356800.0,
        111935488.0,
+       0.0,
        0.0,
        1.0,
        0.2844294735005374,
        0.012618430217979315,
        0.0055543083709273175,
        0.003538,
-       0.29352178187146466},
-      {"Qwen3-30B-A3B on 8xH100, tp 1 dp 8",
+       0.29352178187146466,
+       14.909450902269596,
+       207.73704111779546},
+      {"Qwen3-30B-A3B on 8xH100, pp 1 tp 1 dp 8",
        "Qwen__Qwen3-30B-A3B",
        "8xH100",
        1,
        8,
+       1,
        ExpertMode::kTpSharded,
        AllToAll::kNone,
        {61064241152ull, 1610612736ull, 340406272ull, 10737418239ull},
        true,
+       544,
        26465217714.5,
        1207959552.0,
        58129055744.0,
+       0.0,
        0.0,
        0.0,
        1.0,
@@ -142,121 +173,250 @@ const std::vector<HandCase>& hand_cases() {
        9.795931200539265e-05,
        0.0,
        0.002784,
-       0.01678510157677713},
-      {"Qwen3-30B-A3B on 8xH100, tp 1 dp 8 EP allgather",
+       0.01678510157677713,
+       0.09197692773036736,
+       3792.609944145196},
+      {"Qwen3-30B-A3B on 8xH100, pp 1 tp 1 dp 8 EP allgather",
        "Qwen__Qwen3-30B-A3B",
        "8xH100",
        1,
        8,
+       1,
        ExpertMode::kExpertParallel,
        AllToAll::kAllgatherReduceScatter,
        {10329939968ull, 1610612736ull, 340406272ull, 10737418239ull},
        true,
+       2552,
        10213429396.554085,
        1207959552.0,
        64908711914.997406,
        0.0,
        22020096.0,
+       0.0,
        1.2338535866733713,
        0.005778592941337761,
        0.00010938441509099664,
        0.000544313772972973,
        0.002784,
-       0.009106906714310734},
-      {"Qwen3-30B-A3B on 4xRTX PRO 6000, tp 4 dp 1",
+       0.009106906714310734,
+       0.15376943455343103,
+       6913.633033334762},
+      {"Qwen3-30B-A3B on 4xRTX PRO 6000, pp 1 tp 4 dp 1",
        "Qwen__Qwen3-30B-A3B",
        "4x\"RTX PRO 6000\"",
        4,
+       1,
        1,
        ExpertMode::kTpSharded,
        AllToAll::kNone,
        {15285229568ull, 3221225472ull, 194273280ull, 12455405158ull},
        true,
+       1488,
        15052208425.10817,
        2415919104.0,
        116258111488.0,
        37748736.0,
+       0.0,
        0.0,
        1.0,
        0.016521761055830215,
        0.00038445142687830685,
        0.0026008210285714283,
        0.002784,
-       0.021906582084401646},
-      {"Qwen3-30B-A3B on 4xRTX PRO 6000, tp 1 dp 4 EP allgather",
+       0.021906582084401646,
+       1.4782612948656084,
+       2740.876276703852},
+      {"Qwen3-30B-A3B on 4xRTX PRO 6000, pp 1 tp 1 dp 4 EP allgather",
        "Qwen__Qwen3-30B-A3B",
        "4x\"RTX PRO 6000\"",
        1,
        4,
+       1,
        ExpertMode::kExpertParallel,
        AllToAll::kAllgatherReduceScatter,
        {17577697280ull, 3221225472ull, 345268224ull, 12455405158ull},
        true,
+       1440,
        17344676137.10817,
        2415919104.0,
        125134765084.96289,
        0.0,
        18874368.0,
+       0.0,
        1.1530931089239487,
        0.018690030305224887,
        0.00041380544009577677,
        0.0013004105142857142,
        0.002784,
-       0.022774440819510598},
-      {"Qwen3-30B-A3B on 2xRTX 5090:nop2p, tp 2 dp 1",
+       0.022774440819510598,
+       0.909525399517139,
+       2704.684476019339},
+      {"Qwen3-30B-A3B on 2xRTX 5090:nop2p, pp 1 tp 2 dp 1",
        "Qwen__Qwen3-30B-A3B",
        "2xRTX 5090:nop2p",
        2,
+       1,
        1,
        ExpertMode::kTpSharded,
        AllToAll::kNone,
        {30544900096ull, 6442450944ull, 254328832ull, 5583457484ull},
        false,
+       0,
        30078857810.21634,
        4831838208.0,
        232516222976.0,
        25165824.0,
+       0.0,
        0.0,
        1.0,
        0.03301934777752,
        0.0018497710658393,
        0.0016111927819548871,
        0.002784,
-       0.037414540559474886},
-      {"Qwen3-30B-A3B on 2xRTX 5090:nop2p, tp 1 dp 2 EP allgather",
+       0.037414540559474886,
+       2.8372689305147354,
+       1592.6217418326491},
+      {"Qwen3-30B-A3B on 2xRTX 5090:nop2p, pp 1 tp 1 dp 2 EP allgather",
        "Qwen__Qwen3-30B-A3B",
        "2xRTX 5090:nop2p",
        1,
        2,
+       1,
        ExpertMode::kExpertParallel,
        AllToAll::kAllgatherReduceScatter,
        {32073211904ull, 6442450944ull, 354992128ull, 5583457484ull},
        false,
+       0,
        31607169618.21634,
        4831838208.0,
        242766099663.4192,
        0.0,
        12582912.0,
+       0.0,
        1.0883883476483185,
        0.034464860610449774,
        0.0019313134420319744,
        0.0008055963909774436,
        0.002784,
-       0.03805445700142722},
+       0.03805445700142722,
+       2.2633612964777132,
+       1589.478811875623},
+      {"Qwen3-30B-A3B on 4xRTX PRO 6000, pp 1 tp 4 dp 1 EP",
+       "Qwen__Qwen3-30B-A3B",
+       "4x\"RTX PRO 6000\"",
+       4,
+       1,
+       1,
+       ExpertMode::kExpertParallel,
+       AllToAll::kNone,
+       {15285229568ull, 3221225472ull, 345268224ull, 12455405158ull},
+       true,
+       1485,
+       15052208425.10817,
+       2415919104.0,
+       125134765084.96289,
+       37748736.0,
+       0.0,
+       0.0,
+       1.1530931089239487,
+       0.016521761055830215,
+       0.00041380544009577677,
+       0.0026008210285714283,
+       0.002784,
+       0.021906582084401646,
+       1.4792006232885673,
+       2740.768605557721},
+      {"Qwen3-30B-A3B on 4xRTX PRO 6000, pp 2 tp 2 dp 1",
+       "Qwen__Qwen3-30B-A3B",
+       "4x\"RTX PRO 6000\"",
+       2,
+       1,
+       2,
+       ExpertMode::kTpSharded,
+       AllToAll::kNone,
+       {15272450048ull, 3221225472ull, 254328832ull, 12455405158ull},
+       true,
+       1483,
+       26869162681.82596,
+       2415919104.0,
+       126215389184.0,
+       12582912.0,
+       0.0,
+       262144.0,
+       1.0,
+       0.027698511071642288,
+       0.00041737893248677246,
+       0.0008797158857142858,
+       0.002784,
+       0.031362226957356576,
+       0.8673582471847617,
+       1987.0064373791813},
+      {"DeepSeek-V3 on 8xH100, pp 2 tp 4 dp 1",
+       "deepseek-ai__DeepSeek-V3",
+       "8xH100",
+       4,
+       1,
+       2,
+       ExpertMode::kTpSharded,
+       AllToAll::kNone,
+       {85597424769ull, 4680843264ull, 629030912ull, 10737418239ull},
+       false,
+       0,
+       111022088704.14453,
+       3510632448.0,
+       820653260800.0,
+       85327872.0,
+       0.0,
+       917504.0,
+       1.0,
+       0.057947240653753875,
+       0.0006911346309583965,
+       0.0007712813250965252,
+       0.003596,
+       0.0623145219788504,
+       0.8955152198004973,
+       1012.8337339742397},
+      {"gpt-oss-120b on 4xRTX PRO 6000, pp 1 tp 4 dp 1",
+       "openai__gpt-oss-120b",
+       "4x\"RTX PRO 6000\"",
+       4,
+       1,
+       1,
+       ExpertMode::kTpSharded,
+       AllToAll::kNone,
+       {16317808128ull, 1283457024ull, 295985152ull, 12455405158ull},
+       true,
+       3654,
+       14320899397.038488,
+       981467136.0,
+       171671371776.0,
+       39813120.0,
+       0.0,
+       0.0,
+       1.0,
+       0.014473333963603292,
+       0.00014305947648,
+       0.002279232,
+       0.002088,
+       0.01884056596360329,
+       1.3250013767709257,
+       3178.621762838245},
   };
   return cases;
 }
 
-PlanRequest request(const HandCase& c) {
+// The request of a case; false (with the reason as a test failure) when the config or the GPU set
+// does not read, so that no estimate runs without a GPU.
+bool request(const HandCase& c, PlanRequest& rq) {
   auto model = read_model_config(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/" +
                                  c.config + ".json");
-  EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.error().to_string());
   auto sets = parse_gpu_sets(c.gpus, Catalog::builtin());
+  EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.error().to_string());
   EXPECT_TRUE(sets.ok()) << (sets.ok() ? "" : sets.error().to_string());
-  PlanRequest rq;
-  if (model.ok()) rq.model = *model;
-  if (sets.ok()) rq.gpus = sets->front();
-  return rq;  // default workload (64, 1024, 1024) and assumptions, as hand_values.py
+  if (!model.ok() || !sets.ok() || sets->empty() || !sets->front().gpu) return false;
+  rq.model = *model;
+  rq.gpus = sets->front();
+  return true;  // default workload (64, 1024, 1024) and assumptions, as hand_values.py
 }
 
 // Relative tolerance for doubles: the two computations add the same terms in other orders.
@@ -267,24 +427,29 @@ void expect_close(double actual, double expected, const std::string& what) {
 TEST(CostTerms, MatchTheHandComputedValues) {
   for (const HandCase& c : hand_cases()) {
     SCOPED_TRACE(c.what);
+    PlanRequest rq;
+    ASSERT_TRUE(request(c, rq));
     PlanShape s;
     s.tp = c.tp;
     s.dp = c.dp;
+    s.pp = c.pp;
     s.experts = c.experts;
     s.a2a = c.a2a;
     s.dp_attention = c.experts == ExpertMode::kExpertParallel && c.dp > 1;
-    PlanEstimate e = estimate(request(c), s);
+    PlanEstimate e = estimate(rq, s);
     // Bytes are whole: the C++ truncates each sum once, as the script does.
     EXPECT_NEAR(double(e.memory.weights), double(c.memory.weights), 1.0);
     EXPECT_NEAR(double(e.memory.kv_cache), double(c.memory.kv_cache), 1.0);
     EXPECT_NEAR(double(e.memory.activations), double(c.memory.activations), 1.0);
     EXPECT_EQ(e.memory.reserve, c.memory.reserve);
     EXPECT_EQ(e.fits, c.fits);
+    EXPECT_EQ(e.max_batch_that_fits, c.max_batch_that_fits);
     expect_close(e.decode.weight_bytes_read, c.weight_bytes_read, "weight bytes read");
     expect_close(e.decode.kv_bytes_read, c.kv_bytes_read, "KV bytes read");
     expect_close(e.decode.flops, c.flops, "flops");
     expect_close(e.decode.allreduce_bytes, c.allreduce_bytes, "all-reduce bytes");
     expect_close(e.decode.all2all_bytes, c.all2all_bytes, "all-to-all bytes");
+    expect_close(e.decode.pipeline_bytes, c.pipeline_bytes, "pipeline bytes");
     expect_close(e.decode.expert_load_imbalance, c.imbalance, "load imbalance");
     expect_close(e.decode.memory_s, c.memory_s, "memory time");
     expect_close(e.decode.compute_s, c.compute_s, "compute time");
@@ -292,7 +457,44 @@ TEST(CostTerms, MatchTheHandComputedValues) {
     expect_close(e.decode.overhead_s, c.overhead_s, "overhead");
     expect_close(e.decode.step_s, c.step_s, "step time");
     expect_close(e.tpot_ms, c.step_s * 1e3, "time per output token");
+    expect_close(e.prefill_s, c.prefill_s, "prefill time");
+    expect_close(e.output_tokens_per_s, c.output_tokens_per_s, "output tokens/s");
+    expect_close(e.decode_tokens_per_s, 64 / c.step_s, "decode tokens/s");
   }
+}
+
+// A pipeline's step is pp stage-times, each with one send of the micro-batch to the next stage:
+// pp sends per step on a sending GPU (one per micro-batch and boundary), not pp x (pp - 1). Every
+// term is for the whole step, so step = max(memory, compute) + communication + overhead holds as
+// it does without stages.
+TEST(CostTerms, PipelineStepIsPpStageTimesWithOneSendEach) {
+  PlanRequest rq;
+  ASSERT_TRUE(request(hand_cases().front(), rq));  // DeepSeek-V3 on 8xH100
+  for (int pp : {2, 4, 8}) {
+    PlanShape s;
+    s.tp = 8 / pp;
+    s.pp = pp;
+    s.experts = ExpertMode::kTpSharded;
+    PlanEstimate e = estimate(rq, s);
+    const StepCost& d = e.decode;
+    EXPECT_NEAR(d.step_s, std::max(d.memory_s, d.compute_s) + d.comm_s + d.overhead_s, 1e-12) << pp;
+    // 64 / pp tokens a micro-batch, 7168 x 2 bytes each, pp of them.
+    EXPECT_DOUBLE_EQ(d.pipeline_bytes, 64.0 * 7168 * 2) << pp;
+    // The layers' fixed cost is paid once per layer of the whole model (ceil(61 / pp) x pp).
+    EXPECT_NEAR(d.overhead_s, std::ceil(61.0 / pp) * pp * 58e-6, 1e-12) << pp;
+  }
+}
+
+// No GPU in the set (a caller that skipped parse_gpu_sets' error): no estimate is made.
+TEST(CostTerms, NoGpuIsNotAPlan) {
+  PlanRequest rq;
+  ASSERT_TRUE(request(hand_cases().front(), rq));
+  rq.gpus.gpu = nullptr;
+  PlanEstimate e = estimate(rq, PlanShape{});
+  EXPECT_FALSE(e.fits);
+  EXPECT_FALSE(e.runnable);
+  ASSERT_FALSE(e.why_not.empty());
+  EXPECT_NE(e.why_not.front().find("no GPU"), std::string::npos);
 }
 
 }  // namespace

@@ -113,17 +113,19 @@ struct MemoryUse {
   uint64_t total() const { return weights + kv_cache + activations + reserve; }
 };
 
-/// One decode step (one output token for every sequence), per GPU of the busiest rank.
+/// One decode step (one output token for every sequence), per GPU of the busiest rank. With
+/// pipeline stages every term is for the whole step: the pp micro-batches the GPU's stage runs.
 struct StepCost {
   double weight_bytes_read = 0;  ///< attention + dense + shared + the distinct experts touched
   double kv_bytes_read = 0;
   double flops = 0;
   double allreduce_bytes = 0;        ///< sent per GPU
   double all2all_bytes = 0;          ///< sent per GPU (dispatch + combine), busiest rank
+  double pipeline_bytes = 0;         ///< sent per GPU to the next pipeline stage
   double expert_load_imbalance = 1;  ///< busiest rank's tokens / mean
   double memory_s = 0, compute_s = 0, comm_s = 0;
   double overhead_s = 0;  ///< layers x per_layer_overhead_us
-  double step_s = 0;      ///< max(memory, compute) + comm + overhead (x stages for pipelines)
+  double step_s = 0;      ///< max(memory, compute) + comm + overhead
 };
 
 struct PlanEstimate {
