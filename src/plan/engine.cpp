@@ -6,13 +6,20 @@
 //   --enable-expert-parallel (a BooleanOptionalAction, so --no-enable-expert-parallel too),
 //   --all2all-backend; long options may be written with underscores (FlexibleArgumentParser).
 //   vllm/engine/arg_utils.py (github.com/vllm-project/vllm, commit 99d7eb5d).
-//   -ep for --enable-expert-parallel is not in that file; wrappers of newer releases list it, so it
-//   is recognised in a rewrite and never emitted.
+//   -ep for --enable-expert-parallel is in newer releases' arg_utils.py; it is recognised in a
+//   rewrite and never emitted.
 //   EP size = TP x DP; backends allgather_reducescatter (default, any link), deepep_low_latency
 //   (decode), deepep_high_throughput (prefill): docs.vllm.ai/en/latest/serving/
-//   expert_parallel_deployment/. VLLM_ALL2ALL_BACKEND is the older spelling of --all2all-backend,
-//   deprecated for it (vllm/config/parallel.py: "Please use the --all2all-backend command-line
-//   argument instead").
+//   expert_parallel_deployment/. The backend is read only where vLLM runs an all-to-all:
+//   ParallelConfig.use_all2all (vllm/config/parallel.py) is data_parallel_size > 1 (or expert
+//   parallelism with prefill context parallelism), so a TP-only EP plan gets no --all2all-backend
+//   and one with DP always gets it, said explicitly.
+//   VLLM_ALL2ALL_BACKEND is the older spelling: --all2all-backend replaced it in vLLM 0.11.1
+//   (PR #26732, merged 2025-10 after 0.11.0, whose parser refuses the flag: vllm issue #27347; the
+//   flag overrides the variable, which still worked with a deprecation warning), and the variable
+//   was removed after 0.15 (PR #33535, 2026-02): vLLM >= 0.16 ignores it. A rewrite therefore says
+//   the backend with the flag and removes a prefix assignment; an exported one (or one set apart
+//   from the command) cannot be removed from here and is kept.
 //   With --data-parallel-size on an MoE model the DP ranks are not independent: "By default,
 //   expert layers form a tensor parallel group of size DP x TP" (docs.vllm.ai/en/latest/serving/
 //   data_parallel_deployment/). So pure replicas of an MoE model are separate servers, and each
@@ -265,10 +272,12 @@ enum class Param {
   kOptionsFile,  // TensorRT-LLM --extra_llm_api_options (attention DP lives in it)
   kMaxLen,
   kMaxSeqs,
-  // Read in a rewrite only, following the settings above: vLLM's per-node DP size and its expert
-  // load balancer (which refuses to start without expert parallelism).
+  // Read in a rewrite only, following the settings above: vLLM's per-node DP size, its expert
+  // load balancer (which refuses to start without expert parallelism), and its prefill-context-
+  // parallel size (with which expert parallelism runs an all-to-all without DP).
   kDpLocal,
   kEplb,
+  kPcp,
 };
 
 // One setting as the plan wants it: `present` false means the flag must not be there.
@@ -409,17 +418,26 @@ std::vector<Desired> vllm_desired(const Layout& l, const Workload& w) {
     d.push_back(absent(Param::kDp, "--data-parallel-size", dp_removed_why(l)));
   }
   if (l.ep) {
-    d.push_back(
-        present(Param::kEp, "--enable-expert-parallel", "",
-                fmt::format("experts placed whole, not split: EP size = TP x DP = {}", l.group())));
-    if (l.deepep)
+    std::string why =
+        fmt::format("experts placed whole, not split: EP size = TP x DP = {}", l.group());
+    if (l.dp == 1 && l.deepep)
+      why += "; with one data-parallel rank vLLM runs no all-to-all, so DeepEP is not used";
+    d.push_back(present(Param::kEp, "--enable-expert-parallel", "", why));
+    // vLLM runs an all-to-all only across data-parallel ranks (ParallelConfig.use_all2all): with
+    // one, every TP rank holds every token and the backend is never read.
+    if (l.dp == 1)
+      d.push_back(absent(Param::kA2a, "--all2all-backend",
+                         "removed: with one data-parallel rank (expert parallelism over the TP "
+                         "ranks) vLLM runs no all-to-all"));
+    else if (l.deepep)
       d.push_back(present(Param::kA2a, "--all2all-backend", "deepep_low_latency",
                           "DeepEP dispatch/combine kernels for decode (need DeepEP and NVSHMEM "
-                          "over NVLink or InfiniBand)"));
+                          "over NVLink or InfiniBand; the flag needs vLLM 0.11.1 or later)"));
     else
       d.push_back(present(Param::kA2a, "--all2all-backend", "allgather_reducescatter",
                           "tokens reach their experts by all-gather and reduce-scatter (NCCL): "
-                          "runs on any link, PCIe included"));
+                          "runs on any link, PCIe included (the flag needs vLLM 0.11.1 or "
+                          "later)"));
   } else {
     d.push_back(absent(Param::kEp, "--enable-expert-parallel", ep_removed_why(l)));
     d.push_back(absent(Param::kA2a, "--all2all-backend",
@@ -626,6 +644,8 @@ constexpr FlagSpec kVllmFlags[] = {
     {"--enable-eplb", Param::kEplb, false},
     {"--eplb-config", Param::kEplb, true},
     {"--num-redundant-experts", Param::kEplb, true},
+    {"--prefill-context-parallel-size", Param::kPcp, true},
+    {"-pcp", Param::kPcp, true},
 };
 
 constexpr FlagSpec kSglangFlags[] = {
@@ -1059,31 +1079,68 @@ Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shap
   ed.insert_at = parsed.insert_at;
   std::vector<FlagChange> changes;
 
+  auto last_of = [&](Param p) -> const Occurrence* {
+    const Occurrence* last = nullptr;
+    for (const Occurrence& o : parsed.found)
+      if (o.spec->param == p) last = &o;
+    return last;
+  };
+
   // vLLM's older spelling of the all-to-all backend: an environment assignment before the command.
   std::optional<EnvAssignment> env;
   bool a2a_flag = false;
+  bool pcp = false;  // vLLM prefill context parallelism (> 1) in the command
   if (engine == Engine::kVllm) {
     // The engine word is the one before `serve` / the module name: search the words before it.
     env = find_a2a_env(tokens, found->engine_word);
-    a2a_flag = std::any_of(parsed.found.begin(), parsed.found.end(),
-                           [](const Occurrence& o) { return o.spec->param == Param::kA2a; });
+    a2a_flag = last_of(Param::kA2a) != nullptr;
+    const Occurrence* p = last_of(Param::kPcp);
+    pcp = p && !p->value.empty() && p->value != "1";
   }
 
   std::vector<Desired> wanted = desired_for(engine, l, workload);
   for (const Desired& want : wanted) {
     if (want.param == Param::kMaxLen || want.param == Param::kMaxSeqs) continue;
-    if (want.param == Param::kA2a && env) {
-      std::string var(kVllmA2aEnv);
-      if (want.present && env->value != want.value &&
-          !same_backend(Param::kA2a, env->value, want.value)) {
-        ed.set(env->index, var + "=" + want.value);
-        changes.push_back(
-            change(FlagChange::Kind::kChanged, var, env->value, want.value, want.why));
-      } else if (!want.present && env->prefix) {
-        ed.remove(env->index);
-        changes.push_back(change(FlagChange::Kind::kRemoved, var, env->value, "", want.why));
+    if (want.param == Param::kA2a && engine == Engine::kVllm) {
+      // Expert parallelism with prefill context parallelism runs an all-to-all without data
+      // parallelism (ParallelConfig.use_all2all): a backend the user gave for it stays.
+      if (!want.present && l.ep && pcp) continue;
+      if (env) {
+        std::string var(kVllmA2aEnv);
+        if (env->prefix) {
+          ed.remove(env->index);
+          std::string why =
+              "removed: vLLM 0.16 and later no longer read VLLM_ALL2ALL_BACKEND; "
+              "--all2all-backend (vLLM 0.11.1 and later) says the backend instead";
+          if (!want.present) {
+            std::string_view reason = want.why;
+            if (reason.starts_with("removed: ")) reason.remove_prefix(9);
+            why = fmt::format(
+                "removed: vLLM 0.16 and later no longer read VLLM_ALL2ALL_BACKEND, and {}", reason);
+          }
+          changes.push_back(change(FlagChange::Kind::kRemoved, var, env->value, "", why));
+        }
+        if (want.present && !a2a_flag) {
+          // The flag says the backend; either DeepEP mode says the plan's DeepEP, so the user's
+          // stays.
+          bool keep = same_backend(Param::kA2a, env->value, want.value);
+          std::string value = keep ? env->value : want.value;
+          std::string why = want.why;
+          if (keep && value != want.value)
+            why =
+                "DeepEP dispatch/combine kernels, in the mode VLLM_ALL2ALL_BACKEND chose (need "
+                "DeepEP and NVSHMEM over NVLink or InfiniBand; the flag needs vLLM 0.11.1 or "
+                "later)";
+          if (!env->prefix)
+            why +=
+                "; it overrides the VLLM_ALL2ALL_BACKEND set before this command in vLLM 0.11.1 "
+                "to 0.15, and later releases ignore the variable";
+          ed.add(want.name);
+          ed.add(value);
+          changes.push_back(change(FlagChange::Kind::kAdded, want.name, "", value, why));
+          continue;
+        }
       }
-      if (!a2a_flag) continue;  // the variable says it; older vLLM has no flag
     }
     if (want.param == Param::kOptionsFile) {
       // The file is the user's: it cannot be edited from here, so say what it must hold.

@@ -121,10 +121,10 @@ TEST(EngineCommand, Tp8ExpertsTpSharded) {
 TEST(EngineCommand, Tp8WithExpertParallel) {
   const std::string m = "deepseek-ai/DeepSeek-V3";
   PlanShape s = tp_ep(8);
+  // One data-parallel rank: vLLM runs no all-to-all (ParallelConfig.use_all2all), so no backend.
   EXPECT_EQ(argv_of(Engine::kVllm, m, s),
             (Argv{"vllm", "serve", m, "--tensor-parallel-size", "8", "--enable-expert-parallel",
-                  "--all2all-backend", "allgather_reducescatter", "--max-model-len", "2048",
-                  "--max-num-seqs", "64"}));
+                  "--max-model-len", "2048", "--max-num-seqs", "64"}));
   EXPECT_EQ(argv_of(Engine::kSglang, m, s),
             (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "8",
                   "--ep-size", "8", "--context-length", "2048", "--max-running-requests", "64"}));
@@ -135,6 +135,24 @@ TEST(EngineCommand, Tp8WithExpertParallel) {
   EXPECT_EQ(cmd.flags[1].name, "--enable-expert-parallel");
   EXPECT_EQ(cmd.flags[1].value, "");
   EXPECT_EQ(cmd.flags[1].why, "experts placed whole, not split: EP size = TP x DP = 8");
+}
+
+TEST(EngineCommand, TpOnlyEpWithDeepEpHasNoVllmAll2AllBackend) {
+  // One data-parallel rank: vLLM runs no all-to-all, so the plan's DeepEP is not said to vLLM
+  // (and its EP flag says so); SGLang takes DeepEP with TP-only EP.
+  const std::string m = "deepseek-ai/DeepSeek-V3";
+  PlanShape s = tp_ep(8, AllToAll::kDeepEp);
+  auto cmd = engine_command(Engine::kVllm, m, s, kWorkload);
+  EXPECT_EQ(cmd.argv,
+            (Argv{"vllm", "serve", m, "--tensor-parallel-size", "8", "--enable-expert-parallel",
+                  "--max-model-len", "2048", "--max-num-seqs", "64"}));
+  EXPECT_EQ(cmd.flags[1].why,
+            "experts placed whole, not split: EP size = TP x DP = 8; with one data-parallel rank "
+            "vLLM runs no all-to-all, so DeepEP is not used");
+  EXPECT_EQ(argv_of(Engine::kSglang, m, s),
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size", "8",
+                  "--ep-size", "8", "--moe-a2a-backend", "deepep", "--context-length", "2048",
+                  "--max-running-requests", "64"}));
 }
 
 TEST(EngineCommand, Dp8AttentionEp8DeepEp) {
@@ -185,7 +203,7 @@ TEST(EngineCommand, Dp4Ep4AllgatherOnPcie) {
   auto cmd = engine_command(Engine::kVllm, m, s, kWorkload);
   EXPECT_EQ(cmd.flags[3].why,
             "tokens reach their experts by all-gather and reduce-scatter (NCCL): runs on any "
-            "link, PCIe included");
+            "link, PCIe included (the flag needs vLLM 0.11.1 or later)");
   auto sgl = engine_command(Engine::kSglang, m, s, kWorkload);
   EXPECT_THAT(sgl.flags[3].why, HasSubstr("--moe-a2a-backend none, the default"));
 }
@@ -265,8 +283,8 @@ TEST(EngineCommand, MoeReplicasAreSeparateVllmServers) {
 TEST(EngineCommand, EveryFlagIsExplained) {
   for (Engine e : {Engine::kVllm, Engine::kSglang, Engine::kTrtllm})
     for (const PlanShape& s :
-         {tp(4), tp(8, ExpertMode::kTpSharded), tp_ep(8), dp_ep(8, AllToAll::kDeepEp),
-          dp_ep(4, AllToAll::kAllgatherReduceScatter), pp_tp(2, 4)}) {
+         {tp(4), tp(8, ExpertMode::kTpSharded), tp_ep(8), tp_ep(8, AllToAll::kDeepEp),
+          dp_ep(8, AllToAll::kDeepEp), dp_ep(4, AllToAll::kAllgatherReduceScatter), pp_tp(2, 4)}) {
       auto cmd = engine_command(e, "m", s, kWorkload);
       for (const auto& f : cmd.flags) {
         EXPECT_FALSE(f.why.empty()) << f.name;
@@ -378,20 +396,60 @@ TEST(Rewrite, VllmTp8EpToDp8DeepEp) {
   EXPECT_EQ(r.changes[0].why, "attention on 1 GPU in each of the 8 data-parallel ranks");
 }
 
-TEST(Rewrite, VllmEnvBackendAndShortDp) {
-  // vLLM before --all2all-backend: the backend is an environment assignment; it stays one.
+TEST(Rewrite, VllmEnvBackendBecomesTheFlag) {
+  // vLLM >= 0.16 no longer reads VLLM_ALL2ALL_BACKEND: the prefix assignment goes and
+  // --all2all-backend says the backend.
   auto r = rewrite_ok(
       "VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve deepseek-ai/DeepSeek-R1-0528 -dp 8 "
       "--enable-expert-parallel --trust-remote-code --port 8000",
       dp_ep(4, AllToAll::kAllgatherReduceScatter));
-  EXPECT_EQ(r.argv, (Argv{"VLLM_ALL2ALL_BACKEND=allgather_reducescatter", "vllm", "serve",
-                          "deepseek-ai/DeepSeek-R1-0528", "-dp", "4", "--enable-expert-parallel",
-                          "--trust-remote-code", "--port", "8000"}));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "deepseek-ai/DeepSeek-R1-0528", "-dp", "4",
+                          "--enable-expert-parallel", "--trust-remote-code", "--port", "8000",
+                          "--all2all-backend", "allgather_reducescatter"}));
+  EXPECT_EQ(
+      changes_of(r),
+      (std::vector<Change>{{Kind::kChanged, "-dp", "8", "4"},
+                           {Kind::kRemoved, "VLLM_ALL2ALL_BACKEND", "deepep_low_latency", ""},
+                           {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"}}));
+  EXPECT_EQ(r.changes[1].why,
+            "removed: vLLM 0.16 and later no longer read VLLM_ALL2ALL_BACKEND; --all2all-backend "
+            "(vLLM 0.11.1 and later) says the backend instead");
+  EXPECT_EQ(r.changes[2].why,
+            "tokens reach their experts by all-gather and reduce-scatter (NCCL): runs on any "
+            "link, PCIe included (the flag needs vLLM 0.11.1 or later)");
+  EXPECT_EQ(r.shell(),
+            "vllm serve deepseek-ai/DeepSeek-R1-0528 -dp 4 --enable-expert-parallel "
+            "--trust-remote-code --port 8000 --all2all-backend allgather_reducescatter");
+}
+
+TEST(Rewrite, VllmEnvBackendKeepsTheUsersDeepEpMode) {
+  // The plan's DeepEP in the user's mode (high-throughput): the flag takes the user's mode.
+  auto r = rewrite_ok(
+      "VLLM_ALL2ALL_BACKEND=deepep_high_throughput vllm serve m -dp 8 --enable-expert-parallel",
+      dp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "m", "-dp", "8", "--enable-expert-parallel",
+                          "--all2all-backend", "deepep_high_throughput"}));
+  EXPECT_EQ(
+      changes_of(r),
+      (std::vector<Change>{{Kind::kRemoved, "VLLM_ALL2ALL_BACKEND", "deepep_high_throughput", ""},
+                           {Kind::kAdded, "--all2all-backend", "", "deepep_high_throughput"}}));
+  EXPECT_EQ(r.changes[1].why,
+            "DeepEP dispatch/combine kernels, in the mode VLLM_ALL2ALL_BACKEND chose (need DeepEP "
+            "and NVSHMEM over NVLink or InfiniBand; the flag needs vLLM 0.11.1 or later)");
+}
+
+TEST(Rewrite, VllmEnvBackendAndFlagBoth) {
+  // The flag is already there: it is set, and the variable still goes.
+  auto r = rewrite_ok(
+      "VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve m -dp 8 --enable-expert-parallel "
+      "--all2all-backend=deepep_low_latency",
+      dp_ep(8, AllToAll::kAllgatherReduceScatter));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "m", "-dp", "8", "--enable-expert-parallel",
+                          "--all2all-backend=allgather_reducescatter"}));
   EXPECT_EQ(changes_of(r),
-            (std::vector<Change>{{Kind::kChanged, "-dp", "8", "4"},
-                                 {Kind::kChanged, "VLLM_ALL2ALL_BACKEND", "deepep_low_latency",
+            (std::vector<Change>{{Kind::kRemoved, "VLLM_ALL2ALL_BACKEND", "deepep_low_latency", ""},
+                                 {Kind::kChanged, "--all2all-backend", "deepep_low_latency",
                                   "allgather_reducescatter"}}));
-  EXPECT_THAT(r.changes[1].why, HasSubstr("runs on any link, PCIe included"));
 }
 
 TEST(Rewrite, VllmEnvBackendDroppedWithoutEp) {
@@ -407,18 +465,76 @@ TEST(Rewrite, VllmEnvBackendDroppedWithoutEp) {
                            {Kind::kRemoved, "-dp", "8", ""},
                            {Kind::kRemoved, "--enable-expert-parallel", "", ""},
                            {Kind::kRemoved, "VLLM_ALL2ALL_BACKEND", "deepep_low_latency", ""}}));
+  EXPECT_EQ(r.changes[3].why,
+            "removed: vLLM 0.16 and later no longer read VLLM_ALL2ALL_BACKEND, and no expert "
+            "parallelism in this plan, so no all-to-all");
 }
 
-TEST(Rewrite, VllmExportedBackendIsChangedNotRemoved) {
+TEST(Rewrite, VllmEnvBackendDroppedForTpOnlyEp) {
   auto r = rewrite_ok(
+      "VLLM_ALL2ALL_BACKEND=deepep_low_latency vllm serve m -tp 8 --enable-expert-parallel",
+      tp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "m", "-tp", "8", "--enable-expert-parallel"}));
+  EXPECT_EQ(
+      changes_of(r),
+      (std::vector<Change>{{Kind::kRemoved, "VLLM_ALL2ALL_BACKEND", "deepep_low_latency", ""}}));
+  EXPECT_EQ(r.changes[0].why,
+            "removed: vLLM 0.16 and later no longer read VLLM_ALL2ALL_BACKEND, and with one "
+            "data-parallel rank (expert parallelism over the TP ranks) vLLM runs no all-to-all");
+}
+
+TEST(Rewrite, VllmExportedBackendIsKeptAndTheFlagAdded) {
+  const char* cmd =
       "export VLLM_ALL2ALL_BACKEND=deepep_high_throughput\n"
-      "vllm serve $MODEL --enable-expert-parallel --data-parallel-size 8",
-      dp_ep(8, AllToAll::kDeepEp));
-  // Either DeepEP mode is the plan's DeepEP: the user's choice stays.
-  EXPECT_TRUE(r.changes.empty());
+      "vllm serve $MODEL --enable-expert-parallel --data-parallel-size 8";
+  // An exported variable cannot be removed from this command: the flag overrides it (0.11.1 to
+  // 0.15) and later releases ignore it. Either DeepEP mode is the plan's DeepEP: the user's stays.
+  auto r = rewrite_ok(cmd, dp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(
+      changes_of(r),
+      (std::vector<Change>{{Kind::kAdded, "--all2all-backend", "", "deepep_high_throughput"}}));
+  EXPECT_EQ(r.changes[0].why,
+            "DeepEP dispatch/combine kernels, in the mode VLLM_ALL2ALL_BACKEND chose (need DeepEP "
+            "and NVSHMEM over NVLink or InfiniBand; the flag needs vLLM 0.11.1 or later); it "
+            "overrides the VLLM_ALL2ALL_BACKEND set before this command in vLLM 0.11.1 to 0.15, "
+            "and later releases ignore the variable");
   EXPECT_EQ(r.shell(),
             "export VLLM_ALL2ALL_BACKEND=deepep_high_throughput \n vllm serve $MODEL "
-            "--enable-expert-parallel --data-parallel-size 8");
+            "--enable-expert-parallel --data-parallel-size 8 --all2all-backend "
+            "deepep_high_throughput");
+
+  auto pcie = rewrite_ok(cmd, dp_ep(8, AllToAll::kAllgatherReduceScatter));
+  EXPECT_EQ(
+      changes_of(pcie),
+      (std::vector<Change>{{Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"}}));
+  EXPECT_THAT(pcie.changes[0].why, HasSubstr("runs on any link, PCIe included"));
+
+  // One DP rank: no all-to-all, so the exported variable is left alone and no flag is added.
+  auto tp_only = rewrite_ok(cmd, tp_ep(8));
+  EXPECT_EQ(tp_only.argv,
+            (Argv{"export", "VLLM_ALL2ALL_BACKEND=deepep_high_throughput", "\n", "vllm", "serve",
+                  "$MODEL", "--enable-expert-parallel", "--tensor-parallel-size", "8"}));
+  EXPECT_EQ(changes_of(tp_only),
+            (std::vector<Change>{{Kind::kAdded, "--tensor-parallel-size", "", "8"},
+                                 {Kind::kRemoved, "--data-parallel-size", "8", ""}}));
+}
+
+TEST(Rewrite, VllmTpOnlyEpRemovesTheAll2AllBackend) {
+  auto r =
+      rewrite_ok("vllm serve m -tp 8 --enable-expert-parallel --all2all-backend deepep_low_latency",
+                 tp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "m", "-tp", "8", "--enable-expert-parallel"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kRemoved, "--all2all-backend", "deepep_low_latency", ""}}));
+  EXPECT_EQ(r.changes[0].why,
+            "removed: with one data-parallel rank (expert parallelism over the TP ranks) vLLM "
+            "runs no all-to-all");
+
+  // With prefill context parallelism vLLM's EP does run an all-to-all: the backend stays.
+  auto pcp = rewrite_ok(
+      "vllm serve m -tp 4 -pcp 2 --enable-expert-parallel --all2all-backend deepep_low_latency",
+      tp_ep(4));
+  EXPECT_TRUE(pcp.changes.empty());
 }
 
 TEST(Rewrite, VllmEqualsAndUnderscoreForms) {
@@ -476,14 +592,11 @@ TEST(Rewrite, VllmNegatedSwitchAndApiServerModule) {
       "python3 -m vllm.entrypoints.openai.api_server --model m -tp 8 --no-enable-expert-parallel",
       tp_ep(8));
   EXPECT_EQ(r.engine, Engine::kVllm);
-  EXPECT_EQ(r.argv,
-            (Argv{"python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m", "-tp", "8",
-                  "--enable-expert-parallel", "--all2all-backend", "allgather_reducescatter"}));
-  EXPECT_EQ(
-      changes_of(r),
-      (std::vector<Change>{{Kind::kRemoved, "--no-enable-expert-parallel", "", ""},
-                           {Kind::kAdded, "--enable-expert-parallel", "", ""},
-                           {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"}}));
+  EXPECT_EQ(r.argv, (Argv{"python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "m",
+                          "-tp", "8", "--enable-expert-parallel"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kRemoved, "--no-enable-expert-parallel", "", ""},
+                                 {Kind::kAdded, "--enable-expert-parallel", "", ""}}));
 }
 
 TEST(Rewrite, SglangDpAttentionDeepEpToTp8EpOnPcie) {
@@ -590,15 +703,12 @@ TEST(Rewrite, KeepsWordsAsWritten) {
   EXPECT_EQ(r.shell(),
             "CUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve \"$MODEL_DIR\"/ckpt --served-model-name 'my "
             "model' --tensor-parallel-size 4 --override-generation-config '{\"temperature\": 0.6}' "
-            "--enable-expert-parallel --all2all-backend allgather_reducescatter 2>& 1 | tee "
-            "vllm.log");
+            "--enable-expert-parallel 2>& 1 | tee vllm.log");
   EXPECT_EQ(r.argv[3], "$MODEL_DIR/ckpt");
   EXPECT_EQ(r.argv[5], "my model");
-  EXPECT_EQ(
-      changes_of(r),
-      (std::vector<Change>{{Kind::kChanged, "--tensor-parallel-size", "8", "4"},
-                           {Kind::kAdded, "--enable-expert-parallel", "", ""},
-                           {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"}}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kChanged, "--tensor-parallel-size", "8", "4"},
+                                 {Kind::kAdded, "--enable-expert-parallel", "", ""}}));
   // The rewritten text reads back as the rewritten argv.
   auto words = split_shell_words(r.shell());
   ASSERT_TRUE(words.ok());
@@ -653,6 +763,7 @@ TEST(Rewrite, OfAnEngineCommandGivesTheOtherPlansParallelism) {
   std::vector<PlanShape> shapes = {tp(4),
                                    tp(8, ExpertMode::kTpSharded),
                                    tp_ep(8),
+                                   tp_ep(8, AllToAll::kDeepEp),
                                    dp_ep(8, AllToAll::kDeepEp),
                                    dp_ep(4, AllToAll::kAllgatherReduceScatter),
                                    pp_tp(2, 4)};
@@ -677,9 +788,10 @@ TEST(Rewrite, OfAnEngineCommandGivesTheOtherPlansParallelism) {
         }
         // Rewriting to the shape it already says changes nothing (TensorRT-LLM's options file
         // only gets its reminder: the rewrite cannot read it).
-        if (&from == &to)
+        if (&from == &to) {
           for (const auto& c : r->changes)
             EXPECT_EQ(c.flag, "--extra_llm_api_options") << original.shell();
+        }
       }
 }
 
