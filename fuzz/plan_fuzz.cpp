@@ -1,7 +1,11 @@
 // libFuzzer target for `smcompat plan`'s untrusted inputs: a config.json (any bytes), planned on
-// a fixed GPU set when it reads as a model; a --gpus spec; a --from command line rewritten to a
-// fixed plan. The first byte picks which. Invariants: no crash, no hang, no undefined behaviour
-// (the sanitizer build), every error says what it is about, every plan's memory terms add up.
+// a fixed GPU set when it reads as a model, and the whole report made of it (ranking, commands,
+// fit advice where nothing fits, text and JSON rendering, as `smcompat plan` prints them); a
+// --gpus spec; a --from command line rewritten to a fixed plan. The first byte picks which.
+// Invariants: no crash, no hang, no undefined behaviour (the sanitizer build), every error says
+// what it is about, every plan's memory terms add up, its decode step is the sum of its terms.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -9,6 +13,7 @@
 
 #include "smcompat/plan/engine.hpp"
 #include "smcompat/plan/plan.hpp"
+#include "smcompat/report/plan_report.hpp"
 
 namespace {
 
@@ -43,7 +48,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const PlanEstimate& e : rank_plans(rq)) {
         check(e.memory.total() >= e.memory.weights);
         check(e.fits == (e.why_not.empty()));
+        const StepCost& d = e.decode;
+        double sum = std::max(d.memory_s, d.compute_s) + d.comm_s + d.overhead_s;
+        check(!(std::abs(d.step_s - sum) > 1e-9 * std::max(1.0, sum)));
       }
+      // The report `smcompat plan` prints, in text and JSON (no --python, no --from).
+      PlanReportOptions options;
+      options.model_id = "fuzz/model";
+      auto report = build_plan_report(rq, *sets, options);
+      if (!report.ok()) {
+        check(!report.error().what.empty());
+        break;
+      }
+      check(!render_plan_text(*report, Style::plain()).empty());
+      check(plan_to_json(*report, {"smcompat", "plan"}).is_object());
       break;
     }
     case 1: {
