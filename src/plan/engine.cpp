@@ -20,6 +20,14 @@
 //   was removed after 0.15 (PR #33535, 2026-02): vLLM >= 0.16 ignores it. A rewrite therefore says
 //   the backend with the flag and removes a prefix assignment; an exported one (or one set apart
 //   from the command) cannot be removed from here and is kept.
+//   Data-parallel placement (arg_utils.py): --data-parallel-size-local/-dpl,
+//   --data-parallel-rank/-dpn, --data-parallel-start-rank/-dpr, --data-parallel-address/-dpa,
+//   --data-parallel-rpc-port/-dpp, --data-parallel-hybrid-lb/-dph and the external-LB switches
+//   --data-parallel-external-lb/-dpe, --data-parallel-multi-port-external-lb/-dpm; multi-node:
+//   --nnodes/-n, and `vllm serve --headless` for the nodes without an API server. They go with
+//   the DP size; -dpl is set to it only on one machine (none of the others given). DCP reuses the
+//   TP ranks: "tp_size must be divisible by dcp_size" (parallel.py, without prefill context
+//   parallelism).
 //   With --data-parallel-size on an MoE model the DP ranks are not independent: "By default,
 //   expert layers form a tensor parallel group of size DP x TP" (docs.vllm.ai/en/latest/serving/
 //   data_parallel_deployment/). So pure replicas of an MoE model are separate servers, and each
@@ -272,11 +280,15 @@ enum class Param {
   kOptionsFile,  // TensorRT-LLM --extra_llm_api_options (attention DP lives in it)
   kMaxLen,
   kMaxSeqs,
-  // Read in a rewrite only, following the settings above: vLLM's per-node DP size, its expert
-  // load balancer (which refuses to start without expert parallelism), and its prefill-context-
-  // parallel size (with which expert parallelism runs an all-to-all without DP).
+  // Read in a rewrite only, following the settings above: vLLM's per-node DP size, the flags that
+  // place its DP ranks (rank, start rank, address, RPC port, load-balancing mode), its expert
+  // load balancer (which refuses to start without expert parallelism), its multi-node flags, and
+  // its context-parallel sizes (DCP must divide the TP size).
   kDpLocal,
+  kDpPlacement,
   kEplb,
+  kNodes,
+  kDcp,
   kPcp,
 };
 
@@ -641,9 +653,28 @@ constexpr FlagSpec kVllmFlags[] = {
     {"--all2all-backend", Param::kA2a, true},
     {"--data-parallel-size-local", Param::kDpLocal, true},
     {"-dpl", Param::kDpLocal, true},
+    {"--data-parallel-rank", Param::kDpPlacement, true},
+    {"-dpn", Param::kDpPlacement, true},
+    {"--data-parallel-start-rank", Param::kDpPlacement, true},
+    {"-dpr", Param::kDpPlacement, true},
+    {"--data-parallel-address", Param::kDpPlacement, true},
+    {"-dpa", Param::kDpPlacement, true},
+    {"--data-parallel-rpc-port", Param::kDpPlacement, true},
+    {"-dpp", Param::kDpPlacement, true},
+    {"--data-parallel-hybrid-lb", Param::kDpPlacement, false},
+    {"-dph", Param::kDpPlacement, false},
+    {"--data-parallel-external-lb", Param::kDpPlacement, false},
+    {"-dpe", Param::kDpPlacement, false},
+    {"--data-parallel-multi-port-external-lb", Param::kDpPlacement, false},
+    {"-dpm", Param::kDpPlacement, false},
     {"--enable-eplb", Param::kEplb, false},
     {"--eplb-config", Param::kEplb, true},
     {"--num-redundant-experts", Param::kEplb, true},
+    {"--nnodes", Param::kNodes, true},
+    {"-n", Param::kNodes, true},
+    {"--headless", Param::kNodes, false},
+    {"--decode-context-parallel-size", Param::kDcp, true},
+    {"-dcp", Param::kDcp, true},
     {"--prefill-context-parallel-size", Param::kPcp, true},
     {"-pcp", Param::kPcp, true},
 };
@@ -1099,6 +1130,7 @@ Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shap
   }
 
   std::vector<Desired> wanted = desired_for(engine, l, workload);
+  bool layout_changed = false;  // the TP, PP or DP size changed
   for (const Desired& want : wanted) {
     if (want.param == Param::kMaxLen || want.param == Param::kMaxSeqs) continue;
     if (want.param == Param::kA2a && engine == Engine::kVllm) {
@@ -1164,35 +1196,90 @@ Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shap
                                           "`enable_attention_dp: true`)"));
       continue;
     }
+    size_t before = changes.size();
     apply(ed, parsed, want, changes);
+    bool size = want.param == Param::kTp || want.param == Param::kPp || want.param == Param::kDp;
+    if (size && changes.size() != before) layout_changed = true;
   }
 
-  // vLLM settings that follow the ones above.
-  const Desired* dp = nullptr;
-  bool ep = false;
-  for (const Desired& want : wanted) {
-    if (want.param == Param::kDp) dp = &want;
-    if (want.param == Param::kEp) ep = want.present;
-  }
-  for (const Occurrence& o : parsed.found) {
-    if (o.spec->param == Param::kDpLocal) {
-      // One machine: every data-parallel rank is local.
-      if (dp && dp->present) {
-        if (o.value == dp->value || (!o.inline_value && !o.value_index)) continue;
-        set_occurrence(ed, o, dp->value);
-        changes.push_back(
-            change(FlagChange::Kind::kChanged, o.written, o.value, dp->value,
-                   fmt::format("all {} data-parallel ranks on this machine", dp->value)));
-      } else {
+  if (engine == Engine::kVllm) {
+    // vLLM settings that follow the ones above.
+    const Desired* dp = nullptr;
+    bool ep = false;
+    for (const Desired& want : wanted) {
+      if (want.param == Param::kDp) dp = &want;
+      if (want.param == Param::kEp) ep = want.present;
+    }
+    bool dp_present = dp && dp->present;
+    // Flags that make this command one part of a launch over several nodes (or one process per
+    // DP rank): the per-node split is the user's to set there.
+    std::vector<std::string> markers;
+    const Occurrence* first_marker = nullptr;
+    for (const Occurrence& o : parsed.found) {
+      bool marker = o.spec->param == Param::kDpPlacement ||
+                    (o.spec->param == Param::kNodes && (!o.spec->takes_value || o.value != "1"));
+      if (!marker) continue;
+      if (!first_marker) first_marker = &o;
+      if (std::find(markers.begin(), markers.end(), o.written) == markers.end())
+        markers.push_back(o.written);
+    }
+    bool multi_node = !markers.empty();
+    const Occurrence* local = nullptr;
+    for (const Occurrence& o : parsed.found) {
+      if (o.spec->param == Param::kDpLocal) {
+        if (dp_present) {
+          local = &o;
+          if (multi_node) continue;  // the split over the nodes is said below
+          // One machine: every data-parallel rank is local.
+          if (o.value == dp->value || (!o.inline_value && !o.value_index)) continue;
+          set_occurrence(ed, o, dp->value);
+          changes.push_back(
+              change(FlagChange::Kind::kChanged, o.written, o.value, dp->value,
+                     fmt::format("all {} data-parallel ranks on this machine", dp->value)));
+        } else {
+          remove_occurrence(ed, o);
+          changes.push_back(change(FlagChange::Kind::kRemoved, o.written, o.value, "",
+                                   "removed: no data-parallel ranks in this plan"));
+        }
+      } else if (o.spec->param == Param::kDpPlacement && !dp_present) {
         remove_occurrence(ed, o);
         changes.push_back(change(FlagChange::Kind::kRemoved, o.written, o.value, "",
-                                 "removed: no data-parallel ranks in this plan"));
+                                 "removed: it places data-parallel ranks, and this command has "
+                                 "none"));
+      } else if (o.spec->param == Param::kEplb && !ep) {
+        remove_occurrence(ed, o);
+        changes.push_back(change(FlagChange::Kind::kRemoved, o.written, o.value, "",
+                                 "removed: vLLM's expert load balancing needs expert parallelism, "
+                                 "which this plan does not use"));
       }
-    } else if (o.spec->param == Param::kEplb && !ep) {
-      remove_occurrence(ed, o);
-      changes.push_back(change(FlagChange::Kind::kRemoved, o.written, o.value, "",
-                               "removed: vLLM's expert load balancing needs expert parallelism, "
-                               "which this plan does not use"));
+    }
+    if (dp_present && multi_node && layout_changed) {
+      const Occurrence& o = local ? *local : *first_marker;
+      std::string joined;
+      for (const auto& m : markers) joined += (joined.empty() ? "" : ", ") + m;
+      changes.push_back(change(
+          FlagChange::Kind::kChanged, o.written, o.value, o.value,
+          fmt::format("check by hand: this command is one part of a launch over several nodes or "
+                      "processes ({}), so its share of the data-parallel ranks is left as "
+                      "written; the plan has {} data-parallel ranks of {} each, to be shared out "
+                      "with each node's --data-parallel-size-local and --data-parallel-start-rank",
+                      joined, dp->value, plural(l.tp, "GPU", "GPUs"))));
+    }
+    // Decode context parallelism reuses the TP ranks: vLLM refuses a TP size it does not divide.
+    const Occurrence* dcp = last_of(Param::kDcp);
+    if (dcp && !pcp && all_digits(dcp->value) && dcp->value.size() < 6) {
+      int size = std::stoi(dcp->value);
+      if (size > 1 && l.tp % size != 0)
+        for (const Occurrence& o : parsed.found) {
+          if (o.spec->param != Param::kDcp) continue;
+          remove_occurrence(ed, o);
+          changes.push_back(change(
+              FlagChange::Kind::kRemoved, o.written, o.value, "",
+              fmt::format("removed: vLLM refuses a TP size ({}) that the decode-context-parallel "
+                          "size ({}) does not divide, as DCP runs on the TP ranks; the plan "
+                          "costs no context parallelism",
+                          l.tp, size)));
+        }
     }
   }
 

@@ -693,6 +693,128 @@ TEST(Rewrite, TrtllmAttentionDp) {
   EXPECT_THAT(with_file.changes[2].why, HasSubstr("enable_attention_dp must be false or absent"));
 }
 
+TEST(Rewrite, VllmDpPlacementFlagsGoWithDp) {
+  // A hybrid-LB launch (vLLM's data_parallel_deployment page) rewritten to one TP engine: every
+  // flag that places DP ranks goes with the DP size.
+  auto r = rewrite_ok(
+      "vllm serve m --data-parallel-size 16 --data-parallel-size-local 8 "
+      "--data-parallel-start-rank 8 --data-parallel-address 10.99.48.128 "
+      "--data-parallel-rpc-port 13345 --data-parallel-hybrid-lb --enable-expert-parallel",
+      tp(8, ExpertMode::kTpSharded));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "m", "--tensor-parallel-size", "8"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kAdded, "--tensor-parallel-size", "", "8"},
+                                 {Kind::kRemoved, "--data-parallel-size", "16", ""},
+                                 {Kind::kRemoved, "--enable-expert-parallel", "", ""},
+                                 {Kind::kRemoved, "--data-parallel-size-local", "8", ""},
+                                 {Kind::kRemoved, "--data-parallel-start-rank", "8", ""},
+                                 {Kind::kRemoved, "--data-parallel-address", "10.99.48.128", ""},
+                                 {Kind::kRemoved, "--data-parallel-rpc-port", "13345", ""},
+                                 {Kind::kRemoved, "--data-parallel-hybrid-lb", "", ""}}));
+  EXPECT_EQ(r.changes[4].why, "removed: it places data-parallel ranks, and this command has none");
+
+  // The short forms and the external-LB switches (an external-LB rank per process).
+  auto s = rewrite_ok(
+      "vllm serve m -dp 2 -dpn 1 -dpa 127.0.0.1 -dpp 13345 -dpe -dpm -dph -dpr 1 "
+      "--data_parallel_rank=1",
+      tp(2));
+  EXPECT_EQ(s.argv, (Argv{"vllm", "serve", "m", "--tensor-parallel-size", "2"}));
+  EXPECT_EQ(changes_of(s),
+            (std::vector<Change>{{Kind::kAdded, "--tensor-parallel-size", "", "2"},
+                                 {Kind::kRemoved, "-dp", "2", ""},
+                                 {Kind::kRemoved, "-dpn", "1", ""},
+                                 {Kind::kRemoved, "-dpa", "127.0.0.1", ""},
+                                 {Kind::kRemoved, "-dpp", "13345", ""},
+                                 {Kind::kRemoved, "-dpe", "", ""},
+                                 {Kind::kRemoved, "-dpm", "", ""},
+                                 {Kind::kRemoved, "-dph", "", ""},
+                                 {Kind::kRemoved, "-dpr", "1", ""},
+                                 {Kind::kRemoved, "--data_parallel_rank", "1", ""}}));
+}
+
+TEST(Rewrite, VllmDpLocalOnOneMachineFollowsTheDpSize) {
+  // --nnodes 1 is one machine: -dpl is set to the DP size.
+  auto r = rewrite_ok("vllm serve m -dp 8 -dpl 8 --nnodes 1 --enable-expert-parallel",
+                      dp_ep(4, AllToAll::kAllgatherReduceScatter));
+  EXPECT_EQ(r.argv,
+            (Argv{"vllm", "serve", "m", "-dp", "4", "-dpl", "4", "--nnodes", "1",
+                  "--enable-expert-parallel", "--all2all-backend", "allgather_reducescatter"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kChanged, "-dp", "8", "4"},
+                                 {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"},
+                                 {Kind::kChanged, "-dpl", "8", "4"}}));
+  EXPECT_EQ(r.changes[2].why, "all 4 data-parallel ranks on this machine");
+}
+
+TEST(Rewrite, VllmMultiNodeDpSplitIsLeftToTheUser) {
+  // The head node of a 2-node DP launch: the per-node split is not this command's to decide.
+  const char* head =
+      "vllm serve m --data-parallel-size 16 --data-parallel-size-local 8 "
+      "--data-parallel-address 10.99.48.128 --data-parallel-rpc-port 13345 "
+      "--enable-expert-parallel --all2all-backend deepep_low_latency";
+  auto r = rewrite_ok(head, dp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(r.argv,
+            (Argv{"vllm", "serve", "m", "--data-parallel-size", "8", "--data-parallel-size-local",
+                  "8", "--data-parallel-address", "10.99.48.128", "--data-parallel-rpc-port",
+                  "13345", "--enable-expert-parallel", "--all2all-backend", "deepep_low_latency"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kChanged, "--data-parallel-size", "16", "8"},
+                                 {Kind::kChanged, "--data-parallel-size-local", "8", "8"}}));
+  EXPECT_EQ(r.changes[1].why,
+            "check by hand: this command is one part of a launch over several nodes or processes "
+            "(--data-parallel-address, --data-parallel-rpc-port), so its share of the "
+            "data-parallel ranks is left as written; the plan has 8 data-parallel ranks of 1 GPU "
+            "each, to be shared out with each node's --data-parallel-size-local and "
+            "--data-parallel-start-rank");
+
+  // The same layout: nothing to check.
+  auto same = rewrite_ok(head, dp_ep(16, AllToAll::kDeepEp));
+  EXPECT_TRUE(same.changes.empty());
+
+  // A headless worker without -dpl: the note goes on the first multi-node flag.
+  auto worker = rewrite_ok("vllm serve m --headless -dp 16 -dpr 8 -dpa 10.99.48.128 --nnodes 2 -ep",
+                           dp_ep(8, AllToAll::kAllgatherReduceScatter));
+  EXPECT_EQ(worker.argv, (Argv{"vllm", "serve", "m", "--headless", "-dp", "8", "-dpr", "8", "-dpa",
+                               "10.99.48.128", "--nnodes", "2", "-ep", "--all2all-backend",
+                               "allgather_reducescatter"}));
+  EXPECT_EQ(changes_of(worker),
+            (std::vector<Change>{{Kind::kChanged, "-dp", "16", "8"},
+                                 {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"},
+                                 {Kind::kChanged, "--headless", "", ""}}));
+  EXPECT_THAT(worker.changes[2].why,
+              HasSubstr("(--headless, -dpr, -dpa, --nnodes), so its share of the data-parallel "
+                        "ranks is left as written"));
+}
+
+TEST(Rewrite, VllmDecodeContextParallelMustDivideTp) {
+  auto r = rewrite_ok("vllm serve m -tp 8 -dcp 8", tp(4));
+  EXPECT_EQ(r.argv, (Argv{"vllm", "serve", "m", "-tp", "4"}));
+  EXPECT_EQ(changes_of(r), (std::vector<Change>{{Kind::kChanged, "-tp", "8", "4"},
+                                                {Kind::kRemoved, "-dcp", "8", ""}}));
+  EXPECT_EQ(r.changes[1].why,
+            "removed: vLLM refuses a TP size (4) that the decode-context-parallel size (8) does "
+            "not divide, as DCP runs on the TP ranks; the plan costs no context parallelism");
+
+  // Every spelling goes, so an earlier one does not take over.
+  auto both = rewrite_ok("vllm serve m -tp 8 --decode-context-parallel-size 2 -dcp=8",
+                         dp_ep(2, AllToAll::kAllgatherReduceScatter, 4));
+  EXPECT_EQ(both.argv,
+            (Argv{"vllm", "serve", "m", "-tp", "4", "--data-parallel-size", "2",
+                  "--enable-expert-parallel", "--all2all-backend", "allgather_reducescatter"}));
+  EXPECT_EQ(changes_of(both),
+            (std::vector<Change>{{Kind::kChanged, "-tp", "8", "4"},
+                                 {Kind::kAdded, "--data-parallel-size", "", "2"},
+                                 {Kind::kAdded, "--enable-expert-parallel", "", ""},
+                                 {Kind::kAdded, "--all2all-backend", "", "allgather_reducescatter"},
+                                 {Kind::kRemoved, "--decode-context-parallel-size", "2", ""},
+                                 {Kind::kRemoved, "-dcp", "8", ""}}));
+
+  // A divisor of the new TP size stays; so does one whose rule depends on PCP.
+  EXPECT_TRUE(rewrite_ok("vllm serve m -tp 8 -dcp 2", tp(4)).changes.size() == 1u);
+  EXPECT_EQ(rewrite_ok("vllm serve m -tp 8 -pcp 2 -dcp 8", tp(4)).argv,
+            (Argv{"vllm", "serve", "m", "-tp", "4", "-pcp", "2", "-dcp", "8"}));
+}
+
 TEST(Rewrite, KeepsWordsAsWritten) {
   // Quotes, variables, redirections and pipes survive; added flags go before the redirection.
   auto r = rewrite_ok(
