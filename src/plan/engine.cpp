@@ -41,8 +41,12 @@
 //   server_arguments are argparse prefixes of --tp-size/--dp-size.
 //   --tp-size counts every GPU of a pipeline stage: with --enable-dp-attention the attention TP
 //   size is tp_size // dp_size (engine.py _compute_parallelism_ranks), and --max-running-requests
-//   is divided over the DP-attention ranks (scheduler: max_running_requests // (dp_size if
-//   enable_dp_attention else 1)); plain --dp-size ranks are replicas, each with the full limit.
+//   is divided over the DP-attention ranks, rounded down (model_runner: max_running_requests //
+//   dp_size), so the emitted limit is a multiple of the DP size; plain --dp-size ranks are
+//   replicas, each with the full limit.
+//   --enable-dp-lm-head ("Please enable dp attention when setting enable_dp_lm_head") and, in
+//   newer releases, --enable-tp-lm-head-all-to-all (same check, and tp_size == dp_size) need DP
+//   attention: server_args.py. They go when it does.
 //   Older releases: --enable-ep-moe ("The ep size is equal to the tp size") and
 //   --enable-deepep-moe, both replaced by --ep-size and --moe-a2a-backend.
 // - TensorRT-LLM: trtllm-serve MODEL --tp_size --pp_size --ep_size --max_batch_size --max_seq_len
@@ -283,13 +287,16 @@ enum class Param {
   // Read in a rewrite only, following the settings above: vLLM's per-node DP size, the flags that
   // place its DP ranks (rank, start rank, address, RPC port, load-balancing mode), its expert
   // load balancer (which refuses to start without expert parallelism), its multi-node flags, and
-  // its context-parallel sizes (DCP must divide the TP size).
+  // its context-parallel sizes (DCP must divide the TP size); SGLang's LM-head switches that need
+  // DP attention.
   kDpLocal,
   kDpPlacement,
   kEplb,
   kNodes,
   kDcp,
   kPcp,
+  kDpLmHead,
+  kTpLmHeadA2a,
 };
 
 // One setting as the plan wants it: `present` false means the flag must not be there.
@@ -536,12 +543,21 @@ std::vector<Desired> sglang_desired(const Layout& l, const Workload& w) {
   }
   d.push_back(present(Param::kMaxLen, "--context-length", std::to_string(w.prompt_len + w.gen_len),
                       limit_len_why(w)));
-  if (l.attention_dp)
-    d.push_back(present(Param::kMaxSeqs, "--max-running-requests", std::to_string(w.batch),
-                        fmt::format("{} concurrent sequences in all; SGLang divides the limit "
-                                    "over the {} attention ranks",
-                                    w.batch, l.dp)));
-  else if (l.replicas)
+  if (l.attention_dp) {
+    // SGLang gives each attention rank max_running_requests // dp_size: a multiple of the DP size
+    // keeps the rounding down from losing sequences.
+    int per_rank = ceil_div(w.batch, l.dp);
+    int total = per_rank * l.dp;
+    d.push_back(present(
+        Param::kMaxSeqs, "--max-running-requests", std::to_string(total),
+        total == w.batch
+            ? fmt::format("{} concurrent sequences in all; SGLang gives each of the {} attention "
+                          "ranks {} // {} = {}",
+                          w.batch, l.dp, total, l.dp, per_rank)
+            : fmt::format("{} concurrent sequences in all, rounded up to {}: SGLang gives each of "
+                          "the {} attention ranks {} // {} = {} (the division rounds down)",
+                          w.batch, total, l.dp, total, l.dp, per_rank)));
+  } else if (l.replicas)
     d.push_back(present(Param::kMaxSeqs, "--max-running-requests",
                         std::to_string(ceil_div(w.batch, l.dp)),
                         fmt::format("{} concurrent sequences over {} replicas (the limit is per "
@@ -695,6 +711,8 @@ constexpr FlagSpec kSglangFlags[] = {
     {"--moe-a2a-backend", Param::kA2a, true},
     {"--enable-ep-moe", Param::kEp, false, Spelling::kLegacyEpMoe},
     {"--enable-deepep-moe", Param::kA2a, false, Spelling::kLegacyDeepEpMoe},
+    {"--enable-dp-lm-head", Param::kDpLmHead, false},
+    {"--enable-tp-lm-head-all-to-all", Param::kTpLmHeadA2a, false},
 };
 
 constexpr FlagSpec kTrtllmFlags[] = {
@@ -1280,6 +1298,29 @@ Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shap
                           "costs no context parallelism",
                           l.tp, size)));
         }
+    }
+  }
+
+  if (engine == Engine::kSglang) {
+    // SGLang's LM-head switches that need DP attention (server_args.py asserts).
+    for (const Occurrence& o : parsed.found) {
+      std::string why;
+      if (o.spec->param == Param::kDpLmHead && !l.attention_dp)
+        why =
+            "removed: SGLang refuses it without DP attention (\"Please enable dp attention when "
+            "setting enable_dp_lm_head\"), which this plan does not use";
+      else if (o.spec->param == Param::kTpLmHeadA2a && !l.attention_dp)
+        why =
+            "removed: SGLang refuses it without DP attention (\"Please enable dp attention when "
+            "setting enable_tp_lm_head_all_to_all\"), which this plan does not use";
+      else if (o.spec->param == Param::kTpLmHeadA2a && l.tp != 1)
+        why = fmt::format(
+            "removed: SGLang allows it only with --tp-size equal to --dp-size (one GPU per "
+            "attention rank); this plan's attention ranks have {} GPUs",
+            l.tp);
+      if (why.empty()) continue;
+      remove_occurrence(ed, o);
+      changes.push_back(change(FlagChange::Kind::kRemoved, o.written, o.value, "", why));
     }
   }
 

@@ -155,6 +155,28 @@ TEST(EngineCommand, TpOnlyEpWithDeepEpHasNoVllmAll2AllBackend) {
                   "--max-running-requests", "64"}));
 }
 
+TEST(EngineCommand, SglangRunningRequestsAreAMultipleOfTheDpSize) {
+  // SGLang gives each attention rank max_running_requests // dp_size: 50 over 4 ranks would
+  // leave 48; 52 gives each rank 13.
+  const std::string m = "Qwen/Qwen3-30B-A3B";
+  Workload w;
+  w.batch = 50;
+  auto cmd = engine_command(Engine::kSglang, m, dp_ep(4, AllToAll::kAllgatherReduceScatter), w);
+  EXPECT_EQ(cmd.argv, (Argv{"python3", "-m", "sglang.launch_server", "--model-path", m, "--tp-size",
+                            "4", "--dp-size", "4", "--enable-dp-attention", "--ep-size", "4",
+                            "--context-length", "2048", "--max-running-requests", "52"}));
+  EXPECT_EQ(cmd.flags.back().why,
+            "50 concurrent sequences in all, rounded up to 52: SGLang gives each of the 4 "
+            "attention ranks 52 // 4 = 13 (the division rounds down)");
+  auto even = engine_command(Engine::kSglang, m, dp_ep(8, AllToAll::kDeepEp), kWorkload);
+  EXPECT_EQ(even.argv.back(), "64");
+  EXPECT_EQ(even.flags.back().why,
+            "64 concurrent sequences in all; SGLang gives each of the 8 attention ranks 64 // 8 = "
+            "8");
+  // vLLM's limit is per rank already: ceil(50 / 4).
+  EXPECT_EQ(argv_of(Engine::kVllm, m, dp_ep(4, AllToAll::kAllgatherReduceScatter), w).back(), "13");
+}
+
 TEST(EngineCommand, Dp8AttentionEp8DeepEp) {
   const std::string m = "deepseek-ai/DeepSeek-V3";
   PlanShape s = dp_ep(8, AllToAll::kDeepEp);
@@ -813,6 +835,61 @@ TEST(Rewrite, VllmDecodeContextParallelMustDivideTp) {
   EXPECT_TRUE(rewrite_ok("vllm serve m -tp 8 -dcp 2", tp(4)).changes.size() == 1u);
   EXPECT_EQ(rewrite_ok("vllm serve m -tp 8 -pcp 2 -dcp 8", tp(4)).argv,
             (Argv{"vllm", "serve", "m", "-tp", "4", "-pcp", "2", "-dcp", "8"}));
+}
+
+TEST(Rewrite, SglangLmHeadSwitchesFollowDpAttention) {
+  const char* cmd =
+      "python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 "
+      "--enable-dp-attention --enable-dp-lm-head --enable-tp-lm-head-all-to-all "
+      "--moe-a2a-backend deepep";
+  auto r = rewrite_ok(cmd, tp_ep(8));
+  EXPECT_EQ(r.argv, (Argv{"python3", "-m", "sglang.launch_server", "--model-path",
+                          "deepseek-ai/DeepSeek-V3", "--tp", "8", "--moe-a2a-backend", "none",
+                          "--ep-size", "8"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kRemoved, "--dp", "8", ""},
+                                 {Kind::kRemoved, "--enable-dp-attention", "", ""},
+                                 {Kind::kAdded, "--ep-size", "", "8"},
+                                 {Kind::kChanged, "--moe-a2a-backend", "deepep", "none"},
+                                 {Kind::kRemoved, "--enable-dp-lm-head", "", ""},
+                                 {Kind::kRemoved, "--enable-tp-lm-head-all-to-all", "", ""}}));
+  EXPECT_EQ(r.changes[4].why,
+            "removed: SGLang refuses it without DP attention (\"Please enable dp attention when "
+            "setting enable_dp_lm_head\"), which this plan does not use");
+  EXPECT_EQ(r.changes[5].why,
+            "removed: SGLang refuses it without DP attention (\"Please enable dp attention when "
+            "setting enable_tp_lm_head_all_to_all\"), which this plan does not use");
+
+  // The plan it already says: both stay.
+  EXPECT_EQ(changes_of(rewrite_ok(cmd, dp_ep(8, AllToAll::kDeepEp))),
+            (std::vector<Change>{{Kind::kAdded, "--ep-size", "", "8"}}));
+
+  // DP attention with 2-GPU attention ranks: --tp-size 4 != --dp-size 2, which the TP LM-head
+  // all-to-all refuses; the DP LM head stays.
+  auto tp2 = rewrite_ok(cmd, dp_ep(2, AllToAll::kDeepEp, 2));
+  EXPECT_EQ(tp2.argv,
+            (Argv{"python3", "-m", "sglang.launch_server", "--model-path",
+                  "deepseek-ai/DeepSeek-V3", "--tp", "4", "--dp", "2", "--enable-dp-attention",
+                  "--enable-dp-lm-head", "--moe-a2a-backend", "deepep", "--ep-size", "4"}));
+  ASSERT_EQ(tp2.changes.size(), 4u);
+  EXPECT_EQ(changes_of(tp2).back(),
+            (Change{Kind::kRemoved, "--enable-tp-lm-head-all-to-all", "", ""}));
+  EXPECT_EQ(tp2.changes.back().why,
+            "removed: SGLang allows it only with --tp-size equal to --dp-size (one GPU per "
+            "attention rank); this plan's attention ranks have 2 GPUs");
+
+  // Replicas keep --dp-size but not DP attention: SGLang would assert on the DP LM head.
+  PlanShape replicas = tp(1);
+  replicas.dp = 8;
+  auto dense = rewrite_ok(
+      "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --dp 8 --enable-dp-attention "
+      "--enable-dp-lm-head",
+      replicas);
+  EXPECT_EQ(dense.argv, (Argv{"python", "-m", "sglang.launch_server", "--model-path",
+                              "Qwen/Qwen3-8B", "--dp", "8"}));
+  EXPECT_EQ(changes_of(dense),
+            (std::vector<Change>{{Kind::kRemoved, "--enable-dp-attention", "", ""},
+                                 {Kind::kRemoved, "--enable-dp-lm-head", "", ""}}));
 }
 
 TEST(Rewrite, KeepsWordsAsWritten) {
