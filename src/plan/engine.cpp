@@ -50,8 +50,12 @@
 //   Older releases: --enable-ep-moe ("The ep size is equal to the tp size") and
 //   --enable-deepep-moe, both replaced by --ep-size and --moe-a2a-backend.
 // - TensorRT-LLM: trtllm-serve MODEL --tp_size --pp_size --ep_size --max_batch_size --max_seq_len
-//   --extra_llm_api_options (newer releases: --config, the old name kept as an alias):
-//   tensorrt_llm/commands/serve.py (github.com/NVIDIA/TensorRT-LLM),
+//   --extra_llm_api_options (newer releases: --config, the old name kept as an alias); long
+//   aliases --tensor_parallel_size, --pipeline_parallel_size, --moe_expert_parallel_size:
+//   tensorrt_llm/commands/serve.py (github.com/NVIDIA/TensorRT-LLM). The YAML file overrides the
+//   command line (serve.py: update_llm_args_with_extra_dict after the flags). serve is the
+//   default subcommand of a group that also holds disaggregated, disaggregated_mpi_worker, grpc
+//   and mm_embedding_serve; those are not rewritten.
 //   nvidia.github.io/TensorRT-LLM/1.1.0rc5/commands/trtllm-serve/trtllm-serve.html. Attention DP
 //   is `enable_attention_dp: true` in that YAML (nvidia.github.io/TensorRT-LLM/examples/
 //   deepseek_r1_reasoning_parser.html: --tp_size 8 --ep_size 8 with it); trtllm-serve has no
@@ -716,8 +720,13 @@ constexpr FlagSpec kSglangFlags[] = {
 };
 
 constexpr FlagSpec kTrtllmFlags[] = {
-    {"--tp_size", Param::kTp, true},         {"--pp_size", Param::kPp, true},
-    {"--ep_size", Param::kEp, true},         {"--extra_llm_api_options", Param::kOptionsFile, true},
+    {"--tp_size", Param::kTp, true},
+    {"--tensor_parallel_size", Param::kTp, true},
+    {"--pp_size", Param::kPp, true},
+    {"--pipeline_parallel_size", Param::kPp, true},
+    {"--ep_size", Param::kEp, true},
+    {"--moe_expert_parallel_size", Param::kEp, true},
+    {"--extra_llm_api_options", Param::kOptionsFile, true},
     {"--config", Param::kOptionsFile, true},
 };
 
@@ -755,7 +764,64 @@ struct Found {
   Engine engine;
   size_t engine_word;  // token index of `vllm`, `python3`, `trtllm-serve`, ...
   size_t args_begin;   // token index of the first engine argument
+  // A TensorRT-LLM subcommand other than `serve` (`grpc`, `disaggregated`, ...): not rewritten.
+  std::string other_subcommand;
 };
+
+// The module `python [options] -m MODULE` runs, and the token index after it; nullopt for a
+// script, `-c`, or no module. Options before -m are skipped, with the argument of -X, -W and
+// --check-hash-based-pycs (docs.python.org/3/using/cmdline.html); short options may be combined
+// (`-um`, `-mvllm...`).
+std::optional<std::pair<std::string, size_t>> python_module(const std::vector<Token>& tokens,
+                                                            size_t python_word) {
+  auto word = [&](size_t i) -> std::optional<std::string_view> {
+    if (i < tokens.size() && !tokens[i].op) return std::string_view(tokens[i].value);
+    return std::nullopt;
+  };
+  for (size_t j = python_word + 1; j < tokens.size() && !tokens[j].op; ++j) {
+    std::string_view w = tokens[j].value;
+    if (!w.starts_with("-") || w == "-") return std::nullopt;  // a script, or stdin
+    if (w.starts_with("--")) {
+      if (w == "--check-hash-based-pycs") ++j;
+      continue;
+    }
+    for (size_t k = 1; k < w.size(); ++k) {
+      char c = w[k];
+      if (c == 'c') return std::nullopt;  // a command string, not a module
+      if (c == 'm') {
+        if (k + 1 < w.size()) return std::pair{std::string(w.substr(k + 1)), j + 1};
+        auto module = word(j + 1);
+        if (!module) return std::nullopt;
+        return std::pair{std::string(*module), j + 2};
+      }
+      if (c == 'X' || c == 'W') {
+        if (k + 1 == w.size()) ++j;  // the argument is the next word, else the rest of this one
+        break;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// TensorRT-LLM's trtllm-serve is a group whose default subcommand is `serve`
+// (tensorrt_llm/commands/serve.py, DefaultGroup); these are the others.
+constexpr std::string_view kTrtllmOtherSubcommands[] = {"disaggregated", "disaggregated_mpi_worker",
+                                                        "grpc", "mm_embedding_serve"};
+
+std::optional<Found> trtllm_found(const std::vector<Token>& tokens, size_t engine_word,
+                                  size_t first_arg) {
+  auto word = [&](size_t i) -> std::string_view {
+    return i < tokens.size() && !tokens[i].op ? std::string_view(tokens[i].value)
+                                              : std::string_view();
+  };
+  std::string_view first = word(first_arg);
+  for (std::string_view sub : kTrtllmOtherSubcommands)
+    if (first == sub) return Found{Engine::kTrtllm, engine_word, first_arg + 1, std::string(sub)};
+  // `trtllm-serve serve MODEL` names the subcommand; `trtllm-serve MODEL` does not.
+  bool sub =
+      first == "serve" && !word(first_arg + 1).empty() && !word(first_arg + 1).starts_with("-");
+  return Found{Engine::kTrtllm, engine_word, first_arg + (sub ? 1 : 0), {}};
+}
 
 // The first engine invocation among the words of `tokens`.
 std::optional<Found> find_engine(const std::vector<Token>& tokens) {
@@ -767,19 +833,17 @@ std::optional<Found> find_engine(const std::vector<Token>& tokens) {
     if (tokens[i].op) continue;
     std::string_view w = tokens[i].value;
     std::string_view b = basename(w);
-    if (b == "vllm" && word(i + 1) == "serve") return Found{Engine::kVllm, i, i + 2};
-    if (b == "sglang" && word(i + 1) == "serve") return Found{Engine::kSglang, i, i + 2};
-    if (b == "trtllm-serve") {
-      // `trtllm-serve serve MODEL` names the subcommand; `trtllm-serve MODEL` does not.
-      bool sub = word(i + 1) == "serve" && !word(i + 2).empty() && !word(i + 2).starts_with("-");
-      return Found{Engine::kTrtllm, i, i + (sub ? 2 : 1)};
-    }
-    if (is_python(w) && word(i + 1) == "-m") {
-      std::string_view module = word(i + 2);
-      if (module == "vllm.entrypoints.openai.api_server") return Found{Engine::kVllm, i, i + 3};
-      if (module == "sglang.launch_server" || module == "sglang_router.launch_server")
-        return Found{Engine::kSglang, i, i + 3};
-      if (module == "tensorrt_llm.commands.serve") return Found{Engine::kTrtllm, i, i + 3};
+    if (b == "vllm" && word(i + 1) == "serve") return Found{Engine::kVllm, i, i + 2, {}};
+    if (b == "sglang" && word(i + 1) == "serve") return Found{Engine::kSglang, i, i + 2, {}};
+    if (b == "trtllm-serve") return trtllm_found(tokens, i, i + 1);
+    if (is_python(w)) {
+      auto module = python_module(tokens, i);
+      if (!module) continue;
+      const auto& [name, args] = *module;
+      if (name == "vllm.entrypoints.openai.api_server") return Found{Engine::kVllm, i, args, {}};
+      if (name == "sglang.launch_server" || name == "sglang_router.launch_server")
+        return Found{Engine::kSglang, i, args, {}};
+      if (name == "tensorrt_llm.commands.serve") return trtllm_found(tokens, i, args);
     }
   }
   return std::nullopt;
@@ -1118,6 +1182,12 @@ Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shap
   if (!found)
     return make_error(
         fmt::format("no serving engine recognised in the command; recognised: {}", kRecognised));
+  if (!found->other_subcommand.empty())
+    return make_error(fmt::format(
+        "TensorRT-LLM's `{}` subcommand is not rewritten: only `trtllm-serve [serve] MODEL ...` "
+        "is (disaggregated, disaggregated_mpi_worker, grpc and mm_embedding_serve are other "
+        "servers, configured otherwise); recognised: {}",
+        found->other_subcommand, kRecognised));
   Engine engine = found->engine;
   Parsed parsed = parse_args(engine, tokens, found->args_begin);
   Layout l = layout_of(shape);
@@ -1198,12 +1268,19 @@ Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shap
         return o.spec->param == Param::kOptionsFile;
       });
       if (it != parsed.found.end()) {
-        changes.push_back(
-            change(FlagChange::Kind::kChanged, it->written, it->value, it->value,
-                   want.present ? "edit this file: set enable_attention_dp: true (attention data-"
-                                  "parallel; trtllm-serve reads it only from the YAML)"
-                                : "check this file: enable_attention_dp must be false or absent "
-                                  "(attention is tensor-parallel in this plan)"));
+        // The YAML overrides the command line (serve.py: update_llm_args_with_extra_dict).
+        constexpr std::string_view kOverrides =
+            "; the file overrides the command line, so check that it does not set "
+            "tensor_parallel_size, pipeline_parallel_size, moe_expert_parallel_size, "
+            "max_batch_size or max_seq_len to other values than the flags here";
+        changes.push_back(change(
+            FlagChange::Kind::kChanged, it->written, it->value, it->value,
+            fmt::format("{}{}",
+                        want.present ? "edit this file: set enable_attention_dp: true (attention "
+                                       "data-parallel; trtllm-serve reads it only from the YAML)"
+                                     : "check this file: enable_attention_dp must be false or "
+                                       "absent (attention is tensor-parallel in this plan)",
+                        kOverrides)));
         continue;
       }
       if (!want.present) continue;

@@ -892,6 +892,100 @@ TEST(Rewrite, SglangLmHeadSwitchesFollowDpAttention) {
                                  {Kind::kRemoved, "--enable-dp-lm-head", "", ""}}));
 }
 
+TEST(Rewrite, TrtllmLongAliases) {
+  auto r = rewrite_ok(
+      "trtllm-serve deepseek-ai/DeepSeek-R1 --tensor_parallel_size 8 --pipeline_parallel_size 2 "
+      "--moe_expert_parallel_size=8",
+      tp(4, ExpertMode::kTpSharded));
+  EXPECT_EQ(r.argv, (Argv{"trtllm-serve", "deepseek-ai/DeepSeek-R1", "--tensor_parallel_size", "4",
+                          "--moe_expert_parallel_size=1"}));
+  EXPECT_EQ(changes_of(r),
+            (std::vector<Change>{{Kind::kChanged, "--tensor_parallel_size", "8", "4"},
+                                 {Kind::kRemoved, "--pipeline_parallel_size", "2", ""},
+                                 {Kind::kChanged, "--moe_expert_parallel_size", "8", "1"}}));
+
+  // A long and a short spelling of one option: the last is the one click keeps.
+  auto both = rewrite_ok(
+      "python3 -m tensorrt_llm.commands.serve m --tp_size 2 --tensor_parallel_size 8", tp(4));
+  EXPECT_EQ(both.argv, (Argv{"python3", "-m", "tensorrt_llm.commands.serve", "m",
+                             "--tensor_parallel_size", "4"}));
+  EXPECT_EQ(changes_of(both),
+            (std::vector<Change>{{Kind::kRemoved, "--tp_size", "2", ""},
+                                 {Kind::kChanged, "--tensor_parallel_size", "8", "4"}}));
+}
+
+TEST(Rewrite, TrtllmOptionsFileOverridesTheFlags) {
+  auto r = rewrite_ok(
+      "trtllm-serve serve deepseek-ai/DeepSeek-R1 --tp_size 8 --ep_size 8 "
+      "--extra_llm_api_options opts.yaml",
+      dp_ep(8, AllToAll::kDeepEp));
+  EXPECT_EQ(
+      changes_of(r),
+      (std::vector<Change>{{Kind::kChanged, "--extra_llm_api_options", "opts.yaml", "opts.yaml"}}));
+  EXPECT_EQ(r.changes[0].why,
+            "edit this file: set enable_attention_dp: true (attention data-parallel; trtllm-serve "
+            "reads it only from the YAML); the file overrides the command line, so check that it "
+            "does not set tensor_parallel_size, pipeline_parallel_size, moe_expert_parallel_size, "
+            "max_batch_size or max_seq_len to other values than the flags here");
+}
+
+TEST(Rewrite, TrtllmOtherSubcommandsAreRefused) {
+  for (const char* cmd : {"trtllm-serve disaggregated -c disagg_config.yaml",
+                          "trtllm-serve disaggregated_mpi_worker -c disagg_config.yaml",
+                          "trtllm-serve grpc deepseek-ai/DeepSeek-R1 --tp_size 8",
+                          "trtllm-serve mm_embedding_serve Qwen/Qwen2.5-VL-7B-Instruct",
+                          "python3 -m tensorrt_llm.commands.serve grpc m --tp_size 8"}) {
+    auto r = rewrite_command(cmd, tp(4), kWorkload);
+    ASSERT_FALSE(r.ok()) << cmd;
+    EXPECT_THAT(r.error().what, HasSubstr("subcommand is not rewritten")) << cmd;
+    EXPECT_THAT(r.error().what, HasSubstr("recognised: `vllm serve`")) << cmd;
+  }
+  auto grpc = rewrite_command("trtllm-serve grpc m --tp_size 8", tp(4), kWorkload);
+  ASSERT_FALSE(grpc.ok());
+  EXPECT_THAT(grpc.error().what,
+              ::testing::StartsWith(
+                  "TensorRT-LLM's `grpc` subcommand is not rewritten: only `trtllm-serve [serve] "
+                  "MODEL ...` is (disaggregated, disaggregated_mpi_worker, grpc and "
+                  "mm_embedding_serve are other servers, configured otherwise); recognised: "));
+
+  // `serve`, named or not, is rewritten.
+  EXPECT_EQ(rewrite_ok("trtllm-serve serve m --tp_size 8", tp(4)).argv,
+            (Argv{"trtllm-serve", "serve", "m", "--tp_size", "4"}));
+  EXPECT_EQ(rewrite_ok("trtllm-serve m --tp_size 8", tp(4)).argv,
+            (Argv{"trtllm-serve", "m", "--tp_size", "4"}));
+}
+
+TEST(Rewrite, PythonOptionsBeforeTheModule) {
+  auto u = rewrite_ok("python -u -m vllm.entrypoints.openai.api_server --model m -tp 8", tp(4));
+  EXPECT_EQ(u.engine, Engine::kVllm);
+  EXPECT_EQ(u.argv, (Argv{"python", "-u", "-m", "vllm.entrypoints.openai.api_server", "--model",
+                          "m", "-tp", "4"}));
+
+  auto x = rewrite_ok("python3 -X dev -W ignore -OO -m sglang.launch_server --model-path m --tp 8",
+                      tp(4));
+  EXPECT_EQ(x.engine, Engine::kSglang);
+  EXPECT_EQ(x.argv, (Argv{"python3", "-X", "dev", "-W", "ignore", "-OO", "-m",
+                          "sglang.launch_server", "--model-path", "m", "--tp", "4"}));
+  EXPECT_EQ(changes_of(x), (std::vector<Change>{{Kind::kChanged, "--tp", "8", "4"}}));
+
+  // Combined short options and an attached module name.
+  auto um = rewrite_ok("python3.12 -Xdev -um sglang.launch_server --model-path m --tp 8", tp(4));
+  EXPECT_EQ(um.engine, Engine::kSglang);
+  EXPECT_EQ(um.argv.back(), "4");
+  auto attached = rewrite_ok("python3 -mtensorrt_llm.commands.serve m --tp_size 8", tp(4));
+  EXPECT_EQ(attached.engine, Engine::kTrtllm);
+  EXPECT_EQ(attached.argv,
+            (Argv{"python3", "-mtensorrt_llm.commands.serve", "m", "--tp_size", "4"}));
+
+  // A script or -c is not a module run: no engine.
+  for (const char* cmd : {"python serve.py -m vllm.entrypoints.openai.api_server --model m",
+                          "python -c 'import vllm' -m vllm.entrypoints.openai.api_server"}) {
+    auto r = rewrite_command(cmd, tp(4), kWorkload);
+    ASSERT_FALSE(r.ok()) << cmd;
+    EXPECT_THAT(r.error().what, HasSubstr("no serving engine recognised")) << cmd;
+  }
+}
+
 TEST(Rewrite, KeepsWordsAsWritten) {
   // Quotes, variables, redirections and pipes survive; added flags go before the redirection.
   auto r = rewrite_ok(

@@ -69,16 +69,30 @@ struct Rewrite {
 /// Reads `original` (a shell command line: "vllm serve M --tensor-parallel-size 8 ...",
 /// "python -m sglang.launch_server ...", "trtllm-serve ..."), recognises the engine, and rewrites
 /// its parallelism flags to say `shape`; every other word is kept as written. Errors: unbalanced
-/// quotes, no recognisable engine, an empty command.
+/// quotes, no recognisable engine, an empty command, a TensorRT-LLM subcommand other than serve
+/// (`trtllm-serve grpc|disaggregated|disaggregated_mpi_worker|mm_embedding_serve ...`).
 ///
 /// Recognised: long forms, the engines' short forms and aliases (vLLM -tp/-pp/-dp; SGLang --tp,
-/// --dp, --ep, --tensor-parallel-size, ...), `--flag=value`, vLLM's VLLM_ALL2ALL_BACKEND
-/// environment assignment, SGLang's old --enable-ep-moe/--enable-deepep-moe. A flag found is
-/// changed in place in the spelling it was written in; one missing is added (long form) after the
-/// engine's last argument; one the plan does not use is removed. vLLM's
-/// --data-parallel-size-local follows the DP size, and its --enable-eplb/--eplb-config go when
-/// expert parallelism does (vLLM refuses them without it). Sequence limits already in the
-/// command are the user's and kept; none are added (`workload` is not used yet).
+/// --dp, --ep, --tensor-parallel-size, ...; TensorRT-LLM --tensor_parallel_size,
+/// --pipeline_parallel_size, --moe_expert_parallel_size), `--flag=value`, python options before
+/// `-m` (`python -u -m ...`, `python3 -X dev -m ...`), vLLM's VLLM_ALL2ALL_BACKEND environment
+/// assignment, SGLang's old --enable-ep-moe/--enable-deepep-moe. A flag found is changed in
+/// place in the spelling it was written in; one missing is added (long form) after the engine's
+/// last argument; one the plan does not use is removed.
+///
+/// Followers: vLLM's all-to-all backend is said with --all2all-backend where the plan has
+/// data-parallel ranks (vLLM >= 0.16 no longer reads VLLM_ALL2ALL_BACKEND: a prefix assignment
+/// is removed; an exported one is kept and the flag overrides it), and removed without them (vLLM
+/// runs no all-to-all then). vLLM's DP placement flags (--data-parallel-rank, -start-rank,
+/// -address, -rpc-port, the load-balancing switches) go with the DP size; its
+/// --data-parallel-size-local follows the DP size on one machine, and in a multi-node or
+/// per-rank launch (those flags, --nnodes > 1, --headless) it is kept and a change says to check
+/// the split by hand; --enable-eplb/--eplb-config go when expert parallelism does (vLLM refuses
+/// them without it); a --decode-context-parallel-size that does not divide the new TP size goes.
+/// SGLang's --enable-dp-lm-head and --enable-tp-lm-head-all-to-all go when DP attention does
+/// (SGLang refuses them without it). TensorRT-LLM's options file is named in a change that says
+/// what it must hold (it overrides the command line). Sequence limits already in the command are
+/// the user's and kept; none are added (`workload` is not used yet).
 ///
 /// Each change's `why` says what the new value does for this plan (or why a flag goes); why this
 /// plan was chosen (the link, the fit) is the caller's to add.
