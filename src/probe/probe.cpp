@@ -407,18 +407,21 @@ void query_pcie(const NvmlApi& nv, nvmlDevice_t h, ProbeDevice& d) {
     NvmlFn<nvmlDevice_t, unsigned*> fn;
     const char* name;
     std::optional<int>* out;
+    unsigned most;
   };
+  // Plausible answers: PCIe generations 1 to 7 (Gen7 is the newest specification, 2025) and
+  // link widths of 1 to 32 lanes (the widest the PCIe specification defines).
   const Query queries[] = {
-      {nv.pcie_gen_current, "nvmlDeviceGetCurrPcieLinkGeneration", &d.pcie_gen_current},
-      {nv.pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", &d.pcie_gen_max},
-      {nv.pcie_width_current, "nvmlDeviceGetCurrPcieLinkWidth", &d.pcie_width_current},
-      {nv.pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth", &d.pcie_width_max},
+      {nv.pcie_gen_current, "nvmlDeviceGetCurrPcieLinkGeneration", &d.pcie_gen_current, 7},
+      {nv.pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", &d.pcie_gen_max, 7},
+      {nv.pcie_width_current, "nvmlDeviceGetCurrPcieLinkWidth", &d.pcie_width_current, 32},
+      {nv.pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth", &d.pcie_width_max, 32},
   };
-  for (const auto& [fn, name, out] : queries) {
+  for (const auto& [fn, name, out, most] : queries) {
     if (!fn) continue;
     unsigned v = 0;
     nvmlReturn_t r = fn(h, &v);
-    if (r == kNvmlSuccess && v > 0 && v <= 1024)  // a generation or a lane count, never 0
+    if (r == kNvmlSuccess && v > 0 && v <= most)
       *out = static_cast<int>(v);
     else if (r == kNvmlSuccess)
       d.warnings.push_back(fmt::format("{} returned an implausible {}", name, v));

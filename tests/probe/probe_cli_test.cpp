@@ -548,6 +548,21 @@ TEST(ProbeCli, PcieQueryErrorIsAWarning) {
             "nvmlDeviceGetMaxPcieLinkWidth failed: Unknown Error (NVML error 999)");
 }
 
+TEST(ProbeCli, PcieImplausibleAnswersAreWarningsNotFacts) {
+  // Generation 9 (no such PCIe generation) and 64 lanes (wider than the specification's x32): NVML
+  // answered, but not with a link; each is left unknown and named.
+  auto p = probe({{"SMCOMPAT_FAKE_GPUS", "H100"}, {"SMCOMPAT_FAKE_PCIE", "9x64/5x16"}});
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  const json& d = p.j["devices"][0];
+  EXPECT_TRUE(d["pcie"]["gen_current"].is_null());
+  EXPECT_TRUE(d["pcie"]["width_current"].is_null());
+  EXPECT_EQ(d["pcie"]["gen_max"], 5);
+  EXPECT_EQ(d["pcie"]["width_max"], 16);
+  EXPECT_EQ(d["warnings"],
+            json::parse(R"(["nvmlDeviceGetCurrPcieLinkGeneration returned an implausible 9",
+                            "nvmlDeviceGetCurrPcieLinkWidth returned an implausible 64"])"));
+}
+
 TEST(ProbeCli, NumaNodeFromSysfs) {
   // GPUs 0..4: node 0, node 1, -1 (no affinity), no file, garbage.
   TempDir sys;
