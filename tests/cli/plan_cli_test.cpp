@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -186,6 +188,61 @@ TEST_F(PlanCli, BadInputsExit2AndWriteNothing) {
   expect_refused({"--model", kQwen, "--gpus", "8xH100", "--bench", empty_run}, "no usable figure");
   // Measured on H100 SXM: not for another GPU.
   expect_refused({"--model", kQwen, "--gpus", kRtxPro, "--bench", kBench}, "measured on H100 SXM");
+  // An explicitly empty --gpus is an error, not "this machine's GPUs".
+  expect_refused({"--model", kQwen, "--gpus", ""}, "--gpus");
+}
+
+// The recorded run with one thing changed, as a file in the test's directory.
+std::string edited_bench(const std::string& path, const std::function<void(json&)>& edit) {
+  std::ifstream in(kBench);
+  json j = json::parse(in);
+  edit(j);
+  std::ofstream(path) << j.dump(1);
+  return path;
+}
+
+TEST_F(PlanCli, BenchFiguresMustBeThoseOfTheGpuAndPlausible) {
+  // No device named, or one the catalog does not know: whose figures these are is unknown.
+  expect_refused(
+      {"--model", kQwen, "--gpus", "4xH100", "--bench",
+       edited_bench(dir_.path() + "/nodev.json", [](json& j) { j["devices"] = json::array(); })},
+      "names no GPU it was measured on");
+  expect_refused({"--model", kQwen, "--gpus", "4xH100", "--bench",
+                  edited_bench(dir_.path() + "/unknown.json",
+                               [](json& j) {
+                                 for (auto& d : j["devices"]) d.erase("catalog_gpu");
+                               })},
+                 "GPU 0 (NVIDIA H100 80GB HBM3) is not in the catalog");
+  // A copy at 1e-300 GB/s would make every step infinite; 9000 TFLOPS bf16 is 9x an H100 SXM's
+  // 989.
+  auto scale = [](std::string_view suite, double factor) {
+    return [suite, factor](json& j) {
+      for (auto& r : j["results"])
+        if (r["suite"] == suite && r["value"].is_number())
+          r["value"] = r["value"].get<double>() * factor;
+    };
+  };
+  expect_refused({"--model", kQwen, "--gpus", "4xH100", "--bench",
+                  edited_bench(dir_.path() + "/slow.json", scale("memory", 1e-303))},
+                 "a measured memory bandwidth (GB/s) of ");
+  expect_refused({"--model", kQwen, "--gpus", "4xH100", "--bench",
+                  edited_bench(dir_.path() + "/fast.json", scale("gemm", 12.5))},
+                 "a measured bf16 GEMM TFLOPS of 8905 is implausible for H100 SXM (specification "
+                 "989); expected 1 % to 150 % of it");
+}
+
+TEST_F(PlanCli, InvalidUtf8InTheUsersWordsIsReplacedNotFatal) {
+  // The --from words and the model id come back in the document: bytes that are not UTF-8 are
+  // written as U+FFFD instead of aborting the JSON writer.
+  auto r = plan({"--model", kQwen, "--gpus", "8xH100", "--model-id", "org/m\xff", "--from",
+                 "vllm serve org/m\xfe --port 8000", "--json", "-o", out_file()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = parse(r.out);
+  EXPECT_EQ(j["model_id"], "org/m\uFFFD") << j.dump();
+  EXPECT_EQ(j, parse([&] {
+              std::ifstream in(out_file());
+              return std::string(std::istreambuf_iterator<char>(in), {});
+            }()));
 }
 
 TEST_F(PlanCli, MeasuredPeaksFromABenchRun) {

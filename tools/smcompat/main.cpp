@@ -1,6 +1,9 @@
 // smcompat: what GPU code does this machine carry, and will it run? Entry point; each subcommand
 // lives in its own file (commands.hpp).
+#include <fmt/format.h>
+
 #include <cstdio>
+#include <exception>
 
 #include "commands.hpp"
 
@@ -55,6 +58,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitError;
+  } catch (const std::exception& e) {
+    // A defect, not the user's input: every reader returns located errors. Say so and exit 2
+    // rather than abort (nothing half-written: files are written atomically).
+    std::fflush(stdout);
+    fmt::print(stderr, "smcompat: internal error: {} (please report it with the command line)\n",
+               e.what());
+    return kExitError;
   }
   if (app.get_subcommands().empty()) return run_default(ctx);
   return ctx.exit_code;

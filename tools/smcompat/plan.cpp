@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -30,7 +29,7 @@ constexpr size_t kMaxBenchFile = 64u << 20;
 
 struct PlanArgs {
   std::string model;
-  std::string gpus;
+  std::optional<std::string> gpus;  // absent: this machine's GPUs; given empty: an error
   std::string engine = "vllm";
   long long batch = 64;
   long long prompt_len = 1024;
@@ -88,14 +87,6 @@ std::optional<std::string> read_bench_peaks(const std::string& path, const plan:
   if (!run)
     return fmt::format("--bench {}: not a `smcompat bench --json` document: {}", path,
                        run.error().to_string());
-  for (const auto& d : run->devices) {
-    if (!d.catalog_gpu) continue;
-    for (const auto& s : sets)
-      if (s.gpu && s.gpu->name != *d.catalog_gpu)
-        return fmt::format(
-            "--bench {}: measured on {} (GPU {}), but the plan is for {}: its peaks do not apply",
-            path, *d.catalog_gpu, d.ordinal, s.gpu->name);
-  }
   auto gemm_dtype = [](const bench::BenchResult& r) -> std::string {
     if ((r.suite != "gemm" && r.suite != "torch.gemm") || r.skipped()) return "";
     auto it = r.params.find("dtype");
@@ -130,6 +121,43 @@ std::optional<std::string> read_bench_peaks(const std::string& path, const plan:
         "--bench {}: no usable figure: no measured bf16/fp8 GEMM row and no device memory "
         "(copy, d2d, triad) row (run `smcompat bench gemm memory --json -o {}`)",
         path, path);
+  // Whose figures: every device of the run must be a known GPU, the one every set is planned for
+  // (peaks measured on an unidentified GPU, or on another, say nothing about these).
+  if (run->devices.empty())
+    return fmt::format("--bench {}: the run names no GPU it was measured on", path);
+  for (const auto& d : run->devices) {
+    if (!d.catalog_gpu)
+      return fmt::format(
+          "--bench {}: GPU {} ({}) is not in the catalog, so its figures cannot stand for the "
+          "GPUs planned for",
+          path, d.ordinal, d.name);
+    for (const auto& s : sets)
+      if (s.gpu && s.gpu->name != *d.catalog_gpu)
+        return fmt::format(
+            "--bench {}: measured on {} (GPU {}), but the plan is for {}: its peaks do not apply",
+            path, *d.catalog_gpu, d.ordinal, s.gpu->name);
+  }
+  // A measured figure far from the GPU's specification is a broken run or an edited file, and
+  // would put any step time out of range: between 1 % and 150 % of the catalog's figure.
+  auto implausible = [&](std::optional<double> measured, std::optional<double> spec,
+                         std::string_view what) -> std::optional<std::string> {
+    if (!measured || !spec || *spec <= 0) return std::nullopt;
+    if (*measured >= 0.01 * *spec && *measured <= 1.5 * *spec) return std::nullopt;
+    return fmt::format(
+        "--bench {}: a measured {} of {:.4g} is implausible for {} (specification {:.4g}); "
+        "expected 1 % to 150 % of it",
+        path, what, *measured, sets.front().gpu->name, *spec);
+  };
+  if (!sets.empty() && sets.front().gpu) {
+    const GpuSpec& g = *sets.front().gpu;
+    auto peak = g.peak_tflops.find(peaks.tflops_format == "fp8" ? "fp8" : "fp16_bf16");
+    std::optional<double> spec_tflops;
+    if (peak != g.peak_tflops.end()) spec_tflops = peak->second;
+    if (auto e = implausible(peaks.tflops, spec_tflops, peaks.tflops_format + " GEMM TFLOPS"))
+      return e;
+    if (auto e = implausible(peaks.memory_gbs, g.bandwidth_gbs, "memory bandwidth (GB/s)"))
+      return e;
+  }
   peaks.source = path;
   return std::nullopt;
 }
@@ -151,8 +179,8 @@ int run_plan(Context& ctx, const PlanArgs& a) {
 
   const Catalog& catalog = Catalog::builtin();
   std::vector<plan::GpuSet> sets;
-  if (!a.gpus.empty()) {
-    auto parsed = plan::parse_gpu_sets(a.gpus, catalog);
+  if (a.gpus) {
+    auto parsed = plan::parse_gpu_sets(*a.gpus, catalog);
     if (!parsed) return fail("{}", parsed.error().to_string());
     sets = std::move(*parsed);
   } else {
@@ -180,7 +208,6 @@ int run_plan(Context& ctx, const PlanArgs& a) {
     base.measured_memory_gbs = peaks.memory_gbs;
   }
   std::string model_id = a.model_id.empty() ? model->name : a.model_id;
-  if (model_id.empty()) model_id = std::filesystem::path(a.model).parent_path().filename();
 
   PlanReportOptions options;
   options.engine = *engine;
@@ -192,14 +219,19 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   if (!report) return fail("{}", report.error().to_string());
 
   const bool fits = report->fits_anywhere();
+  // Model names, paths and --from words are the user's bytes: invalid UTF-8 is replaced, never
+  // thrown on.
+  auto dump = [](const nlohmann::json& j, int indent) {
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
   nlohmann::json doc;
   if (a.json || !a.output.empty()) doc = plan_to_json(*report, ctx.argv);
   if (fits && !a.output.empty()) {
-    if (auto err = write_file_atomically(a.output, doc.dump(1) + "\n"))
+    if (auto err = write_file_atomically(a.output, dump(doc, 1) + "\n"))
       return fail("{}", err->to_string());
   }
   if (a.json)
-    fmt::print("{}\n", doc.dump(2));
+    fmt::print("{}\n", dump(doc, 2));
   else
     fmt::print("{}", render_plan_text(*report, ctx.out_style(), PlanTextOptions{a.all}));
   if (!fits) {
