@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "smcompat/report/json_document.hpp"
 #include "smcompat/util/strings.hpp"
@@ -44,6 +45,9 @@ Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
   r.peaks = o.peaks;
   r.from = o.from;
   r.python = o.python;
+  // The environment's kernels judged once per kind of GPU (a package scan reads every library
+  // of the environment): sets of the same GPU share it.
+  std::map<std::string, plan::EngineKernels> kernels_by_gpu;
   for (const auto& g : sets) {
     plan::PlanRequest rq = base;
     rq.gpus = g;
@@ -51,11 +55,15 @@ Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
     s.gpus = g;
     s.plans = plan::rank_plans(rq);
     if (!o.python.empty() && g.gpu) {
-      auto k = plan::engine_kernels(o.python, *g.gpu);
-      if (!k) return k.error();  // names --python and the path
-      plan::apply_engine_kernels(*k, o.engine, s.plans);
+      auto known = kernels_by_gpu.find(g.gpu->name);
+      if (known == kernels_by_gpu.end()) {
+        auto k = plan::engine_kernels(o.python, *g.gpu);
+        if (!k) return k.error();  // names --python and the path
+        known = kernels_by_gpu.emplace(g.gpu->name, std::move(*k)).first;
+      }
+      plan::apply_engine_kernels(known->second, o.engine, s.plans);
       plan::sort_plans(s.plans);
-      s.kernels = std::move(*k);
+      s.kernels = known->second;
     }
     for (const auto& p : s.plans)
       s.commands.push_back(plan::engine_command(o.engine, o.model_id, p.shape, base.workload));
@@ -232,6 +240,20 @@ void append_fits_nowhere(std::string& out, const PlanReport& r, const PlanSetRes
 
 }  // namespace
 
+namespace {
+
+// Flags (or changes) and why each, the explanations aligned in one column.
+void append_explained(std::string& out,
+                      const std::vector<std::pair<std::string, std::string>>& rows,
+                      const Style& st) {
+  size_t width = 0;
+  for (const auto& [what, why] : rows) width = std::max(width, display_width(what));
+  for (const auto& [what, why] : rows)
+    out += "      " + what + std::string(width - display_width(what) + 2, ' ') + st.dim(why) + "\n";
+}
+
+}  // namespace
+
 std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTextOptions& opt) {
   std::string out;
   const auto& m = r.model;
@@ -271,6 +293,8 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
       if (s.kernels->packages.empty()) out += "    no serving package installed there\n";
       for (const auto& k : s.kernels->packages)
         out += fmt::format("    {} {}: {}\n", k.name, k.version, st.dim(k.detail));
+      for (const auto& e : s.kernels->errors)
+        out += "    " + st.yellow("could not read: " + e) + "\n";
     }
     Table t(
         {"#", "plan", "fits", "weights", "KV cache", "activations", "reserve", "total", "TPOT ms",
@@ -319,9 +343,10 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
     for (const auto& n : best->notes) out += "    note: " + n + "\n";
     out += "\n  " + st.bold("Command") + fmt::format(" ({}):\n", plan::to_string(cmd.engine));
     out += "    " + st.cyan(cmd.shell()) + "\n";
+    std::vector<std::pair<std::string, std::string>> flag_rows;
     for (const auto& f : cmd.flags)
-      out += fmt::format("      {}{}  {}\n", f.name, f.value.empty() ? "" : " " + f.value,
-                         st.dim(f.why));
+      flag_rows.emplace_back(f.name + (f.value.empty() ? "" : " " + f.value), f.why);
+    append_explained(out, flag_rows, st);
     for (const auto& file : cmd.extra_files) {
       out += "    with this file:\n";
       for (std::string_view line : split(file, '\n'))
@@ -331,6 +356,7 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
       out += "\n  " + st.bold("Your command, rewritten") + ":\n";
       out += "    " + st.cyan(s.rewrite->shell()) + "\n";
       if (s.rewrite->changes.empty()) out += "      (already says this plan: nothing changed)\n";
+      std::vector<std::pair<std::string, std::string>> change_rows;
       for (const auto& c : s.rewrite->changes) {
         std::string what;
         switch (c.kind) {
@@ -345,8 +371,9 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
                 fmt::format("removed {}{}", c.flag, c.old_value.empty() ? "" : " " + c.old_value);
             break;
         }
-        out += fmt::format("      {}  {}\n", what, st.dim(c.why));
+        change_rows.emplace_back(std::move(what), c.why);
       }
+      append_explained(out, change_rows, st);
     }
   }
   if (!r.fits_anywhere())
@@ -493,7 +520,7 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
   if (!r.peaks.source.empty()) {
     peaks["file"] = r.peaks.source;
     peaks["tflops"] = r.peaks.tflops ? json(*r.peaks.tflops) : json(nullptr);
-    peaks["tflops_format"] = r.peaks.tflops_format;
+    peaks["tflops_format"] = r.peaks.tflops ? json(r.peaks.tflops_format) : json(nullptr);
     peaks["memory_gbs"] = r.peaks.memory_gbs ? json(*r.peaks.memory_gbs) : json(nullptr);
   }
   json fields = {

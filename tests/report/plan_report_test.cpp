@@ -206,16 +206,24 @@ TEST(PlanReport, RewriteAwayFromDeepEpSaysWhy) {
       "--data-parallel-size 4 --enable-expert-parallel --port 8000";
   PlanReport r = make_report("Qwen__Qwen3-235B-A22B-FP8", "4x\"RTX PRO 6000\"", from);
   ASSERT_TRUE(r.sets[0].rewrite);
-  const plan::FlagChange* backend = nullptr;
-  for (const auto& c : r.sets[0].rewrite->changes)
-    if (c.flag == "VLLM_ALL2ALL_BACKEND") backend = &c;
-  ASSERT_NE(backend, nullptr);
-  EXPECT_EQ(backend->old_value, "deepep_low_latency");
-  EXPECT_EQ(backend->new_value, "allgather_reducescatter");
-  EXPECT_NE(backend->why.find("; DeepEP cannot run here: DeepEP needs NVLink (or InfiniBand) "
+  // vLLM 0.16 dropped the variable: it is removed (naming why DeepEP does not suit these GPUs)
+  // and the backend is said with the flag.
+  const plan::FlagChange* removed = nullptr;
+  const plan::FlagChange* flag = nullptr;
+  for (const auto& c : r.sets[0].rewrite->changes) {
+    if (c.flag == "VLLM_ALL2ALL_BACKEND") removed = &c;
+    if (c.flag == "--all2all-backend") flag = &c;
+  }
+  ASSERT_NE(removed, nullptr);
+  EXPECT_EQ(removed->kind, plan::FlagChange::Kind::kRemoved);
+  EXPECT_EQ(removed->old_value, "deepep_low_latency");
+  ASSERT_NE(flag, nullptr);
+  EXPECT_EQ(flag->kind, plan::FlagChange::Kind::kAdded);
+  EXPECT_EQ(flag->new_value, "allgather_reducescatter");
+  EXPECT_NE(removed->why.find("; DeepEP cannot run here: DeepEP needs NVLink (or InfiniBand) "
                               "between the GPUs for NVSHMEM; these talk over PCIe"),
             std::string::npos)
-      << backend->why;
+      << removed->why;
 }
 
 TEST(PlanReport, BadFromIsAnError) {
