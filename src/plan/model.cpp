@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -177,10 +178,13 @@ std::string name_from_source(std::string_view source) {
   while (!s.empty() && s.back() == '/') s.pop_back();
   auto slash = s.rfind('/');
   std::string base = slash == std::string::npos ? s : s.substr(slash + 1);
-  if (base == "config.json" && slash != std::string::npos) {
-    std::string dir = s.substr(0, slash);
-    auto up = dir.rfind('/');
-    return up == std::string::npos ? dir : dir.substr(up + 1);
+  if (base == "config.json") {
+    // The checkpoint's directory names the model, also for `config.json` or `./config.json`
+    // given from inside it.
+    std::error_code ec;
+    std::filesystem::path abs = std::filesystem::absolute(s, ec);
+    std::string dir = ec ? "" : abs.lexically_normal().parent_path().filename().string();
+    if (!dir.empty()) return dir;
   }
   if (base.size() > 5 && base.ends_with(".json")) base.resize(base.size() - 5);
   return base;

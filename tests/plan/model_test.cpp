@@ -4,9 +4,11 @@
 #include "smcompat/plan/model.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -521,6 +523,26 @@ TEST(ModelConfig, NameFromSource) {
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->name, "org/model");
   EXPECT_EQ(b->embedding_params(), 80u);
+}
+
+TEST(ModelConfig, NameFromConfigJsonInTheWorkingDirectory) {
+  // `--model config.json` from inside the checkpoint: the directory names the model, not "config".
+  const char* kConfig = R"({"hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
+    "vocab_size": 10, "intermediate_size": 16})";
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("smcompat-plan-" + std::to_string(::getpid())) / "Org__Model-7B";
+  std::filesystem::create_directories(dir);
+  std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  auto a = parse_model_config(kConfig, "config.json");
+  auto b = parse_model_config(kConfig, "./config.json");
+  auto c = parse_model_config(kConfig, "../Org__Model-7B/config.json");
+  std::filesystem::current_path(before);
+  std::filesystem::remove_all(dir.parent_path());
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(a->name, "Org__Model-7B");
+  EXPECT_EQ(b->name, "Org__Model-7B");
+  EXPECT_EQ(c->name, "Org__Model-7B");
 }
 
 // ---------------------------------------------------------------------------------------------
