@@ -1,0 +1,414 @@
+// The GPU kit's driver-API runner: loads one image the way a library would, asks the driver what
+// it chose, launches the kernel and checks its output. One JSON object per line on stdout, which
+// tests/gpu-checks/steps/*.py compare with smcompat's predictions.
+//   kit_driver module FILE            cuModuleLoadData + kit_axpb, launched and verified
+//   kit_driver library FILE           the same through cuLibraryLoadData / cuLibraryGetKernel
+//   kit_driver compare A B KERNEL     the same kernel from two images, same inputs, outputs
+//                                     compared byte for byte (KERNEL: warp_specialized | plain |
+//                                     clustered; clustered from B is expected to behave as a
+//                                     cluster of one)
+//   kit_driver smem FILE              kit_smem at the opt-in shared-memory limit and one byte above
+// The driver is dlopen'ed (libcuda.so.1, or $KIT_LIBCUDA), so the same binary runs against a real
+// driver and the test suite's fake one; an entry point the driver lacks is reported, not fatal.
+#define CUDA_ENABLE_DEPRECATED 1
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Driver {
+  void* handle = nullptr;
+  template <class F>
+  F get(const char* name) const {
+    return handle ? reinterpret_cast<F>(dlsym(handle, name)) : nullptr;
+  }
+};
+Driver drv;
+
+using InitFn = CUresult (*)(unsigned);
+using DeviceGetFn = CUresult (*)(CUdevice*, int);
+using AttrFn = CUresult (*)(int*, CUdevice_attribute, CUdevice);
+using CtxRetainFn = CUresult (*)(CUcontext*, CUdevice);
+using CtxSetFn = CUresult (*)(CUcontext);
+using ModLoadFn = CUresult (*)(CUmodule*, const void*);
+using ModFuncFn = CUresult (*)(CUfunction*, CUmodule, const char*);
+using ModUnloadFn = CUresult (*)(CUmodule);
+using LibLoadFn = CUresult (*)(CUlibrary*, const void*, CUjit_option*, void**, unsigned,
+                               CUlibraryOption*, void**, unsigned);
+using LibKernelFn = CUresult (*)(CUkernel*, CUlibrary, const char*);
+using KernelFuncFn = CUresult (*)(CUfunction*, CUkernel);
+using LibUnloadFn = CUresult (*)(CUlibrary);
+using FuncAttrFn = CUresult (*)(int*, CUfunction_attribute, CUfunction);
+using FuncSetAttrFn = CUresult (*)(CUfunction, CUfunction_attribute, int);
+using AllocFn = CUresult (*)(CUdeviceptr*, size_t);
+using FreeFn = CUresult (*)(CUdeviceptr);
+using HtoDFn = CUresult (*)(CUdeviceptr, const void*, size_t, CUstream);
+using DtoHFn = CUresult (*)(void*, CUdeviceptr, size_t, CUstream);
+using SyncFn = CUresult (*)(CUstream);
+using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              unsigned, unsigned, CUstream, void**, void**);
+using LaunchExFn = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
+using ErrNameFn = CUresult (*)(CUresult, const char**);
+
+std::string error_name(CUresult r) {
+  const char* s = nullptr;
+  if (auto f = drv.get<ErrNameFn>("cuGetErrorName"); f && f(r, &s) == CUDA_SUCCESS && s) return s;
+  return "CUresult " + std::to_string(static_cast<int>(r));
+}
+
+// JSON string literal (file names and driver messages only; control bytes escaped).
+std::string q(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool read_file(const char* path, std::vector<char>& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  out.push_back('\0');  // a PTX image must be NUL-terminated; a fatbin or cubin ignores it
+  return true;
+}
+
+// The context every action runs in; prints a line and returns false when the driver cannot give one.
+bool open_context(CUdevice* dev) {
+  const char* lib = std::getenv("KIT_LIBCUDA");
+  drv.handle = dlopen(lib && *lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!drv.handle) {
+    std::printf("{\"error\":%s}\n", q(std::string("dlopen libcuda.so.1: ") + dlerror()).c_str());
+    return false;
+  }
+  CUresult r = CUDA_ERROR_NOT_FOUND;
+  CUcontext ctx = nullptr;
+  auto init = drv.get<InitFn>("cuInit");
+  auto device_get = drv.get<DeviceGetFn>("cuDeviceGet");
+  auto retain = drv.get<CtxRetainFn>("cuDevicePrimaryCtxRetain");
+  auto set = drv.get<CtxSetFn>("cuCtxSetCurrent");
+  if (init && device_get && retain && set && (r = init(0)) == CUDA_SUCCESS &&
+      (r = device_get(dev, 0)) == CUDA_SUCCESS && (r = retain(&ctx, *dev)) == CUDA_SUCCESS &&
+      (r = set(ctx)) == CUDA_SUCCESS)
+    return true;
+  std::printf("{\"error\":%s}\n", q("no context: " + error_name(r)).c_str());
+  return false;
+}
+
+struct Loaded {
+  std::string api;
+  CUresult result = CUDA_ERROR_NOT_FOUND;
+  double load_ms = 0, get_ms = 0;
+  CUfunction fn = nullptr;
+  CUmodule module = nullptr;
+  CUlibrary library = nullptr;
+};
+
+// Loads FILE's kernel NAME through the module or the library API, timing the load and the lookup
+// (where lazy loading moves the JIT).
+Loaded load(const std::vector<char>& image, const char* name, bool library) {
+  Loaded l;
+  l.api = library ? "cuLibraryLoadData" : "cuModuleLoadData";
+  auto t0 = std::chrono::steady_clock::now();
+  if (library) {
+    auto load_data = drv.get<LibLoadFn>("cuLibraryLoadData");
+    auto get_kernel = drv.get<LibKernelFn>("cuLibraryGetKernel");
+    auto kernel_fn = drv.get<KernelFuncFn>("cuKernelGetFunction");
+    if (!load_data || !get_kernel || !kernel_fn) return l;
+    l.result = load_data(&l.library, image.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    l.load_ms = ms_since(t0);
+    if (l.result != CUDA_SUCCESS) return l;
+    t0 = std::chrono::steady_clock::now();
+    CUkernel k = nullptr;
+    l.result = get_kernel(&k, l.library, name);
+    if (l.result == CUDA_SUCCESS) l.result = kernel_fn(&l.fn, k);
+  } else {
+    auto load_data = drv.get<ModLoadFn>("cuModuleLoadData");
+    auto get_fn = drv.get<ModFuncFn>("cuModuleGetFunction");
+    if (!load_data || !get_fn) return l;
+    l.result = load_data(&l.module, image.data());
+    l.load_ms = ms_since(t0);
+    if (l.result != CUDA_SUCCESS) return l;
+    t0 = std::chrono::steady_clock::now();
+    l.result = get_fn(&l.fn, l.module, name);
+  }
+  l.get_ms = ms_since(t0);
+  return l;
+}
+
+void unload(Loaded& l) {
+  if (l.module)
+    if (auto f = drv.get<ModUnloadFn>("cuModuleUnload")) f(l.module);
+  if (l.library)
+    if (auto f = drv.get<LibUnloadFn>("cuLibraryUnload")) f(l.library);
+}
+
+int attribute(CUfunction fn, CUfunction_attribute a) {
+  int v = -1;
+  if (auto f = drv.get<FuncAttrFn>("cuFuncGetAttribute"); f && fn) f(&v, a, fn);
+  return v;
+}
+
+// Device buffers with the copies every action needs; the stream-0 copies plus a stream sync exist
+// in every driver (the synchronous ones are not in the fake).
+struct Buffer {
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+  CUresult result = CUDA_ERROR_NOT_FOUND;
+  explicit Buffer(size_t n) : bytes(n) {
+    if (auto f = drv.get<AllocFn>("cuMemAlloc_v2")) result = f(&ptr, n);
+  }
+  ~Buffer() {
+    if (ptr)
+      if (auto f = drv.get<FreeFn>("cuMemFree_v2")) f(ptr);
+  }
+  CUresult put(const void* src) {
+    auto copy = drv.get<HtoDFn>("cuMemcpyHtoDAsync_v2");
+    auto sync = drv.get<SyncFn>("cuStreamSynchronize");
+    if (!copy || !sync) return CUDA_ERROR_NOT_FOUND;
+    CUresult r = copy(ptr, src, bytes, nullptr);
+    return r != CUDA_SUCCESS ? r : sync(nullptr);
+  }
+  CUresult get(void* dst) {
+    auto copy = drv.get<DtoHFn>("cuMemcpyDtoHAsync_v2");
+    auto sync = drv.get<SyncFn>("cuStreamSynchronize");
+    if (!copy || !sync) return CUDA_ERROR_NOT_FOUND;
+    CUresult r = copy(dst, ptr, bytes, nullptr);
+    return r != CUDA_SUCCESS ? r : sync(nullptr);
+  }
+};
+
+CUresult launch(CUfunction fn, unsigned grid, unsigned block, unsigned smem, void** args,
+                unsigned cluster = 0) {
+  auto sync = drv.get<SyncFn>("cuStreamSynchronize");
+  CUresult r;
+  if (cluster > 1) {
+    auto launch_ex = drv.get<LaunchExFn>("cuLaunchKernelEx");
+    if (!launch_ex) return CUDA_ERROR_NOT_FOUND;
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster;
+    attr.value.clusterDim.y = 1;
+    attr.value.clusterDim.z = 1;
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = grid;
+    cfg.gridDimY = cfg.gridDimZ = 1;
+    cfg.blockDimX = block;
+    cfg.blockDimY = cfg.blockDimZ = 1;
+    cfg.sharedMemBytes = smem;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    r = launch_ex(&cfg, fn, args, nullptr);
+  } else {
+    auto launch_fn = drv.get<LaunchFn>("cuLaunchKernel");
+    if (!launch_fn) return CUDA_ERROR_NOT_FOUND;
+    r = launch_fn(fn, grid, 1, 1, block, 1, 1, smem, nullptr, args, nullptr);
+  }
+  if (r != CUDA_SUCCESS || !sync) return r;
+  return sync(nullptr);
+}
+
+// kit_axpb(y, x, a, b, n): y = a*x + b, exact in float for the small integers used here.
+int run_axpb(const char* file, bool library) {
+  CUdevice dev;
+  if (!open_context(&dev)) return 2;
+  std::vector<char> image;
+  if (!read_file(file, image)) {
+    std::printf("{\"error\":%s}\n", q(std::string("cannot read ") + file).c_str());
+    return 2;
+  }
+  Loaded l = load(image, "kit_axpb", library);
+  std::printf("{\"action\":\"%s\",\"file\":%s,\"api\":%s,\"result\":%s,\"load_ms\":%.3f,\"get_ms\":%.3f",
+              library ? "library" : "module", q(file).c_str(), q(l.api).c_str(),
+              q(error_name(l.result)).c_str(), l.load_ms, l.get_ms);
+  if (l.result == CUDA_SUCCESS) {
+    std::printf(",\"binary_version\":%d,\"ptx_version\":%d",
+                attribute(l.fn, CU_FUNC_ATTRIBUTE_BINARY_VERSION),
+                attribute(l.fn, CU_FUNC_ATTRIBUTE_PTX_VERSION));
+    const int n = 4096;
+    std::vector<float> x(n), y(n, -1.f);
+    for (int i = 0; i < n; ++i) x[i] = static_cast<float>(i % 97);
+    Buffer dx(n * sizeof(float)), dy(n * sizeof(float));
+    float a = 3.f, b = 7.f;
+    int nn = n;
+    CUresult r = dx.result != CUDA_SUCCESS ? dx.result : dy.result;
+    if (r == CUDA_SUCCESS) r = dx.put(x.data());
+    if (r == CUDA_SUCCESS) r = dy.put(y.data());
+    void* args[] = {&dy.ptr, &dx.ptr, &a, &b, &nn};
+    auto t0 = std::chrono::steady_clock::now();
+    if (r == CUDA_SUCCESS) r = launch(l.fn, (n + 255) / 256, 256, 0, args);
+    double launch_ms = ms_since(t0);
+    if (r == CUDA_SUCCESS) r = dy.get(y.data());
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += y[i] != a * x[i] + b;
+    std::printf(",\"launch\":%s,\"launch_ms\":%.3f,\"verified\":%s,\"wrong\":%d",
+                q(error_name(r)).c_str(), launch_ms,
+                r == CUDA_SUCCESS && wrong == 0 ? "true" : "false", r == CUDA_SUCCESS ? wrong : n);
+  }
+  std::printf("}\n");
+  unload(l);
+  return l.result == CUDA_SUCCESS ? 0 : 1;
+}
+
+// The output of KERNEL run from one image; `bytes` empty when it could not run.
+struct Output {
+  CUresult result = CUDA_ERROR_NOT_FOUND;
+  std::string stage;
+  std::vector<unsigned char> bytes;
+  int binary_version = -1;
+};
+
+Output run_kernel(const char* file, const std::string& kernel, unsigned cluster) {
+  Output o;
+  std::vector<char> image;
+  if (!read_file(file, image)) {
+    o.stage = "read";
+    return o;
+  }
+  Loaded l = load(image, kernel.c_str(), false);
+  o.result = l.result;
+  o.stage = "load";
+  if (l.result != CUDA_SUCCESS) return o;
+  o.binary_version = attribute(l.fn, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+  // Small integers: every sum below is exact in float, whatever order the atomics take.
+  const int n = 4096, blocks = 8;
+  std::vector<float> in(n);
+  for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 7);
+  size_t out_bytes = kernel == "plain" ? n * sizeof(float)
+                     : kernel == "clustered" ? blocks * 64 * sizeof(int) : blocks * sizeof(float);
+  Buffer din(n * sizeof(float)), dout(out_bytes);
+  std::vector<unsigned char> zeros(out_bytes, 0);
+  CUresult r = din.result != CUDA_SUCCESS ? din.result : dout.result;
+  if (r == CUDA_SUCCESS) r = din.put(in.data());
+  if (r == CUDA_SUCCESS) r = dout.put(zeros.data());
+  int nn = n;
+  void* args3[] = {&dout.ptr, &din.ptr, &nn};
+  void* args1[] = {&dout.ptr};
+  o.stage = "launch";
+  if (r == CUDA_SUCCESS) {
+    if (kernel == "warp_specialized") r = launch(l.fn, blocks, 384, 0, args3);
+    else if (kernel == "plain") r = launch(l.fn, n / 256, 256, 0, args3);
+    else r = launch(l.fn, blocks, 64, 0, args1, cluster);
+  }
+  if (r == CUDA_SUCCESS) {
+    o.bytes.resize(out_bytes);
+    r = dout.get(o.bytes.data());
+    if (r != CUDA_SUCCESS) o.bytes.clear();
+  }
+  o.result = r;
+  unload(l);
+  return o;
+}
+
+int compare(const char* a, const char* b, const std::string& kernel) {
+  CUdevice dev;
+  if (!open_context(&dev)) return 2;
+  // The original clustered kernel is declared __cluster_dims__(2,1,1); the retargeted one is a
+  // cluster of one, so it is compared with what a cluster of one computes, not with A.
+  Output oa = run_kernel(a, kernel, kernel == "clustered" ? 2 : 0);
+  Output ob = run_kernel(b, kernel, 0);
+  bool same = !oa.bytes.empty() && oa.bytes == ob.bytes;
+  size_t differing = 0;
+  if (!oa.bytes.empty() && oa.bytes.size() == ob.bytes.size())
+    for (size_t i = 0; i < oa.bytes.size(); ++i) differing += oa.bytes[i] != ob.bytes[i];
+  bool one_cluster_ok = false;
+  if (kernel == "clustered" && !ob.bytes.empty()) {
+    // out[block*64 + t] = s[t] * num_blocks + block_index.x with s[t] = t + rank: rank 0,
+    // num_blocks 1 and block index 0 in a cluster of one.
+    one_cluster_ok = true;
+    for (size_t i = 0; i < ob.bytes.size() / sizeof(int); ++i) {
+      int v;
+      std::memcpy(&v, ob.bytes.data() + i * sizeof(int), sizeof v);
+      one_cluster_ok &= v == static_cast<int>(i % 64);
+    }
+  }
+  std::printf("{\"action\":\"compare\",\"kernel\":%s,\"a\":%s,\"b\":%s,\"a_result\":%s,"
+              "\"a_stage\":%s,\"a_binary_version\":%d,\"b_result\":%s,\"b_stage\":%s,"
+              "\"b_binary_version\":%d,\"bytes\":%zu,\"identical\":%s,\"differing_bytes\":%zu",
+              q(kernel).c_str(), q(a).c_str(), q(b).c_str(), q(error_name(oa.result)).c_str(),
+              q(oa.stage).c_str(), oa.binary_version, q(error_name(ob.result)).c_str(),
+              q(ob.stage).c_str(), ob.binary_version, ob.bytes.size(), same ? "true" : "false",
+              differing);
+  if (kernel == "clustered") std::printf(",\"cluster_of_one\":%s", one_cluster_ok ? "true" : "false");
+  std::printf("}\n");
+  return 0;
+}
+
+// kit_smem(out, words): static 1 KiB + `words` ints of dynamic shared memory, each touched.
+int smem(const char* file) {
+  CUdevice dev;
+  if (!open_context(&dev)) return 2;
+  std::vector<char> image;
+  if (!read_file(file, image)) return 2;
+  int optin = -1, per_block = -1, per_sm = -1;
+  if (auto f = drv.get<AttrFn>("cuDeviceGetAttribute")) {
+    f(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+    f(&per_block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, dev);
+    f(&per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev);
+  }
+  Loaded l = load(image, "kit_smem", false);
+  std::printf("{\"action\":\"smem\",\"file\":%s,\"optin\":%d,\"per_block\":%d,\"per_sm\":%d,"
+              "\"load\":%s", q(file).c_str(), optin, per_block, per_sm,
+              q(error_name(l.result)).c_str());
+  if (l.result == CUDA_SUCCESS) {
+    int static_bytes = attribute(l.fn, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    std::printf(",\"static_bytes\":%d", static_bytes);
+    auto set_attr = drv.get<FuncSetAttrFn>("cuFuncSetAttribute");
+    Buffer out(sizeof(int));
+    // At the limit, then one byte above it: the attribute call, and a launch asking for it.
+    for (int extra : {0, 1}) {
+      int dyn = optin - static_bytes + extra;
+      const char* key = extra ? "above" : "at";
+      if (!set_attr) {
+        std::printf(",\"%s\":{\"dynamic\":%d,\"set_attribute\":\"missing in this driver\"}", key, dyn);
+        continue;
+      }
+      CUresult rs = set_attr(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dyn);
+      int words = dyn / static_cast<int>(sizeof(int));
+      void* args[] = {&out.ptr, &words};
+      CUresult rl = launch(l.fn, 1, 256, static_cast<unsigned>(dyn), args);
+      int value = -1;
+      if (rl == CUDA_SUCCESS) out.get(&value);
+      std::printf(",\"%s\":{\"dynamic\":%d,\"set_attribute\":%s,\"launch\":%s,\"value\":%d}", key,
+                  dyn, q(error_name(rs)).c_str(), q(error_name(rl)).c_str(), value);
+    }
+  }
+  std::printf("}\n");
+  unload(l);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string action = argc > 1 ? argv[1] : "";
+  if ((action == "module" || action == "library") && argc == 3) return run_axpb(argv[2], action == "library");
+  if (action == "compare" && argc == 5) return compare(argv[2], argv[3], argv[4]);
+  if (action == "smem" && argc == 3) return smem(argv[2]);
+  std::fprintf(stderr,
+               "usage: kit_driver module|library FILE | compare A B KERNEL | smem FILE\n");
+  return 2;
+}

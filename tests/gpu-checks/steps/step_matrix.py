@@ -1,0 +1,180 @@
+"""Step "matrix" (pending checks 2, 3 and 6): which image the driver chooses, predicted versus observed.
+
+For every fatbin variant the kit carries (checks/fatbin, built by nvcc from one kernel), loaded
+through cuModuleLoadData and cuLibraryLoadData under `smcompat trace`: the prediction is
+`smcompat scan`'s verdict and chosen image for this GPU, the observation the driver's
+(BINARY_VERSION/PTX_VERSION as trace classifies them) and whether the kernel computed the right
+values. The same for the CUDA runtime (checks/rt: one shared library per variant, -rdc ones
+included: check 6), lazy and eager; CUDA_FORCE_PTX_JIT=1; and --report-cc as the runtime and
+torch see it (check 3).
+
+Under the fake driver (--synthetic) the driver-API rows still compare: the fake chooses images by
+the documented rules, so they test the step, not the rules. The runtime cannot start on the fake
+(no export tables), and the fake runs no kernels: those rows are recorded with agree null.
+"""
+
+import json
+from pathlib import Path
+
+from kitlib import Step
+
+step = Step("matrix", "image selection: fatbin variants through the driver API and the runtime", [2, 3, 6])
+checks = step.kit / "checks"
+kit_driver = str(checks / "kit_driver")
+kit_rt = str(checks / "kit_rt")
+FAILED = {"no-image", "unsupported-ptx"}
+
+
+def scan(directory):
+    """{file name: (verdict, chosen image target, [ptx targets that can JIT])} from smcompat scan."""
+    r = step.run("scan-" + directory.name, [step.smcompat, "scan", str(directory), "--json"], timeout=60)
+    doc = r.json()
+    if not doc:
+        step.note("scan of %s failed (exit %d): %s" % (directory, r.rc, r.stderr.strip()[:300]))
+        return {}, None
+    out = {}
+    for f in doc.get("files", []):
+        entries = f.get("entries", [])
+        chosen = None
+        for u in f.get("units", []):
+            if u.get("chosen") is not None and u["chosen"] < len(entries):
+                chosen = entries[u["chosen"]].get("target")
+        jit = [e["target"] for e in entries if e.get("kind") == "ptx" and e.get("verdict") == "ptx-jit"]
+        out[Path(f["path"]).name] = (f.get("verdict"), chosen, jit)
+    return out, doc.get("target")
+
+
+def trace(name, argv, env=None, extra=()):
+    """Runs argv under smcompat trace; returns (trace document or None, the program's JSON lines)."""
+    report = step.path(name + ".trace.json")
+    r = step.run(name, [step.smcompat, "trace", "--json", "-o", str(report), *extra, "--"] + argv,
+                 env=env, timeout=60)
+    try:
+        doc = json.loads(report.read_text())
+    except (OSError, ValueError):
+        doc = None
+    return doc, r.json_lines(), r
+
+
+def observed_text(load):
+    if not load:
+        return "no load recorded"
+    text = load.get("outcome", "?")
+    if load.get("chosen"):
+        text += " " + load["chosen"]
+    if load.get("outcome") == "failed":
+        text += " (%s)" % load.get("error", load.get("result"))
+    if load.get("jit_wall_ms") is not None and load.get("outcome") == "ptx-jit":
+        text += ", JIT %.1f ms" % load["jit_wall_ms"]
+    return text
+
+
+def expected_outcome(verdict):
+    return "failed" if verdict in FAILED else verdict
+
+
+# -- the driver API --------------------------------------------------------------------------
+fatbins, target = scan(checks / "fatbin")
+if target:
+    step.note("predicted for %s" % target.get("label"))
+if not fatbins:
+    step.fail("smcompat scan gave no prediction for checks/fatbin")
+
+for name in sorted(fatbins):
+    verdict, chosen, _ = fatbins[name]
+    for api in ("module", "library"):
+        doc, lines, r = trace("%s-%s" % (Path(name).stem, api), [kit_driver, api, str(checks / "fatbin" / name)])
+        loads = (doc or {}).get("loads", [])
+        load = loads[0] if loads else None
+        line = lines[0] if lines else {}
+        outcome = load.get("outcome") if load else None
+        agree = outcome == expected_outcome(verdict) and (outcome == "failed" or load.get("chosen") == chosen)
+        note = []
+        if load and load.get("disagrees"):
+            note.append("trace marks it DISAGREES")
+        ran = line.get("verified")
+        if outcome not in (None, "failed"):
+            if step.synthetic:
+                note.append("the fake driver runs no kernels: output not checked")
+            elif not ran:
+                agree = False
+                note.append("kernel output wrong or launch failed: %s" % line.get("launch"))
+            else:
+                note.append("output verified")
+        if load:
+            note.append("load %.1f ms, first use %.1f ms" % (load.get("load_ms") or 0, load.get("first_use_ms") or 0))
+        step.row("%s via %s" % (name, "cuModuleLoadData" if api == "module" else "cuLibraryLoadData"),
+                 ("%s %s" % (verdict, chosen or "")).strip(), observed_text(load), agree, "; ".join(note))
+
+# CUDA_FORCE_PTX_JIT=1: the driver ignores SASS and JIT-compiles PTX; without usable PTX the load
+# fails (compatibility-rules.md §7).
+for name in ("sm90.fatbin", "sm90_ptx80.fatbin", "sm90a_ptx90.fatbin", "sm80_ptx80.fatbin", "ptx90a.fatbin"):
+    if name not in fatbins:
+        continue
+    verdict, chosen, jit = fatbins[name]
+    expected = "ptx-jit" if jit else "failed"
+    doc, lines, r = trace(Path(name).stem + "-forcejit", [kit_driver, "module", str(checks / "fatbin" / name)],
+                          env={"CUDA_FORCE_PTX_JIT": "1"})
+    loads = (doc or {}).get("loads", [])
+    load = loads[0] if loads else None
+    outcome = load.get("outcome") if load else None
+    agree = outcome == expected
+    note = "JIT from %s" % ", ".join(jit) if jit else "no PTX the GPU can JIT"
+    if step.synthetic:
+        agree, note = None, note + "; the fake driver ignores CUDA_FORCE_PTX_JIT"
+    step.row("%s with CUDA_FORCE_PTX_JIT=1" % name, expected, observed_text(load), agree, note)
+
+# -- the CUDA runtime ------------------------------------------------------------------------
+rt_libs, _ = scan(checks / "rt")
+runtime_apis = set()
+for name in sorted(n for n in rt_libs if n.startswith("librt_")):
+    verdict, chosen, _ = rt_libs[name]
+    for loading in ("LAZY", "EAGER"):
+        doc, lines, r = trace("%s-%s" % (Path(name).stem, loading.lower()), [kit_rt, str(checks / "rt" / name)],
+                              env={"CUDA_MODULE_LOADING": loading})
+        loads = (doc or {}).get("loads", [])
+        line = lines[0] if lines else {}
+        ok = line.get("rc") == 0
+        # The variant's fatbin is the load that offers images; -rdc libraries may add a JIT link.
+        load = next((l for l in loads if l.get("images")), loads[0] if loads else None)
+        for l in loads:
+            runtime_apis.add(l.get("api"))
+        links = [l for l in loads if "Link" in (l.get("api") or "")]
+        obs = observed_text(load)
+        if links:
+            obs += "; JIT link (%s)" % ", ".join(l.get("api") for l in links)
+        obs += "; kernel: %s" % (line.get("message") or line.get("error") or "did not run")
+        if step.synthetic:
+            agree, note = None, "the CUDA runtime cannot start on the fake driver (no export tables)"
+        elif verdict in FAILED:
+            agree, note = not ok, "a kernel with no image must not run"
+        else:
+            agree = ok and (load is None or load.get("outcome") == verdict)
+            note = ""
+        if load:
+            note += ("; " if note else "") + "load %.1f ms, first use %.1f ms, run %.1f ms" % (
+                load.get("load_ms") or 0, load.get("first_use_ms") or 0, line.get("run_ms") or 0)
+        step.row("%s (runtime, %s)" % (name, loading), "%s %s" % (verdict, chosen or ""), obs, agree, note)
+step.row("API the runtime registers fatbins with", "cuLibraryLoadData (driver-api.md §9, unverified)",
+         ", ".join(sorted(a for a in runtime_apis if a)) or "no load recorded", None,
+         "an observation: settles the open question")
+
+# -- --report-cc: what the runtime and torch report ----------------------------------------------
+rt_sm90 = checks / "rt" / "librt_sm90.so"
+doc, lines, r = trace("report-cc-runtime", [kit_rt, str(rt_sm90), "cc"], extra=("--report-cc", "12.0"))
+line = lines[0] if lines else {}
+seen = "%s.%s" % (line.get("major"), line.get("minor")) if line.get("rc") == 0 else (line.get("name") or r.stderr[-200:])
+queries = (doc or {}).get("cc_queries", [])
+step.row("cudaGetDeviceProperties under --report-cc 12.0",
+         "12.0 if the runtime reads the capability through cuDeviceGetAttribute (unverified)", seen,
+         None, "observation; %d cc queries seen by the shim" % len(queries))
+torch_prog = "import torch; print(torch.cuda.get_device_capability(0))"
+m = step.machine()
+if m.get("torch") and not step.synthetic:
+    doc, lines, r = trace("report-cc-torch", ["python3", "-c", torch_prog], extra=("--report-cc", "12.0"))
+    step.row("torch.cuda.get_device_capability under --report-cc 12.0", "(12, 0) if torch's runtime honours it",
+             r.stdout.strip()[-100:] or r.stderr.strip()[-200:], None, "observation")
+else:
+    step.note("torch not importable with CUDA here: --report-cc as torch sees it not checked")
+
+step.finish()
