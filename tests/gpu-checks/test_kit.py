@@ -64,6 +64,7 @@ def bare_root(a):
     shutil.copy2(libdir / "ld-linux-x86-64.so.2", root / "lib64" / "ld-linux-x86-64.so.2")
     shutil.copytree(a.kit, root / "kit", symlinks=True)
     (root / "tmp").mkdir(mode=0o1777)
+    (root / "proc").mkdir()
     print("ldd (host view, LD_LIBRARY_PATH unset):")
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
     for elf in ("bin/smcompat", "lib/libsmcompat_trace.so"):
@@ -73,7 +74,11 @@ def bare_root(a):
             if "=>" in line and str(a.kit) not in line and not re.search(
                     r"(libc|libm|libdl|libpthread|librt|libgcc_s|ld-linux-x86-64)\.so", line):
                 fail("%s resolves a library outside the kit and glibc: %s" % (elf, line.strip()))
-    prefix = ["chroot", str(root)] if os.geteuid() == 0 else ["unshare", "-r", "chroot", str(root)]
+    # A container has /proc mounted (the loader reads /proc/self/exe for $ORIGIN): a mount and
+    # PID namespace of its own, /proc mounted inside the root, then chroot.
+    chroot = shutil.which("chroot") or "/usr/sbin/chroot"
+    prefix = [shutil.which("unshare") or "/usr/bin/unshare"] + ([] if os.geteuid() == 0 else ["-r"]) + [
+        "-m", "-p", "-f", "--mount-proc=%s" % (root / "proc"), chroot, str(root)]
     env = {"PATH": "/kit/bin", "HOME": "/tmp", "NO_COLOR": "1", "TMPDIR": "/tmp"}
     runs = [(["/kit/bin/smcompat", "--version"], {0}),
             (["/kit/bin/smcompat", "scan", "/kit/checks/fatbin", "--gpu", "H100 SXM"], {0, 1}),
@@ -88,8 +93,15 @@ def bare_root(a):
         print("$ %s\n# exit %d\n%s%s" % (" ".join(argv), r.returncode, r.stdout[-1500:], r.stderr[-1500:]))
         if r.returncode not in ok or "error while loading shared libraries" in r.stderr:
             fail("%s exited %d in the bare root" % (" ".join(argv), r.returncode))
+    # No driver in the root, so the shim records nothing; the loader's own log shows that it was
+    # preloaded, that its libraries resolved inside /kit, and that its initialiser ran.
     r = subprocess.run(prefix + ["/kit/bin/smcompat", "trace", "--", "/kit/checks/kit_driver", "module",
-                                 "/kit/checks/fatbin/sm90.fatbin"], text=True, capture_output=True, env=env)
+                                 "/kit/checks/fatbin/sm90.fatbin"], text=True, capture_output=True,
+                       env=dict(env, LD_DEBUG="files"), timeout=120)
+    init = [l.strip() for l in r.stderr.splitlines() if "calling init: /kit/lib/libsmcompat_trace.so" in l]
+    print("loader log of the traced program: %s" % (init[:1] or "no init of the shim"))
+    if not init or "cannot be preloaded" in r.stderr:
+        fail("the shim was not loaded in the bare root")
     if "dlopen libcuda.so.1" not in r.stdout:
         fail("kit_driver under the shim did not report the missing driver: %r" % r.stdout)
 

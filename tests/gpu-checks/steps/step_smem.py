@@ -38,7 +38,11 @@ else:
     step.note("no compute capability from step machine: the catalog's limit not compared")
 
 static = s.get("static_bytes")
-step.row("static shared memory of kit_smem", 1024, static, static == 1024, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")
+if step.synthetic:
+    step.row("static shared memory of kit_smem", 1024, static, None,
+             "the fake driver does not read the cubin's shared-memory size")
+else:
+    step.row("static shared memory of kit_smem", 1024, static, static == 1024, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")
 at, above = s.get("at", {}), s.get("above", {})
 words = (at.get("dynamic") or 0) // 4
 if "launch" not in at:
