@@ -196,6 +196,22 @@ FileInventory inventory_from_json(const json& file) {
     }
     inv.images.push_back(std::move(img));
   }
+  // The scan's own container list, when it has one, replaces the containers inferred from the
+  // entries: it holds the empty ones too (an -rdc library's empty .nv_fatbin decides whether the
+  // runtime's JIT link applies).
+  if (file.contains("container_list") && file["container_list"].is_array()) {
+    std::vector<ContainerInfo> listed;
+    for (const auto& c : file["container_list"]) {
+      if (!c.is_object()) return inv;
+      ContainerInfo info{json_string(c, "section"), uint_field(c, "offset"), uint_field(c, "size"),
+                         uint_field(c, "first_image"), uint_field(c, "images"),
+                         bool_field(c, "relocatable")};
+      // Indices must stay inside the entries read, else the inferred list stands.
+      if (info.first_image + info.image_count > inv.images.size()) return inv;
+      listed.push_back(std::move(info));
+    }
+    inv.containers = std::move(listed);
+  }
   return inv;
 }
 

@@ -274,6 +274,16 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
     jf["warnings"] = json::array();
     for (const auto& e : inv.warnings) jf["warnings"].push_back(error_json(e));
     jf["containers"] = inv.containers.size();
+    // Every container, the empty ones too: a reader that judges the file again (fleet merge)
+    // needs them, e.g. the empty device-linked .nv_fatbin of a PTX-only -rdc library.
+    jf["container_list"] = json::array();
+    for (const auto& c : inv.containers)
+      jf["container_list"].push_back({{"section", c.section},
+                                      {"offset", c.offset},
+                                      {"size", c.size},
+                                      {"first_image", c.first_image},
+                                      {"images", c.image_count},
+                                      {"relocatable", c.relocatable}});
     jf["entries"] = json::array();
     for (size_t i = 0; i < inv.images.size(); ++i) {
       const auto& img = inv.images[i];

@@ -407,6 +407,38 @@ TEST(FleetMerge, RuntimeNewerThanDriverAndDoctorReports) {
   EXPECT_NE(too_old.finding.fix.find("580.65.06"), std::string::npos) << too_old.finding.fix;
 }
 
+// An -rdc library with PTX only (nvcc -rdc, compute_80): its device-linked .nv_fatbin container is
+// empty, and the runtime JIT-links the __nv_relfatbin pre-link code instead. Found by the GPU kit's
+// synthetic run (fleet merge said no-image where scan said ptx-jit): the empty container exists
+// only in the scan's container_list, so the merge must judge from that list, and reach the scan's
+// own verdict.
+TEST(FleetMerge, PrelinkOnlyLibraryJudgedAsTheScanJudgesIt) {
+  std::string app = std::string(SMCOMPAT_BINARY_DIR) + "/tests/verdict/prelink/rdc_ptx_app";
+  if (!fs::exists(app)) GTEST_SKIP() << app << " not built (needs nvcc)";
+  test::TempDir d;
+  auto r = run_child({SMCOMPAT_CLI, "scan", app, "--gpu", "H100 SXM", "--json"}, {});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  json scan = json::parse(r.out);
+  ASSERT_EQ(scan["files"][0]["verdict"], "ptx-jit");
+  ASSERT_EQ(scan["files"][0]["container_list"][0]["section"], ".nv_fatbin");
+  ASSERT_EQ(scan["files"][0]["container_list"][0]["images"], 0);
+  write(d.path() + "/scan.json", scan.dump());
+  write(d.path() + "/node.json", R"({"schema": "smcompat.doctor/1", "hostname": "h1",
+    "driver": {"state": "ok", "version": "580.95.05", "cuda": "13.0",
+               "gpus": [{"name": "H100 SXM", "cc": "9.0"}]}, "findings": []})");
+  auto merged = merge_reports({d.path() + "/node.json", d.path() + "/scan.json"});
+  ASSERT_EQ(merged.images.size(), 1u);
+  ASSERT_EQ(merged.images[0].classes.size(), 1u);
+  EXPECT_EQ(merged.images[0].classes[0].verdict, Fit::kPtxJit);
+  EXPECT_EQ(merged.images[0].hosts_jit, std::vector<std::string>{"h1"});
+  // Without the list (a scan written before it existed) the entries alone cannot show the empty
+  // container: the merge then cannot see the device link and says no-image.
+  scan["files"][0].erase("container_list");
+  write(d.path() + "/scan.json", scan.dump());
+  merged = merge_reports({d.path() + "/node.json", d.path() + "/scan.json"});
+  EXPECT_EQ(merged.images[0].classes[0].verdict, Fit::kNoImage);
+}
+
 // A container image end to end: written with libarchive (an OCI tarball, two layers, the second
 // deleting a library of the first with a whiteout), scanned by the CLI, merged with node reports.
 TEST(FleetMerge, ContainerImageScanJudgedForTheFleet) {

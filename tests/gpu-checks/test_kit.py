@@ -168,6 +168,23 @@ def synthetic_run(a):
         fail("only %d driver-API matrix rows compared" % len(compared))
     if r.returncode != 0:
         fail("gpu-checks.sh exited %d" % r.returncode)
+    # The record script refuses a synthetic run, and with --allow-synthetic writes only where told.
+    record = str(a.source / "scripts" / "gpu-checks-record.sh")
+    docs_before = sorted(p.name for p in (a.source / "docs" / "gpu-checks").iterdir())
+    refused = subprocess.run([record, str(out)], text=True, capture_output=True)
+    if refused.returncode != 2:
+        fail("gpu-checks-record.sh accepted a synthetic run (exit %d)" % refused.returncode)
+    recorded = out / "recorded.md"
+    rr = subprocess.run([record, str(out), "--allow-synthetic", "-o", str(recorded)], text=True,
+                        capture_output=True)
+    if rr.returncode != 0 or not recorded.exists():
+        fail("gpu-checks-record.sh --allow-synthetic -o: exit %d %s" % (rr.returncode, rr.stderr[-500:]))
+    text = recorded.read_text()
+    for needed in ("| item | predicted (smcompat) | observed |", "sm90a.fatbin via cuModuleLoadData"):
+        if needed not in text:
+            fail("the record lacks %r" % needed)
+    if sorted(p.name for p in (a.source / "docs" / "gpu-checks").iterdir()) != docs_before:
+        fail("the record script wrote under docs/gpu-checks for a synthetic run")
     if wall > 180:
         fail("the synthetic run took %.0f s (bound 180 s)" % wall)
 

@@ -108,10 +108,10 @@ class Step:
             # A session of its own, so that a timeout kills the whole tree (a traced python and
             # its children), not only the direct child: nothing may outlive its step.
             sink = open(stdout_path, "w") if stdout_path else subprocess.PIPE
+            stdin = subprocess.PIPE if input is not None else subprocess.DEVNULL
             try:
                 p = subprocess.Popen([str(x) for x in argv], env=full_env, cwd=cwd, text=True,
-                                     errors="replace", start_new_session=True,
-                                     stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                                     errors="replace", start_new_session=True, stdin=stdin,
                                      stdout=sink, stderr=subprocess.PIPE)
             finally:
                 if stdout_path:
@@ -192,6 +192,8 @@ class Step:
         return budget - self.elapsed()
 
     def _stopped(self, signum, frame):
+        if self._active and self.commands:
+            self.note("running when stopped: %s" % self.commands[-1])
         for p in list(self._active):
             kill_tree(p)
         self.status = "timeout"

@@ -19,7 +19,6 @@ Exit status: 0 recorded; 2 refused or unreadable input.
 """
 
 import argparse
-import io
 import json
 import re
 import shutil
@@ -132,7 +131,8 @@ def status_note(doc, counts, link_name):
     m = doc.get("machine") or {}
     a, d, n, statuses = counts
     return "%srun on %s, %s, %s: %d agree, %d disagree, %d not compared (%s; see [%s](%s))" % (
-        "SYNTHETIC " if doc.get("synthetic") else "", gpu_label(m), m.get("driver"), doc["generated"][:10], a, d, n, ", ".join(statuses),
+        "SYNTHETIC " if doc.get("synthetic") else "", gpu_label(m), m.get("driver"),
+        doc["generated"][:10], a, d, n, ", ".join(statuses),
         link_name, link_name)
 
 

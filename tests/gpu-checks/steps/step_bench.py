@@ -112,8 +112,10 @@ def main():
     torch_doc, copy = None, None
     why_torch = ""
     if not torch_cuda:
-        why_torch = "torch with CUDA is not usable here (machine: torch %s, cuda_available %s)" % (
-            m.get("torch"), m.get("torch_cuda_available"))
+        why_torch = "torch with CUDA is not usable here (%s)" % (
+            "torch is not installed" if not m.get("torch") else
+            "torch %s: torch.cuda.is_available() is %s" % (m["torch"],
+                                                           m.get("torch_cuda_available")))
     else:
         r = step.run("bench-torch", [step.smcompat, "bench", "--torch", "--python", py, "--rows",
                                      "gemm", "--quick", "--json"],
@@ -176,7 +178,8 @@ def main():
         if r.get("suite") == "launch" or (r.get("suite") == "memory" and
                                           str((r.get("params") or {}).get("bytes")) == str(GIB)):
             step.row("%s %s" % (r["suite"], r["name"]), None,
-                     fmt(r.get("value"), r.get("unit", "")) or "skipped: " + r.get("skip_reason", ""),
+                     fmt(r.get("value"), r.get("unit", "")) or
+                     "skipped: " + r.get("skip_reason", ""),
                      None, "; ".join(x for x in ("recorded", synth_note) if x))
 
     # 4. the jit table under trace
@@ -195,7 +198,8 @@ def main():
         if (r.timed_out or not report.exists()) and records.exists():
             # the traced run was stopped: report on the records it left
             step.run("jit-trace-from", [step.smcompat, "trace", "--from", records, "--json",
-                                        "-o", report], timeout=max(3, min(20, step.left(budget) - 3)))
+                                        "-o", report],
+                     timeout=max(3, min(20, step.left(budget) - 3)))
         trace = None
         try:
             trace = json.loads(report.read_text())
@@ -204,7 +208,8 @@ def main():
         for row in (jit or {}).get("results") or []:
             p = row.get("params") or {}
             extra = row.get("extra") or {}
-            obs = fmt(row.get("value"), row.get("unit", "")) or "skipped: " + row.get("skip_reason", "")
+            obs = fmt(row.get("value"), row.get("unit", "")) or \
+                "skipped: " + row.get("skip_reason", "")
             if extra.get("load_ms") is not None:
                 obs += ", load %.2f ms" % extra["load_ms"]
             step.row(row["name"], "%s (%s)" % (p.get("fit"), p.get("image")) if p.get("fit")

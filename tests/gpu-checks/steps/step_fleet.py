@@ -63,7 +63,8 @@ def main():
             dirs += pk["nvidia"]
         elif pk.get("nvidia"):
             step.note("the nvidia-* wheels' libraries are left out of the image (a %d s budget): "
-                      "the CUDA-runtime check (image-driver-too-old) sees only what torch/lib carries" % budget)
+                      "the CUDA-runtime check (image-driver-too-old) sees only what torch/lib "
+                      "carries" % budget)
         step.note("no docker on the GPU machine: %s stand in for a container image" % what)
     elif (step.kit / "checks").is_dir():
         dirs = [str(step.kit / "checks")]

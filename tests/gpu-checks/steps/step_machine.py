@@ -132,7 +132,8 @@ def main():
                               "uuid": d.get("uuid"), "pci_bus_id": d.get("pci_bus_id"),
                               "nvml_index": d.get("nvml_index"), "nvml_cc": d.get("nvml_cc")})
         step.row("smcompat probe status", None,
-                 "%s (%d GPU)" % (probe.get("status"), len(m["gpus"])), note=probe.get("explanation", "")[:300])
+                 "%s (%d GPU)" % (probe.get("status"), len(m["gpus"])),
+                 note=probe.get("explanation", "")[:300])
     else:
         step.row("smcompat probe status", None, None,
                  note="probe --json gave no JSON (exit %d): %s" % (r.rc, r.stderr.strip()[:300]))
@@ -181,7 +182,8 @@ def main():
         m["python_exe"] = loc["executable"]
         m["packages"] = loc["packages"]
         m["versions"] = loc["versions"]
-    step.row("python", EXPECTED["python"], m["python"] and "%s (%s)" % (m["python"], m["python_exe"]),
+    step.row("python", EXPECTED["python"],
+             m["python"] and "%s (%s)" % (m["python"], m["python_exe"]),
              note="" if loc else "the interpreter did not answer (exit %d)" % r.rc)
     env = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "TF_CPP_MIN_LOG_LEVEL": "2"}
     for name, code in IMPORTS.items():

@@ -13,7 +13,6 @@ Exit status: 0, also when steps failed; 2 when WORK cannot be read.
 import argparse
 import datetime
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +63,7 @@ def missing_result(work, sid):
         if t:
             notes.append("last lines of %s: %s" % (name, " / ".join(t)))
             break
-    return {"id": sid, "title": sid, "checks": CHECKS.get(sid, []), "status": status,
+    return {"id": sid, "title": "(no result)", "checks": CHECKS.get(sid, []), "status": status,
             "reason": reason, "synthetic": None, "seconds": None, "commands": [],
             "notes": notes, "rows": [], "exit_status": code}
 
@@ -151,10 +150,11 @@ def render(doc, title=None, level=1):
     out.append("")
     for s in doc["steps"]:
         out += ["%s# %s: %s" % (h, s["id"], s.get("title") or ""), "",
-                "Status **%s**%s; checks %s; %s s." % (
+                "Status **%s**%s; checks %s; %s." % (
                     s["status"], (": " + s["reason"]) if s.get("reason") else "",
                     ", ".join(str(c) for c in s.get("checks") or []) or "none",
-                    s.get("seconds")), ""]
+                    "%s s" % s["seconds"] if s.get("seconds") is not None else "no time recorded"),
+                ""]
         rows = s.get("rows") or []
         if rows:
             out += ["| item | predicted (smcompat) | observed | agree | note |",
