@@ -82,6 +82,8 @@ class Step:
         self._active = set()  # running children (Popen), killed when the step is stopped
         # The orchestrator's `timeout` sends SIGTERM: kill what runs and keep the rows so far.
         signal.signal(signal.SIGTERM, self._stopped)
+        # A step that crashes on real data keeps the rows it had (a lent GPU's minutes are few).
+        sys.excepthook = self._crashed
 
     # -- running things -------------------------------------------------------------------
     def run(self, name, argv, env=None, timeout=120, cwd=None, input=None, stdout_path=None):
@@ -240,6 +242,15 @@ class Step:
     def fail(self, reason):
         self.status, self.reason = "fail", reason
         self.finish()
+
+    def _crashed(self, etype, value, tb):
+        import traceback
+        self.notes.append("".join(traceback.format_exception(etype, value, tb))[-3000:])
+        self.status, self.reason = "error", "the step crashed: %s: %s" % (etype.__name__, value)
+        try:
+            self.finish()
+        except SystemExit:
+            pass
 
     def finish(self):
         for p in list(self._active):  # a spawned process the step did not end itself
