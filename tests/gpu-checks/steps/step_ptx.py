@@ -49,7 +49,8 @@ for kernel in ("warp_specialized", "plain"):
     step.row("%s: sm_90a cubin vs retargeted sm_90 PTX" % kernel, "identical output", obs, agree, note)
 
 # The whole cluster.cu must be refused (dsmem reads a neighbour's shared memory); its collapsible
-# kernel alone (clustered.sm_90.ptx, the same source) is rewritten and run.
+# kernel alone (clustered.sm_90.ptx: cluster.cu built with -DSMCOMPAT_COLLAPSIBLE_ONLY) is
+# rewritten and run.
 r = step.run("retarget-cluster-sm_89", [step.smcompat, "ptx", "retarget", str(data / "cluster.sm_90.ptx"),
                                          "--to", "sm_89", "-o", str(step.path("cluster.sm_89.ptx"))], timeout=30)
 refused = r.rc == 1 and "dsmem" in r.stderr + r.stdout and not step.path("cluster.sm_89.ptx").exists()

@@ -12,6 +12,9 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) clustered(int* out) {
   out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x] * c.num_blocks() + c.block_index().x;
 }
 
+// -DSMCOMPAT_COLLAPSIBLE_ONLY leaves it out: the GPU kit retargets and runs `clustered` alone
+// (tests/gpu-checks/steps/step_ptx.py), since `ptx retarget` refuses a file that holds dsmem.
+#ifndef SMCOMPAT_COLLAPSIBLE_ONLY
 extern "C" __global__ void __cluster_dims__(2, 1, 1) dsmem(int* out) {
   __shared__ int s[64];
   cg::cluster_group c = cg::this_cluster();
@@ -21,3 +24,4 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) dsmem(int* out) {
   out[blockIdx.x * 64 + threadIdx.x] = peer[threadIdx.x];
   c.sync();
 }
+#endif
