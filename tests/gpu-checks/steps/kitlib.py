@@ -293,6 +293,23 @@ def python_exe():
     return os.environ.get("GPU_CHECKS_PYTHON") or shutil.which("python3") or sys.executable
 
 
+def last_json(text):
+    """The JSON document a program printed: the whole text when it is one (pretty-printed), else
+    the last line that parses as an object (a program that logs before its result)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                pass
+    return None
+
+
 def _plain(v):
     if v is None or isinstance(v, (bool, int, float, str)):
         return v

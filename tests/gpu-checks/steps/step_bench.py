@@ -2,7 +2,9 @@
 """Step "bench" (check 7): `smcompat bench --quick` beside PyTorch, the jit table under
 `smcompat trace`, and the HTML report.
 
-  1. smcompat bench --quick gemm memory launch --device 0 --json        (native suites)
+  1. smcompat bench --quick gemm --device 0 --json, then smcompat bench --quick memory launch
+     --device 0 --json                                                  (native suites; two runs
+     so that a slow suite cannot take the GEMM row with it)
   2. smcompat bench --torch --python PY --rows gemm --quick --json       (torch.matmul, same method)
   3. a torch device-to-device copy of 1 GiB timed with CUDA events      (the torch script has no
      memory row kind, so the step times torch's copy itself; GB/s = read + write, as bench)
@@ -20,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kitlib import Step, python_exe  # noqa: E402
+from kitlib import Step, last_json, python_exe  # noqa: E402
 
 BUDGET = 120  # seconds, unless $GPU_CHECKS_BUDGET_S says otherwise (scripts/gpu-checks.sh)
 GIB = 1 << 30
@@ -53,21 +55,6 @@ print(json.dumps({"bytes": n, "median_s": med, "gbs": 2.0 * n / med / 1e9, "samp
 '''
 
 
-def last_json_obj(text):
-    """The bench document on stdout (pretty-printed, so parse the whole text first)."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    for line in reversed(text.splitlines()):
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                pass
-    return None
-
-
 def fmt(v, unit=""):
     if v is None:
         return None
@@ -84,56 +71,88 @@ def find(results, suite, **params):
     return None
 
 
+def skipped(r):
+    """'skipped: why' for a result row without a figure (skip_reason may be null)."""
+    return "skipped: " + str((r or {}).get("skip_reason") or "no reason given")
+
+
 def main():
     step = Step("bench", "smcompat bench --quick beside torch, the jit table under trace, HTML",
                 checks=[7])
     budget = step.budget(BUDGET)
     m = step.machine()
     py = m.get("python_exe") or python_exe()
-    torch_cuda = bool(m.get("torch_cuda_available"))
+    # torch.cuda.is_available() as the machine step saw it; unknown (that step ran out of time,
+    # or did not run) is tried: `bench --torch` says itself when torch cannot run
+    torch_ok = m.get("torch_cuda_available")
+    torch_import = (m.get("imports") or {}).get("torch") or {}
+    if torch_ok is None and m.get("packages") is not None and "torch" not in m["packages"]:
+        torch_ok = False
+    elif torch_ok is None and torch_import.get("error") and (
+            not torch_import.get("timed_out") or torch_import.get("seconds", 0) >= 15):
+        torch_ok = False  # the import failed, or hung for 15 s, there: it would here too
     synth = step.synthetic
     synth_note = "synthetic timing model (the fake driver): not a measurement" if synth else ""
     docs = []
 
-    # 1. native suites on GPU 0 (all GPUs would multiply the time by their number)
-    r = step.run("bench-native", [step.smcompat, "bench", "--quick", "gemm", "memory", "launch",
-                                  "--device", "0", "--json"],
-                 timeout=max(20, min(60, step.left(budget) - 55)))
-    native = last_json_obj(r.stdout) if r.rc == 0 else None
-    if native:
-        step.path("bench-native.json").write_text(r.stdout)
-        docs.append(native)
-    else:
-        step.note("smcompat bench (native) gave no document: %s" % (
-            "timed out" if r.timed_out else "exit %d: %s" % (r.rc, r.stderr.strip()[-300:])))
-    nres = (native or {}).get("results") or []
+    def limit(most, keep):
+        """A command's timeout: at most `most` s, keeping `keep` s of the budget for what
+        follows (never under 5 s)."""
+        return max(5, min(most, step.left(budget) - keep))
+
+    def native_run(name, suites, timeout):
+        r = step.run(name, [step.smcompat, "bench", "--quick", *suites, "--device", "0",
+                            "--json"], timeout=timeout)
+        doc = last_json(r.stdout) if r.rc == 0 else None
+        if doc:
+            step.path(name + ".json").write_text(r.stdout)
+            docs.append(doc)
+        else:
+            step.note("smcompat bench --quick %s gave no document: %s" % (
+                " ".join(suites), "timed out after %.0f s" % r.seconds if r.timed_out else
+                "exit %d: %s" % (r.rc, r.stderr.strip()[-300:])))
+        return (doc or {}).get("results") or []
+
+    # 1. native suites on GPU 0 (all GPUs would multiply the time by their number); GEMM alone
+    # first: the +-3 % row needs it, and a run stopped by its timeout prints no document at all
+    nres = native_run("bench-native-gemm", ["gemm"], limit(40, 75))
+    nres += native_run("bench-native-memory", ["memory", "launch"], limit(35, 60))
 
     # 2. torch.matmul by the same method, 3. torch's device copy
     torch_doc, copy = None, None
     why_torch = ""
-    if not torch_cuda:
+    if torch_ok is False:
         why_torch = "torch with CUDA is not usable here (%s)" % (
+            "import torch failed in the machine step: %s" % torch_import["error"]
+            if torch_import.get("error") else
             "torch is not installed" if not m.get("torch") else
             "torch %s: torch.cuda.is_available() is %s" % (m["torch"],
                                                            m.get("torch_cuda_available")))
+    elif step.left(budget) < 30:
+        why_torch = "torch rows not run: the step's %d s budget is used up" % budget
     else:
+        # --rows takes the torch script's row kinds (data/bench/torch_bench.py ROW_KINDS)
         r = step.run("bench-torch", [step.smcompat, "bench", "--torch", "--python", py, "--rows",
-                                     "gemm", "--quick", "--json"],
-                     timeout=max(15, min(45, step.left(budget) - 40)))
-        torch_doc = last_json_obj(r.stdout) if r.rc == 0 else None
+                                     "gemm", "--quick", "--json"], timeout=limit(45, 30))
+        torch_doc = last_json(r.stdout) if r.rc == 0 else None
         if torch_doc:
             step.path("bench-torch.json").write_text(r.stdout)
             docs.append(torch_doc)
         else:
             why_torch = "bench --torch gave no document: %s" % (
-                "timed out" if r.timed_out else "exit %d: %s" % (r.rc, r.stderr.strip()[-300:]))
-        if step.left(budget) > 35:
+                "timed out after %.0f s" % r.seconds if r.timed_out else
+                "exit %d: %s" % (r.rc, r.stderr.strip()[-300:]))
+        if step.left(budget) > 30:
             r = step.run("torch-copy", [py, step.script("torch_copy.py", TORCH_COPY)],
-                         timeout=min(20, step.left(budget) - 25))
-            copy = last_json_obj(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else None
+                         timeout=limit(20, 22))
+            copy = last_json(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else None
             if copy and copy.get("error"):
                 step.note("torch copy: " + copy["error"])
                 copy = None
+            elif not copy:
+                step.note("torch copy gave no answer: %s" % (
+                    "timed out" if r.timed_out else "exit %d: %s" % (
+                        r.rc, (r.stderr.strip().splitlines() or [""])[-1][:300])))
     if why_torch:
         step.note(why_torch)
     tres = (torch_doc or {}).get("results") or []
@@ -150,8 +169,9 @@ def main():
         agree = None if synth else abs(ratio - 1) <= 0.03
     else:
         note = "; ".join(x for x in (
-            "smcompat: " + (nb.get("skip_reason") if nb else "no row") if not nv else "",
-            "torch: " + ((tb.get("skip_reason") if tb else "") or why_torch or "no row")
+            "smcompat: " + (str(nb.get("skip_reason") or "no figure") if nb else "no row")
+            if not nv else "",
+            "torch: " + (str((tb.get("skip_reason") if tb else "") or why_torch or "no row"))
             if not tv else "") if x)
     step.row("gemm bf16 8192x8192x8192 GPU 0: smcompat vs torch.matmul (TFLOPS)",
              fmt(nv, "TFLOPS") or (nb and "skipped"), fmt(tv, "TFLOPS"), agree,
@@ -168,7 +188,7 @@ def main():
     elif not cv:
         note += "; torch: " + (why_torch or "no measurement")
     step.row("memory dtod 1 GiB GPU 0: smcompat copy engine vs torch copy_ (GB/s)",
-             fmt(mv, "GB/s") or (nm and "skipped: " + nm.get("skip_reason", "")),
+             fmt(mv, "GB/s") or (nm and skipped(nm)),
              fmt(cv, "GB/s"), agree, "; ".join(x for x in (note, synth_note) if x))
     if copy:
         step.path("torch-copy.json").write_text(json.dumps(copy, indent=1))
@@ -177,21 +197,20 @@ def main():
     for r in nres:
         if r.get("suite") == "launch" or (r.get("suite") == "memory" and
                                           str((r.get("params") or {}).get("bytes")) == str(GIB)):
-            step.row("%s %s" % (r["suite"], r["name"]), None,
-                     fmt(r.get("value"), r.get("unit", "")) or
-                     "skipped: " + r.get("skip_reason", ""),
+            step.row("%s %s" % (r.get("suite"), r.get("name")), None,
+                     fmt(r.get("value"), r.get("unit") or "") or skipped(r),
                      None, "; ".join(x for x in ("recorded", synth_note) if x))
 
     # 4. the jit table under trace
     jit = None
-    if step.left(budget) > 18:
+    if step.left(budget) > 20:
         records = step.path("jit-records.jsonl")
         report = step.path("jit-trace.json")
         r = step.run("bench-jit-traced", [step.smcompat, "trace", "--json", "-o", report,
                                           "--records", records, "--", step.smcompat, "bench",
                                           "--quick", "jit", "--device", "0", "--json"],
-                     timeout=max(8, step.left(budget) - 8))
-        jit = last_json_obj(r.stdout)
+                     timeout=max(8, step.left(budget) - 12))
+        jit = last_json(r.stdout)
         if jit:
             step.path("bench-jit.json").write_text(r.stdout)
             docs.append(jit)
@@ -208,11 +227,10 @@ def main():
         for row in (jit or {}).get("results") or []:
             p = row.get("params") or {}
             extra = row.get("extra") or {}
-            obs = fmt(row.get("value"), row.get("unit", "")) or \
-                "skipped: " + row.get("skip_reason", "")
+            obs = fmt(row.get("value"), row.get("unit") or "") or skipped(row)
             if extra.get("load_ms") is not None:
                 obs += ", load %.2f ms" % extra["load_ms"]
-            step.row(row["name"], "%s (%s)" % (p.get("fit"), p.get("image")) if p.get("fit")
+            step.row(row.get("name"), "%s (%s)" % (p.get("fit"), p.get("image")) if p.get("fit")
                      else p.get("image"), obs, None,
                      "; ".join(x for x in ("recorded (the jit table)", synth_note) if x))
         for k, ld in enumerate((trace or {}).get("loads") or [], 1):
@@ -243,9 +261,11 @@ def main():
         path = step.path("bench-merged.json")
         path.write_text(json.dumps(merged, indent=1))
         r = step.run("bench-report-html", [step.smcompat, "bench", "report", path, "--html",
-                                           step.path("bench.html")], timeout=30)
-        step.run("bench-report-md", [step.smcompat, "bench", "report", path, "--markdown"],
-                 timeout=30)
+                                           step.path("bench.html")],
+                     timeout=max(2, min(20, step.left(budget) - 3)))
+        if step.left(budget) > 3:
+            step.run("bench-report-md", [step.smcompat, "bench", "report", path, "--markdown"],
+                     timeout=max(1, min(10, step.left(budget) - 1)))
         if r.rc == 0 and step.path("bench.html").exists():
             step.note("HTML report: bench/bench.html (%d rows from %d runs)" % (
                 len(merged["results"]), len(docs)))

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kitlib import Step  # noqa: E402
 
-BUDGET = 30  # seconds, unless $GPU_CHECKS_BUDGET_S says otherwise (scripts/gpu-checks.sh)
+BUDGET = 40  # seconds, unless $GPU_CHECKS_BUDGET_S says otherwise (scripts/gpu-checks.sh)
 RANK = ["native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"]  # best -> worst
 CONSISTENCY = "smcompat's merge against its own scan/probe (no oracle outside smcompat)"
 
@@ -43,7 +43,12 @@ def main():
     m = step.machine()
     gpu = (m.get("gpus") or [{}])[0]
 
-    r = step.run("probe", [step.smcompat, "probe", "--json"], timeout=20)
+    def limit(most, keep):
+        """A command's timeout: at most `most` s, keeping `keep` s of the budget for what
+        follows (never under 3 s)."""
+        return max(3, min(most, step.left(budget) - keep))
+
+    r = step.run("probe", [step.smcompat, "probe", "--json"], timeout=limit(15, 20))
     probe = r.json()
     if not isinstance(probe, dict):
         step.fail("smcompat probe --json gave no JSON (exit %d)" % r.rc)
@@ -54,8 +59,11 @@ def main():
     pk = m.get("packages") or {}
     dirs = [os.path.join(p, "lib") for p in pk.get("torch", [])
             if os.path.isdir(os.path.join(p, "lib"))]
-    # the nvidia-* wheels (the CUDA runtime, cuBLAS, cuDNN: GBs) only when the budget allows
-    with_nvidia = bool(dirs and pk.get("nvidia") and budget >= 50)
+    # the nvidia-* wheels (the CUDA runtime, cuBLAS, cuDNN: GBs; scan reads about 1 GB/s, and
+    # the frameworks step has just read them) only when the budget allows: the CUDA-runtime
+    # check (image-driver-too-old) needs them: a pip torch wheel takes its CUDA runtime from
+    # the nvidia-cuda-runtime wheel, not from torch/lib
+    with_nvidia = bool(dirs and pk.get("nvidia") and step.left(budget) > 25)
     what = "torch's installed libraries (torch/lib%s)" % (
         " and the nvidia-* wheels' libraries" if with_nvidia else "")
     if dirs:
@@ -77,13 +85,15 @@ def main():
     image = step.path("image.json")
     if dirs:
         r = step.run("scan", [step.smcompat, "scan", *dirs, *target, "--json", "-q"],
-                     timeout=max(8, min(35, step.left(budget) - 12)), stdout_path=image)
-        if r.timed_out and len(dirs) > 1:
-            step.note("the scan of %s timed out: scanning %s alone" % (what, dirs[0]))
-            dirs = dirs[:1]
-            r = step.run("scan-torch-only", [step.smcompat, "scan", dirs[0], *target, "--json",
-                                             "-q"], timeout=max(5, step.left(budget) - 8),
-                         stdout_path=image)
+                     timeout=limit(25, 15 if with_nvidia else 8), stdout_path=image)
+        if r.timed_out and with_nvidia:
+            n_torch = len([p for p in pk.get("torch", [])
+                           if os.path.isdir(os.path.join(p, "lib"))])
+            dirs = dirs[:n_torch]
+            step.note("the scan of %s timed out after %.0f s: scanning torch/lib alone" % (
+                what, r.seconds))
+            r = step.run("scan-torch-only", [step.smcompat, "scan", *dirs, *target, "--json",
+                                             "-q"], timeout=limit(20, 8), stdout_path=image)
         try:
             scan = json.loads(image.read_text())
         except (OSError, ValueError):
@@ -94,7 +104,7 @@ def main():
 
     inputs = [node] + ([image] if scan else [])
     r = step.run("fleet-merge", [step.smcompat, "fleet", "merge", *inputs, "--json"],
-                 timeout=max(5, min(30, step.left(budget) - 3)))
+                 timeout=limit(20, 2))
     fleet = r.json()
     if not isinstance(fleet, dict):
         step.fail("fleet merge gave no JSON (exit %d): %s" % (r.rc, r.stderr.strip()[-300:]))

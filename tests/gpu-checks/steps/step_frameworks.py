@@ -34,6 +34,10 @@ BUDGET = 70  # seconds, unless $GPU_CHECKS_BUDGET_S says otherwise (scripts/gpu-
 OUTCOME = {"native": "native", "compatible-sass": "compatible-sass", "ptx-jit": "ptx-jit",
            "unsupported-ptx": "failed", "no-image": "failed"}
 
+# One small kernel of each framework. "ok" is printed only when the work ran on a GPU and gave
+# the right answer (float32 sums of 2^20 terms: within 1e-4 relative, the accumulation rounds):
+# a framework that silently falls back to the CPU (JAX does when its CUDA plugin cannot start)
+# must not count as a kernel run under trace.
 KERNELS = {
     "torch": r'''
 import json, torch
@@ -42,20 +46,41 @@ s = float((x * 2 + 1).sum())
 a = torch.ones(256, 256, device="cuda")
 mm = float((a @ a).sum())
 torch.cuda.synchronize()
-print(json.dumps({"ok": True, "sum": s, "mm": mm, "device": torch.cuda.get_device_name(0)}))
+n = 1 << 20
+print(json.dumps({"ok": abs(s / float(n * n) - 1) < 1e-4 and mm == 256.0 ** 3, "sum": s,
+                  "mm": mm, "device": torch.cuda.get_device_name(0)}))
 ''',
+    # CuPy compiles its elementwise and reduction kernels with NVRTC at first use (seconds each
+    # on a machine with no kernel cache). This one needs no compiler: host-to-device copies, a
+    # sum through CUB (CUPY_ACCELERATORS=cub: the device code CuPy ships in cupy/cuda/cub*.so)
+    # and a matmul through cuBLAS. Should CUB be unavailable, the sum falls back to an NVRTC
+    # kernel: slower, still correct.
     "cupy": r'''
-import json, cupy as cp
-a = cp.arange(1 << 20, dtype=cp.float32)
-s = float((a * 2 + 1).sum())
+import json, numpy as np, cupy as cp
+n = 1 << 20
+a = cp.asarray(np.arange(n, dtype=np.float32))
+s = float(a.sum())
+m = cp.asarray(np.ones((256, 256), dtype=np.float32))
+mm = float(cp.asnumpy(m @ m).sum())
 cp.cuda.Device(0).synchronize()
-print(json.dumps({"ok": True, "sum": s}))
+name = cp.cuda.runtime.getDeviceProperties(0).get("name")
+name = name.decode(errors="replace") if isinstance(name, bytes) else name
+print(json.dumps({"ok": abs(s / float(n * (n - 1) // 2) - 1) < 1e-4 and mm == 256.0 ** 3,
+                  "sum": s, "mm": mm, "device": name}))
 ''',
+    # JAX_PLATFORMS=cuda (ENVS): no silent CPU fallback; one jit-compiled function (one XLA
+    # compilation) instead of an eager op per compilation.
     "jax": r'''
-import json, jax, jax.numpy as jnp
-x = jnp.arange(1 << 20, dtype=jnp.float32)
-s = float((x * 2 + 1).sum())
-print(json.dumps({"ok": True, "sum": s, "devices": [str(d) for d in jax.devices()]}))
+import json, numpy as np, jax
+devs = jax.devices()
+n = 1 << 20
+x = jax.device_put(np.arange(n, dtype=np.float32), devs[0])
+f = jax.jit(lambda v: (v * 2 + 1).sum())
+s = float(f(x))
+plat = sorted({d.platform for d in devs})
+print(json.dumps({"ok": plat == ["gpu"] and abs(s / float(n * n) - 1) < 1e-4, "sum": s,
+                  "platforms": plat,
+                  "devices": [str(d) for d in devs]}))
 ''',
 }
 
@@ -73,7 +98,11 @@ print(json.dumps({"pid": os.getpid(), "device_name": torch.cuda.get_device_name(
 sys.stdin.read()
 '''
 
-JAX_ENV = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "TF_CPP_MIN_LOG_LEVEL": "2"}
+# JAX: no preallocation of 75 % of the GPU's memory, the CUDA backend or an error (never the
+# CPU), less logging. CuPy: CUB for reductions (no NVRTC compile).
+ENVS = {"jax": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "JAX_PLATFORMS": "cuda",
+                "TF_CPP_MIN_LOG_LEVEL": "2"},
+        "cupy": {"CUPY_ACCELERATORS": "cub"}}
 
 
 def scan_dirs(name, packages):
@@ -199,6 +228,7 @@ class Frameworks:
 
     # -- running ---------------------------------------------------------------------------
     def scan(self, label, dirs, timeout):
+        timeout = max(3, timeout)
         out = self.step.path("scan-%s.json" % label)
         r = self.step.run("scan-" + label, [self.step.smcompat, "scan", *dirs, *self.target,
                                             "--json", "-q"],
@@ -231,6 +261,13 @@ class Frameworks:
             step.note("torch: torch.cuda.is_available() is False here%s: skipped" % (
                 " (the fake driver cannot serve the CUDA runtime)" if step.synthetic else ""))
             return False
+        imp = (self.m.get("imports") or {}).get(name) or {}
+        if imp.get("error") and (not imp.get("timed_out") or imp.get("seconds", 0) >= 15):
+            # it failed, or hung for 15 s, in the machine step: it would here too, and cost
+            # the other frameworks their time
+            step.note("%s: import %s failed in the machine step (%s): skipped" % (
+                name, name, imp["error"]))
+            return False
         return True
 
     def run(self, name, budget):
@@ -248,13 +285,15 @@ class Frameworks:
             return
         report = step.path("trace-%s.json" % name)
         records = step.path("trace-%s.jsonl" % name)
+        # the records are turned into a report after the run: keep a few seconds for that
         r = step.run("trace-" + name, [step.smcompat, "trace", "--json", "-o", report,
                                        "--records", records, "--", self.py,
                                        step.script("kernel_%s.py" % name, KERNELS[name])],
-                     env=JAX_ENV if name == "jax" else None, timeout=left)
+                     env=ENVS.get(name), timeout=max(5, left - 3))
         if (r.timed_out or not report.exists()) and records.exists():
             step.run("trace-from-" + name, [step.smcompat, "trace", "--from", records, "--json",
-                                            "-o", report], timeout=15)
+                                            "-o", report],
+                     timeout=max(3, min(15, t_end - time.monotonic() + 3)))
         try:
             trace = json.loads(report.read_text())
         except (OSError, ValueError):
@@ -267,7 +306,13 @@ class Frameworks:
                     break
                 except ValueError:
                     pass
-        if not out or not out.get("ok"):
+        if out and not out.get("ok"):
+            step.note("%s: the kernel ran but not as asked (wrong result or not on a GPU): %s" % (
+                name, json.dumps(out)[:300]))
+            if not trace or not trace.get("loads"):
+                step.shrink(records)
+                return
+        elif not out:
             err = (r.stderr.strip().splitlines() or ["?"])
             why = "timed out" if r.timed_out else "exit %s: %s" % (
                 (trace or {}).get("exit_status", r.rc), err[-1][:300])
@@ -278,7 +323,7 @@ class Frameworks:
                 step.shrink(records)
                 return
         self.ran += 1
-        self.traces[name] = (trace or {}, records)
+        self.traces[name] = (trace or {}, records, bool(out and out.get("ok")))
 
     def check_pid(self, budget):
         """Check 9: smcompat check --pid against a live torch process."""
@@ -303,9 +348,11 @@ class Frameworks:
                     except ValueError:
                         pass
         if info is None:
+            rc = p.poll()
             kill_tree(p)
-            step.note("check 9: the torch process did not report a kernel run within %.0f s "
-                      "(see torch_hold.err)" % budget)
+            step.note("check 9: the torch process %s (see torch_hold.err)" % (
+                "did not report a kernel run within %.0f s" % budget if rc is None else
+                "exited with status %s before reporting a kernel run" % rc))
             return
         pid = info["pid"]
         try:
@@ -344,18 +391,22 @@ class Frameworks:
         gcc = (doc.get("gpu") or {}).get("cc")
         step.row("check 9: the check's GPU capability vs torch's", gcc, info.get("capability"),
                  gcc == info.get("capability") if gcc else None)
+        # /proc/PID/maps names files by their resolved path; compare resolved paths on every
+        # side (a venv's lib64 -> lib link, a symlinked site-packages)
         mapped = set()
         for line in maps_text.splitlines():
             parts = line.split(None, 5)
             if len(parts) == 6 and parts[5].startswith("/"):
-                mapped.add(parts[5].replace(" (deleted)", ""))
+                mapped.add(os.path.realpath(parts[5].replace(" (deleted)", "")))
         libs = doc.get("libraries") or []
-        listed = {lib.get("path") for lib in libs}
+        listed = {os.path.realpath(lib["path"]) for lib in libs if lib.get("path")}
         missing = sorted(x for x in listed if x not in mapped)
         step.row("check 9: libraries the check lists are mapped (/proc/PID/maps)",
                  "%d libraries with device code" % len(listed),
                  "all mapped" if not missing else "not mapped: " + ", ".join(missing[:5]),
-                 not missing if maps_text else None, "%d files mapped" % len(mapped))
+                 not missing if maps_text and listed else None,
+                 "%d files mapped%s" % (len(mapped), "" if listed else
+                                        "; the check lists no library: nothing to judge"))
         self.check9 = (mapped, listed)
         jit = [lib for lib in libs if lib.get("fit") == "ptx-jit"]
         if jit:
@@ -379,19 +430,22 @@ class Frameworks:
         step = self.step
         merged = self.merged_index()
         scanned = ", ".join(sorted(self.indexes)) or "nothing"
-        for name, (trace, records) in self.traces.items():
+        for name, (trace, records, ran_ok) in self.traces.items():
             summ = trace.get("summary") or {}
-            step.row("%s: kernel ran under smcompat trace" % name, "exit status 0",
-                     "exit status %s" % trace.get("exit_status"),
-                     trace.get("exit_status") == 0 if "exit_status" in trace else None,
+            status = trace.get("exit_status")
+            step.row("%s: kernel ran under smcompat trace" % name,
+                     "exit status 0, the kernel's result right", "exit status %s, %s" % (
+                         status, "result right" if ran_ok else "no right result printed"),
+                     (status == 0 and ran_ok) if "exit_status" in trace else None,
                      "loads by outcome: " + json.dumps(summ.get("loads_by_outcome"),
                                                        sort_keys=True))
+            dis, nloads = summ.get("disagreements"), summ.get("loads")
             step.row("%s: driver vs smcompat's model of each loaded module (trace)" % name,
-                     "0 disagreements", "%s disagreements in %s loads" % (
-                         summ.get("disagreements"), summ.get("loads")),
-                     None if summ.get("disagreements") is None else summ["disagreements"] == 0,
+                     "0 disagreements", "%s disagreements in %s loads" % (dis, nloads),
+                     None if dis is None or not nloads else dis == 0,
                      "trace's own prediction from the images offered vs BINARY_VERSION/"
-                     "PTX_VERSION")
+                     "PTX_VERSION" + ("" if nloads else "; no load was recorded (the shim saw "
+                                      "no module load): nothing to judge"))
             per_file, unattributed, ambiguous = attribute(trace, read_load_records(records),
                                                           merged)
             for key, pairs in sorted(per_file.items()):
@@ -422,13 +476,15 @@ class Frameworks:
             for ix in self.indexes.values():
                 with_code |= {v["path"] for v in ix.files.values()}
             real = {os.path.realpath(x) for x in with_code}
-            expected = sorted(x for x in mapped if x in with_code or os.path.realpath(x) in real)
+            expected = sorted(x for x in mapped if x in real)
             unlisted = [x for x in expected if x not in listed]
             step.row("check 9: mapped files with device code (per the scans) are listed",
                      "%d listed" % len(listed), "%d mapped files with device code%s" % (
                          len(expected), "; not listed: " + ", ".join(unlisted[:5]) if unlisted
-                         else ""), not unlisted,
-                     "only files under the scanned directories (%s) can be judged" % scanned,
+                         else ""), not unlisted if expected else None,
+                     "only files under the scanned directories (%s) can be judged%s" % (
+                         scanned, "" if expected else "; none of them is mapped: nothing to "
+                                                      "judge"),
                      check=9)
 
 
@@ -466,7 +522,7 @@ def main():
         fw.run(name, left() * share)
     if fw.packages.get("nvidia") and fw.traces:
         if left() > 8:
-            fw.scan("nvidia", fw.packages["nvidia"], left())
+            fw.scan("nvidia", fw.packages["nvidia"], left() - 2)
         else:
             step.note("the nvidia-* wheels' libraries were not scanned (no time left): their "
                       "loads count as from no scanned file")

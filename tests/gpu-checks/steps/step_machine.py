@@ -5,7 +5,9 @@ Writes <work>/machine.json:
   {"gpus": [{"index", "name", "catalog_name", "cc", "uuid", "pci_bus_id"}], "driver",
    "cuda_driver", "nvcc", "python", "torch", "cupy", "jax", "nvidia_smi", "synthetic", ...}
 plus a few fields the other steps use (python_exe, the framework package directories, the torch
-CUDA build). Every row is a recorded observation (agree null): nothing is compared here.
+CUDA build), rewritten after every phase so that a step stopped by its time limit still leaves
+what it found. Every row is a recorded observation (agree null): nothing is compared here.
+nvidia-smi's -q -x and topo -m are run (and kept) by the probe step, not here.
 """
 
 import json
@@ -15,7 +17,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kitlib import Step, python_exe  # noqa: E402
+from kitlib import Step, last_json, python_exe  # noqa: E402
 
 BUDGET = 30  # seconds, unless $GPU_CHECKS_BUDGET_S says otherwise (scripts/gpu-checks.sh)
 
@@ -81,24 +83,13 @@ print(json.dumps(d))
 import json, jax
 d = {"version": jax.__version__}
 try:
-    import jaxlib
-    d["jaxlib"] = getattr(jaxlib, "__version__", None) or jaxlib.version.__version__
+    from jaxlib import version as jaxlib_version  # `import jaxlib` alone does not load it
+    d["jaxlib"] = jaxlib_version.__version__
 except Exception:
     pass
 print(json.dumps(d))
 ''',
 }
-
-
-def last_json(text):
-    for line in reversed(text.splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                pass
-    return None
 
 
 def cuda_version_text(v):
@@ -115,9 +106,22 @@ def main():
          "synthetic": step.synthetic, "python_exe": py, "probe_status": None, "hostname": None,
          "kernel_module": None, "torch_cuda": None, "torch_cuda_available": None,
          "packages": {}, "versions": {}, "imports": {}}
+    path = step.work / "machine.json"
 
+    def save():
+        # Written after every phase, not only at the end: the later steps read it, and a step
+        # stopped by its time limit (SIGTERM) or crashing keeps what it found so far.
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(m, indent=1))
+        tmp.replace(path)
+
+    def limit(most, keep=2):
+        """A command's timeout: at most `most` s and never past the step's budget."""
+        return max(1, min(most, step.left(budget) - keep))
+
+    save()
     # smcompat's own view first: the other steps key on its catalog names.
-    r = step.run("probe", [step.smcompat, "probe", "--json"], timeout=20)
+    r = step.run("probe", [step.smcompat, "probe", "--json"], timeout=limit(20))
     probe = r.json()
     if isinstance(probe, dict):
         step.path("probe.json").write_text(r.stdout)
@@ -133,7 +137,7 @@ def main():
                               "nvml_index": d.get("nvml_index"), "nvml_cc": d.get("nvml_cc")})
         step.row("smcompat probe status", None,
                  "%s (%d GPU)" % (probe.get("status"), len(m["gpus"])),
-                 note=probe.get("explanation", "")[:300])
+                 note=(probe.get("explanation") or "")[:300])
     else:
         step.row("smcompat probe status", None, None,
                  note="probe --json gave no JSON (exit %d): %s" % (r.rc, r.stderr.strip()[:300]))
@@ -143,67 +147,45 @@ def main():
                                                          g["uuid"], g["pci_bus_id"]))
     step.row("driver", EXPECTED["driver"], "%s (CUDA %s, %s kernel module)" % (
         m["driver"], m["cuda_driver"], m["kernel_module"]) if m["driver"] else None)
+    save()
 
-    # nvidia-smi: its presence decides which oracles the later steps have.
-    smi = shutil.which("nvidia-smi")
-    m["nvidia_smi"] = bool(smi)
-    if smi:
-        v = step.run("nvidia-smi-version", [smi, "--version"], timeout=10)
-        m["nvidia_smi_version"] = v.stdout.strip() or None
-        x = step.run("nvidia-smi-q", [smi, "-q", "-x"], timeout=15)
-        if x.rc == 0:
-            step.path("nvidia-smi-q.xml").write_text(x.stdout)
-        t = step.run("nvidia-smi-topo", [smi, "topo", "-m"], timeout=10)
-        if t.rc == 0:
-            step.path("nvidia-smi-topo.txt").write_text(t.stdout)
-        first = (v.stdout.strip().splitlines() or [""])[0]
-        step.row("nvidia-smi", EXPECTED["nvidia_smi"], "%s (%s)" % (smi, first))
-    else:
-        step.row("nvidia-smi", EXPECTED["nvidia_smi"], None,
-                 note="not on PATH: the probe, prometheus and fleet comparisons have no "
-                      "nvidia-smi oracle here")
-
-    # nvcc (PATH, else the usual toolkit place).
-    nvcc = shutil.which("nvcc") or next((p for p in ("/usr/local/cuda/bin/nvcc",)
-                                         if Path(p).exists()), None)
-    if nvcc:
-        v = step.run("nvcc-version", [nvcc, "--version"], timeout=10)
-        mm = re.search(r"release ([\d.]+), V([\d.]+)", v.stdout)
-        m["nvcc"] = mm.group(2) if mm else (v.stdout.strip().splitlines() or [None])[-1]
-        m["nvcc_path"] = nvcc
-    step.row("nvcc", EXPECTED["nvcc"], m["nvcc"] and "%s (%s)" % (m["nvcc"], nvcc),
-             note="" if nvcc else "not found on PATH or in /usr/local/cuda/bin")
-
-    # Python: where the frameworks are, without importing them, then one import each.
-    r = step.run("python-locate", [py, step.script("locate.py", LOCATE)], timeout=15)
+    # Python: where the frameworks are, without importing them (the later steps need this most).
+    r = step.run("python-locate", [py, step.script("locate.py", LOCATE)], timeout=limit(15))
     loc = last_json(r.stdout)
     if loc:
-        m["python"] = loc["python"]
-        m["python_exe"] = loc["executable"]
-        m["packages"] = loc["packages"]
-        m["versions"] = loc["versions"]
+        m["python"] = loc.get("python")
+        m["python_exe"] = loc.get("executable") or py
+        m["packages"] = loc.get("packages") or {}
+        m["versions"] = loc.get("versions") or {}
     step.row("python", EXPECTED["python"],
              m["python"] and "%s (%s)" % (m["python"], m["python_exe"]),
-             note="" if loc else "the interpreter did not answer (exit %d)" % r.rc)
+             note="" if loc else "the interpreter did not answer (%s)" % (
+                 "timed out" if r.timed_out else "exit %d" % r.rc))
+    save()
+
+    # One import each, in its own process (an import that hangs or crashes costs only itself);
+    # torch first: bench and frameworks decide on torch.cuda.is_available(). Importing torch
+    # takes seconds and its first CUDA call initialises the driver (seconds more).
     env = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "TF_CPP_MIN_LOG_LEVEL": "2"}
     for name, code in IMPORTS.items():
-        root = {"torch": "torch", "cupy": "cupy", "jax": "jax"}[name]
-        if root not in m["packages"]:
-            step.row(name, EXPECTED[name], None, note="not installed for %s" % py)
+        if name not in m["packages"]:
+            step.row(name, EXPECTED[name], None, note="not installed for %s" % m["python_exe"])
             continue
-        left = step.left(budget) - 5
-        if left < 5:
+        if step.left(budget) - 8 < 5:
             step.row(name, EXPECTED[name], None,
                      note="not imported: the step's %d s budget is used up" % budget)
             continue
-        r = step.run("import-" + name, [py, step.script("import_%s.py" % name, code)], env=env,
-                     timeout=min(25, left))
+        r = step.run("import-" + name, [m["python_exe"],
+                                        step.script("import_%s.py" % name, code)],
+                     env=env, timeout=limit(25 if name == "torch" else 15, keep=8))
         info = last_json(r.stdout)
         if info is None:
-            why = "timed out" if r.timed_out else "exit %d: %s" % (
+            why = "timed out after %.0f s" % r.seconds if r.timed_out else "exit %d: %s" % (
                 r.rc, (r.stderr.strip().splitlines() or [""])[-1][:200])
-            m["imports"][name] = {"error": why}
+            m["imports"][name] = {"error": why, "timed_out": r.timed_out,
+                                  "seconds": round(r.seconds, 1)}
             step.row(name, EXPECTED[name], None, note="installed but the import failed (%s)" % why)
+            save()
             continue
         m["imports"][name] = info
         m[name] = info.get("version")
@@ -216,9 +198,37 @@ def main():
         elif name == "jax" and info.get("jaxlib"):
             text = "%s (jaxlib %s)" % (text, info["jaxlib"])
         step.row(name, EXPECTED[name], text, note=info.get("cuda_error", ""))
+        save()
 
-    path = step.work / "machine.json"
-    path.write_text(json.dumps(m, indent=1))
+    # nvcc (PATH, else the usual toolkit place).
+    nvcc = shutil.which("nvcc") or next((p for p in ("/usr/local/cuda/bin/nvcc",)
+                                         if Path(p).exists()), None)
+    if nvcc and step.left(budget) > 4:
+        v = step.run("nvcc-version", [nvcc, "--version"], timeout=limit(10))
+        mm = re.search(r"release ([\d.]+), V([\d.]+)", v.stdout)
+        m["nvcc"] = mm.group(2) if mm else (v.stdout.strip().splitlines() or [None])[-1]
+        m["nvcc_path"] = nvcc
+    step.row("nvcc", EXPECTED["nvcc"], m["nvcc"] and "%s (%s)" % (m["nvcc"], nvcc),
+             note="" if nvcc else "not found on PATH or in /usr/local/cuda/bin")
+
+    # nvidia-smi: its presence decides which oracles the later steps have. Only its version
+    # here: the probe step runs -q -x, topo -m and --query-gpu itself (and keeps their output),
+    # and each nvidia-smi run initialises NVML again (seconds without persistence mode).
+    smi = shutil.which("nvidia-smi")
+    m["nvidia_smi"] = bool(smi)
+    if smi:
+        m["nvidia_smi_path"] = smi
+        first = ""
+        if step.left(budget) > 4:
+            v = step.run("nvidia-smi-version", [smi, "--version"], timeout=limit(10))
+            m["nvidia_smi_version"] = v.stdout.strip() or None
+            first = (v.stdout.strip().splitlines() or [""])[0]
+        step.row("nvidia-smi", EXPECTED["nvidia_smi"], "%s (%s)" % (smi, first))
+    else:
+        step.row("nvidia-smi", EXPECTED["nvidia_smi"], None,
+                 note="not on PATH: the probe, prometheus and fleet comparisons have no "
+                      "nvidia-smi oracle here")
+    save()
     step.note("machine.json: %d GPU(s), driver %s, nvidia-smi %s" % (
         len(m["gpus"]), m["driver"], "present" if m["nvidia_smi"] else "absent"))
     if step.synthetic:

@@ -12,16 +12,21 @@ null and the reason. Unit conversions and tolerances are stated in each row's no
 import json
 import re
 import shutil
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kitlib import Step, python_exe  # noqa: E402
+from kitlib import Step, kill_tree, python_exe  # noqa: E402
 
-BUDGET = 45  # seconds, unless $GPU_CHECKS_BUDGET_S says otherwise (scripts/gpu-checks.sh)
+BUDGET = 40  # seconds, unless $GPU_CHECKS_BUDGET_S says otherwise (scripts/gpu-checks.sh)
 MiB = 1 << 20
 
+# Every attribute this torch's _CudaDeviceProperties has (the set differs between releases:
+# pci_bus_id/pci_device_id/pci_domain_id, clock_rate, memory_clock_rate, memory_bus_width exist
+# only in newer ones), each read on its own so that one that raises costs only itself. `uuid` is
+# a _CUuuid object whose str() is the bare UUID.
 TORCH_PROPS = r'''
 import json, sys
 try:
@@ -40,7 +45,10 @@ try:
         for k in dir(p):
             if k.startswith("_"):
                 continue
-            v = getattr(p, k)
+            try:
+                v = getattr(p, k)
+            except Exception:
+                continue
             if callable(v):
                 continue
             d[k] = v if (v is None or isinstance(v, (bool, int, float, str))) else str(v)
@@ -49,7 +57,7 @@ try:
     out["devices"] = devs
 except Exception as e:
     out["error"] = "%s: %s" % (type(e).__name__, e)
-print(json.dumps(out))
+print(json.dumps(out), flush=True)
 '''
 
 QUERY_FIELDS = ["index", "pci.bus_id", "uuid", "name", "compute_cap", "memory.total",
@@ -67,6 +75,20 @@ def norm_bus(bus):
         return bus.strip().lower()
     d, b, dev, f = (int(x, 16) for x in m.groups())
     return "%04x:%02x:%02x.%x" % (d, b, dev, f)
+
+
+# What nvidia-smi prints where it has no value (XML and CSV): "N/A", "[N/A]", "Not Supported",
+# "[Not Supported]", "Unknown Error", "Insufficient Permissions", "[Unknown Error]"...
+NO_VALUE = re.compile(r"^\[?\s*(N/A|Not Supported|Not Available|Unknown Error|Unknown|"
+                      r"Insufficient Permissions|GPU requires reset|Not Found)\s*\]?$", re.I)
+
+
+def value(text):
+    """A field's text, or None where nvidia-smi shows no value."""
+    if text is None:
+        return None
+    text = text.strip()
+    return None if not text or NO_VALUE.match(text) else text
 
 
 def number(text):
@@ -87,10 +109,10 @@ def parse_smi_xml(text):
            "attached_gpus": number(root.findtext("attached_gpus")), "gpus": []}
     for g in root.findall("gpu"):
         def t(path):
-            v = g.findtext(path)
-            return v.strip() if v is not None and v.strip() not in ("", "N/A") else None
+            return value(g.findtext(path))
         out["gpus"].append({
             "bus": norm_bus(t("pci/pci_bus_id") or g.get("id")),
+            "mig": t("mig_mode/current_mig"),  # "Enabled" / "Disabled" / None (no MIG)
             "name": t("product_name"), "uuid": t("uuid"),
             "compute_cap": t("compute_cap"),  # present in some driver versions only
             "memory_total_mib": number(t("fb_memory_usage/total")),
@@ -106,12 +128,15 @@ def parse_smi_xml(text):
 
 
 def parse_query(text):
+    """--format=csv,noheader,nounits: one line per GPU; "[N/A]" / "[Not Supported]" -> None."""
     rows = []
     for line in text.splitlines():
-        cells = [c.strip() for c in line.split(",")]
+        cells = [value(c) for c in line.split(",")]
         if len(cells) != len(QUERY_FIELDS):
             continue
         r = dict(zip(QUERY_FIELDS, cells))
+        if not r["pci.bus_id"]:
+            continue
         r["bus"] = norm_bus(r["pci.bus_id"])
         rows.append(r)
     return rows
@@ -127,7 +152,9 @@ def parse_matrix(text):
     header = None
     out = {"gpus": [], "cell": {}, "numa": {}}
     for ln in lines:
-        cols = [c.strip() for c in ln.split("\t")]
+        # nvidia-smi separates the cells with tabs; a copy with the tabs expanded to spaces
+        # (a pasted sample) is split on runs of 2+ spaces ("CPU Affinity" has one)
+        cols = [c.strip() for c in (ln.split("\t") if "\t" in ln else re.split(r" {2,}", ln))]
         if header is None:
             if any(re.fullmatch(r"GPU\d+", c) for c in cols):
                 header = [c for c in cols if c]
@@ -227,19 +254,32 @@ def within(a, b, tol):
 
 
 def mem_obs(pred_bytes, g):
-    """smcompat's bytes against nvidia-smi's MiB: equal to Total, or to Total - Reserved, within
-    1 MiB (nvidia-smi rounds; CUDA's total excludes what the driver reserves on newer drivers)."""
+    """smcompat's bytes (cuDeviceTotalMem) against nvidia-smi's FB memory, whole MiB.
+
+    nvidia-smi's Total is NVML's physical total (an H100 80GB HBM3 shows 81559 MiB); CUDA's total
+    is smaller by what the driver and firmware keep (torch shows 81089-81090 MiB on H100s, 143156
+    MiB against 143771 on an H200), and nvidia-smi's Reserved (328-551 MiB seen on H100s) need not
+    be exactly that difference. So: equal to Total or Total - Reserved within 2 MiB (both are
+    rounded) agrees; below Total by less than max(2 x Reserved, 1 GiB) is recorded, not judged
+    (torch's total_memory, the same driver call, is the exact oracle); anything else disagrees."""
     tot, res = g.get("memory_total_mib"), g.get("memory_reserved_mib")
     if tot is None or pred_bytes is None:
         return None
     mib = pred_bytes / MiB
-    if abs(mib - tot) <= 1:
-        return ("%d MiB total" % tot, True, "matches Total within 1 MiB")
-    if res is not None and abs(mib - (tot - res)) <= 1:
-        return ("%d MiB total - %d MiB reserved" % (tot, res), True,
-                "matches Total - Reserved within 1 MiB")
-    return ("%d MiB total, %s MiB reserved" % (tot, res), False,
-            "neither Total nor Total - Reserved within 1 MiB")
+    seen = "%d MiB total, %s MiB reserved" % (tot, "?" if res is None else res)
+    if g.get("mig") == "Enabled":
+        return (seen, None, "MIG is enabled: CUDA's device may be one MIG instance; not judged")
+    if abs(mib - tot) <= 2:
+        return (seen, True, "matches Total within 2 MiB")
+    if res is not None and abs(mib - (tot - res)) <= 2:
+        return (seen, True, "matches Total - Reserved within 2 MiB")
+    slack = max(2 * (res or 0), 1024)
+    if tot - slack <= mib < tot:
+        return (seen, None, "%.0f MiB below Total, %s Total - Reserved: the driver keeps some "
+                "memory that nvidia-smi does not itemise; not judged here (torch's total_memory "
+                "is the exact oracle)" % (tot - mib, "not" if res is None else "%+.0f MiB from" % (
+                    mib - (tot - res))))
+    return (seen, False, "%.0f MiB from Total: more than Total, or far below it" % (mib - tot))
 
 
 def compare_gpu(step, o, d):
@@ -335,18 +375,27 @@ def compare_gpu(step, o, d):
              "kHz / 1000 against MHz, within 1 MHz (rounding)"),
             ("torch %s" % tkey, tp(tkey) and "%s kHz" % tp(tkey), eq(khz, tp(tkey)), "kHz, exact")),
             both)
-    # PCIe link (NVML both sides; the current generation drops while the GPU idles)
+    # PCIe link (NVML both sides: max_link_gen is nvmlDeviceGetMaxPcieLinkGeneration, the
+    # lower of the GPU's and the host's maximum). The current generation is dynamic: an idle
+    # GPU drops its link to Gen1/Gen2 and raises it when work arrives (the probe's cuInit, a
+    # torch process), so a current generation that differs between the two readings, taken
+    # seconds apart, is recorded, not judged; the current width is judged.
     pc = d.get("pcie") or {}
-    for which, note in (("max", ""), ("current", "an idle GPU may lower its link generation "
-                                                 "between two readings")):
+    for which in ("max", "current"):
         gen, wid = pc.get("gen_" + which), pc.get("width_" + which)
         sg, sw = smi("pcie_gen_" + which), smi("pcie_width_" + which)
         pred = "Gen%s x%s" % (gen, wid) if gen is not None or wid is not None else None
         seen = "Gen%s x%s" % (sg, sw) if sg is not None or sw is not None else None
-        if pred is None and seen is not None:
-            agree = False
+        note = ""
+        if seen is None:
+            agree = None
+        elif pred is None:
+            agree, note = False, "NVML answers nvidia-smi but the probe has no link"
+        elif which == "current" and gen != sg and wid == sw:
+            agree, note = None, ("the current generation differs: it follows the GPU's power "
+                                 "state between the two readings (width agrees); not judged")
         else:
-            agree = eq(pred, seen) if seen is not None else None
+            agree = pred == seen
         field_rows(step, "%s PCIe link %s" % (gl, which), pred,
                    obs(("nvidia-smi -q pci_gpu_link_info", seen, agree, note)),
                    o.missing("smi") or "nvidia-smi shows no link (e.g. no PCIe link to the host)")
@@ -378,6 +427,11 @@ def compare_topology(step, o, probe):
         step.note("one GPU: the P2P/NVLink/PCIe matrices have no pair to compare")
         return
     nvml_of = {d["ordinal"]: d.get("nvml_index") for d in devs}
+    # NVLink through NVSwitch (HGX H100/H200): each GPU's links end at a switch, so NVML's remote
+    # of every link is the switch and the probe counts them as links_to_other, not to the peer,
+    # while topo -m shows NV18 for every pair. A 0-vs-NV# row there is smcompat's model of
+    # switched NVLink, a finding to keep (the note says so), not a parsing error.
+    to_switch = {d["ordinal"]: (d.get("nvlink") or {}).get("links_to_other") or 0 for d in devs}
     for i in range(n):
         for j in range(n):
             if i == j:
@@ -401,8 +455,15 @@ def compare_topology(step, o, probe):
                 continue
             m = re.fullmatch(r"NV(\d+)", cell)
             seen = int(m.group(1)) if m else 0
+            note = "NV# = # links; any other cell = 0 links"
+            if m and not nvl and to_switch.get(i):
+                note += ("; GPU %d has %d links to a non-GPU endpoint (an NVSwitch): topo -m "
+                         "counts the links of the switched path, the probe only direct "
+                         "GPU-to-GPU links" % (i, to_switch[i]))
+            if nvl is None:
+                note += "; the probe has no NVLink answer for this pair (NVML did not answer)"
             step.row(pair + " NVLink links (nvidia-smi topo -m)", nvl, cell,
-                     eq(nvl or 0, seen), "NV# = # links; any other cell = 0 links")
+                     eq(nvl, seen), note)
             if not m:
                 want = ANCESTOR.get(anc) if anc else None
                 step.row(pair + " PCIe common ancestor (nvidia-smi topo -m)",
@@ -482,21 +543,79 @@ def compare_prometheus(step, o, text, probe):
                          "%d B (%.1f MiB)" % (mem[gpu], mem[gpu] / MiB), mo[0], mo[1], mo[2])
     # P2P and NVLink series against the topology matrices (labels are CUDA ordinals)
     nvml_of = {d["ordinal"]: d.get("nvml_index") for d in probe.get("devices") or []}
+    to_switch = {d["ordinal"]: (d.get("nvlink") or {}).get("links_to_other") or 0
+                 for d in probe.get("devices") or []}
     for name, mat, how in (("smcompat_gpu_p2p_access", o.p2p, "topo -p2p r"),
                            ("smcompat_gpu_nvlink_links", o.topo, "topo -m")):
         for n, lab, v in series:
             if n != name:
                 continue
-            a, b = nvml_of.get(int(lab["gpu"])), nvml_of.get(int(lab["peer"]))
+            try:
+                ga, gb = int(lab["gpu"]), int(lab["peer"])
+            except (KeyError, ValueError):
+                continue
+            a, b = nvml_of.get(ga), nvml_of.get(gb)
             pre = "prometheus %s{gpu=%s,peer=%s}" % (name[9:], lab["gpu"], lab["peer"])
             cell = mat["cell"].get((a, b)) if mat else None
             if cell is None:
                 step.row(pre, v, None, None, "not compared: " + (why or "no %s cell" % how))
             elif name.endswith("p2p_access"):
-                step.row(pre + " (nvidia-smi %s)" % how, v, cell, eq(v == 1, cell == "OK"))
+                step.row(pre + " (nvidia-smi %s)" % how, v, cell,
+                         None if v is None else eq(v == 1, cell == "OK"))
             else:
                 m = re.fullmatch(r"NV(\d+)", cell)
-                step.row(pre + " (nvidia-smi %s)" % how, v, cell, eq(v, m and int(m.group(1)) or 0))
+                step.row(pre + " (nvidia-smi %s)" % how, v, cell,
+                         eq(v, int(m.group(1)) if m else 0),
+                         "links to an NVSwitch are not counted per peer (links_to_other %d)" %
+                         to_switch.get(ga) if m and not v and to_switch.get(ga) else "")
+
+
+def start_torch(step):
+    """torch.cuda.get_device_properties in a python3 process started first and read last:
+    importing torch and its first CUDA call take seconds, spent while nvidia-smi runs."""
+    m = step.machine()
+    py = m.get("python_exe") or python_exe()
+    if m.get("packages") is not None and "torch" not in m["packages"]:
+        return None, None, "torch is not installed for %s" % py
+    imp = (m.get("imports") or {}).get("torch") or {}
+    if imp.get("error") and (not imp.get("timed_out") or imp.get("seconds", 0) >= 15):
+        return None, None, "import torch failed in the machine step (%s)" % imp["error"]
+    out = step.path("torch-props.out")
+    script = step.script("torch_props.py", TORCH_PROPS)
+    try:
+        with open(out, "w") as sink, open(step.path("torch-props.err"), "w") as err:
+            p = step.spawn([py, script], stdin=subprocess.DEVNULL, stdout=sink, stderr=err)
+    except OSError as e:
+        return None, None, "%s: %s" % (py, e)
+    return p, out, ""
+
+
+def finish_torch(step, o, p, out, why, wait_s):
+    if p is None:
+        o.torch_why = why
+        return
+    try:
+        p.wait(timeout=max(0.1, wait_s))
+    except subprocess.TimeoutExpired:
+        kill_tree(p)
+        o.torch_why = "no answer within the step's budget (importing torch and initialising " \
+                      "CUDA took longer than %.0f s)" % (step.elapsed())
+        return
+    doc = None
+    try:
+        lines = [x for x in out.read_text(errors="replace").splitlines() if x.startswith("{")]
+        doc = json.loads(lines[-1]) if lines else None
+    except (OSError, ValueError):
+        pass
+    if not doc:
+        o.torch_why = "no answer (exit %s; see torch-props.err)" % p.returncode
+    elif doc.get("error"):
+        o.torch_why = doc["error"][:200]
+    else:
+        o.torch = doc.get("devices") or []
+        step.path("torch-props.json").write_text(json.dumps(doc, indent=1))
+        step.note("torch %s (CUDA %s) get_device_properties for %d device(s)" % (
+            doc.get("torch"), doc.get("cuda"), len(o.torch)))
 
 
 def main():
@@ -505,8 +624,14 @@ def main():
     budget = step.budget(BUDGET)
     o = Oracles()
 
+    def limit(most, keep=3):
+        """A command's timeout: at most `most` s and never past the step's budget."""
+        return max(1, min(most, step.left(budget) - keep))
+
+    tp, tout, twhy = start_torch(step)
+
     # smcompat's side
-    r = step.run("probe", [step.smcompat, "probe", "--json"], timeout=20)
+    r = step.run("probe", [step.smcompat, "probe", "--json"], timeout=limit(20))
     probe = r.json()
     if not isinstance(probe, dict):
         step.fail("smcompat probe --json gave no JSON (exit %d): %s" % (r.rc, r.stderr[-300:]))
@@ -514,51 +639,37 @@ def main():
     if probe.get("status") != "ok":
         step.note("probe status %s: %s" % (probe.get("status"), probe.get("explanation")))
 
-    # nvidia-smi
+    # nvidia-smi (each run initialises NVML: about a second, more without persistence mode)
     smi = shutil.which("nvidia-smi")
     if not smi:
         o.smi_why = "not on PATH" + (" (the fake driver has none)" if step.synthetic else "")
     else:
-        x = step.run("nvidia-smi-q", [smi, "-q", "-x"], timeout=20)
+        x = step.run("nvidia-smi-q", [smi, "-q", "-x"], timeout=limit(20, keep=12))
         try:
             o.smi = parse_smi_xml(x.stdout)
             step.path("nvidia-smi-q.xml").write_text(x.stdout)
         except ET.ParseError as e:
-            o.smi_why = "-q -x gave no XML (exit %d: %s)" % (x.rc, e)
+            o.smi_why = "-q -x gave no XML (%s: %s)" % (
+                "timed out" if x.timed_out else "exit %d" % x.rc, e)
         if o.smi is not None:
             qr = step.run("nvidia-smi-query", [smi, "--query-gpu=" + ",".join(QUERY_FIELDS),
-                                               "--format=csv,noheader,nounits"], timeout=15)
+                                               "--format=csv,noheader,nounits"],
+                          timeout=limit(10, keep=12))
             o.query = {row["bus"]: row for row in parse_query(qr.stdout)} if qr.rc == 0 else {}
-            t = step.run("nvidia-smi-topo", [smi, "topo", "-m"], timeout=15)
+            if qr.rc != 0:
+                step.note("nvidia-smi --query-gpu failed (exit %d): %s" % (
+                    qr.rc, (qr.stdout + qr.stderr).strip()[-200:]))
+            t = step.run("nvidia-smi-topo", [smi, "topo", "-m"], timeout=limit(10, keep=12))
             if t.rc == 0:
                 o.topo = parse_matrix(t.stdout)
                 step.path("nvidia-smi-topo.txt").write_text(t.stdout)
-            p = step.run("nvidia-smi-p2p", [smi, "topo", "-p2p", "r"], timeout=15)
-            if p.rc == 0:
-                o.p2p = parse_matrix(p.stdout)
-    # torch
-    py = python_exe()
-    left = step.left(budget) - 25  # keep time for doctor and export
-    if left < 10:
-        o.torch_why = "not run: the step's budget is used up"
-    else:
-        tr = step.run("torch-props", [py, step.script("torch_props.py", TORCH_PROPS)],
-                      timeout=min(40, left))
-        doc = tr.json() if not tr.timed_out else None
-        if doc is None:
-            lines = [x for x in tr.stdout.splitlines() if x.startswith("{")]
-            doc = json.loads(lines[-1]) if lines else None
-        if tr.timed_out:
-            o.torch_why = "timed out"
-        elif not doc:
-            o.torch_why = "no answer (exit %d)" % tr.rc
-        elif doc.get("error"):
-            o.torch_why = doc["error"][:200]
-        else:
-            o.torch = doc.get("devices") or []
-            step.path("torch-props.json").write_text(json.dumps(doc, indent=1))
-            step.note("torch %s (CUDA %s) get_device_properties for %d device(s)" % (
-                doc.get("torch"), doc.get("cuda"), len(o.torch)))
+            if len(probe.get("devices") or []) > 1:  # one GPU has no pair to read
+                pp = step.run("nvidia-smi-p2p", [smi, "topo", "-p2p", "r"],
+                              timeout=limit(10, keep=12))
+                if pp.rc == 0:
+                    o.p2p = parse_matrix(pp.stdout)
+    # torch: what is left, keeping about 8 s for doctor and export
+    finish_torch(step, o, tp, tout, twhy, step.left(budget) - 8)
     for why, what in ((o.smi_why, "nvidia-smi"), (o.torch_why, "torch")):
         if why:
             step.note("%s oracle unavailable: %s" % (what, why))
@@ -578,28 +689,30 @@ def main():
     compare_topology(step, o, probe)
 
     # doctor (driver facts only: --no-scan keeps it to seconds; the frameworks step scans)
-    r = step.run("doctor", [step.smcompat, "doctor", "--json", "--no-scan"], timeout=30)
+    r = step.run("doctor", [step.smcompat, "doctor", "--json", "--no-scan"], timeout=limit(15))
     doc = r.json()
     if isinstance(doc, dict):
         step.path("doctor.json").write_text(r.stdout)
         compare_doctor(step, o, doc)
     else:
-        step.row("doctor --json", "a smcompat.doctor/1 document", None, False,
-                 "exit %d: %s" % (r.rc, r.stderr.strip()[-300:]))
+        step.row("doctor --json", "a smcompat.doctor/1 document", None,
+                 None if r.timed_out else False,
+                 "%s: %s" % ("timed out" if r.timed_out else "exit %d" % r.rc,
+                             r.stderr.strip()[-300:]))
 
     # export prometheus (check 10); the exposition file stays in work for promtool
     prom = step.path("node.prom")
     argv = [step.smcompat, "export", "prometheus", "--textfile", prom]
     if (step.kit / "checks").is_dir():
         argv[3:3] = ["--scan", step.kit / "checks"]
-    r = step.run("export-prometheus", argv, timeout=max(10, min(30, step.left(budget) - 3)))
+    r = step.run("export-prometheus", argv, timeout=limit(20, keep=2))
     n0 = len(step.rows)
     if r.rc == 0 and prom.exists():
         compare_prometheus(step, o, prom.read_text(), probe)
         promtool = shutil.which("promtool")
-        if promtool:
+        if promtool and step.left(budget) > 3:
             pr = step.run("promtool", [promtool, "check", "metrics"], input=prom.read_text(),
-                          timeout=15)
+                          timeout=limit(10, keep=1))
             step.row("promtool check metrics node.prom", "accepted (exit 0, no lint output)",
                      "exit %d%s" % (pr.rc, (": " + (pr.stdout + pr.stderr).strip()[:300])
                                     if (pr.stdout + pr.stderr).strip() else ""),
@@ -608,8 +721,9 @@ def main():
             step.note("promtool is not on PATH here: scripts/gpu-checks-record.sh runs it on "
                       "probe/node.prom from the logs")
     else:
-        step.row("export prometheus", "exit 0 and node.prom", "exit %d" % r.rc, False,
-                 r.stderr.strip()[-300:])
+        step.row("export prometheus", "exit 0 and node.prom", "exit %d%s" % (
+            r.rc, " (timed out)" if r.timed_out else ""), None if r.timed_out else False,
+            r.stderr.strip()[-300:])
     for k, row in enumerate(step.rows):
         row["check"] = 10 if k >= n0 else 1  # export prometheus is check 10, the rest check 1
     if step.synthetic:
