@@ -206,8 +206,11 @@ FileInventory inventory_from_json(const json& file) {
       ContainerInfo info{json_string(c, "section"), uint_field(c, "offset"), uint_field(c, "size"),
                          uint_field(c, "first_image"), uint_field(c, "images"),
                          bool_field(c, "relocatable")};
-      // Indices must stay inside the entries read, else the inferred list stands.
-      if (info.first_image + info.image_count > inv.images.size()) return inv;
+      // Indices must stay inside the entries read (no sum that can wrap), else the inferred
+      // list stands.
+      if (info.first_image > inv.images.size() ||
+          info.image_count > inv.images.size() - info.first_image)
+        return inv;
       listed.push_back(std::move(info));
     }
     inv.containers = std::move(listed);

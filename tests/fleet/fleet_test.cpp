@@ -431,6 +431,14 @@ TEST(FleetMerge, PrelinkOnlyLibraryJudgedAsTheScanJudgesIt) {
   ASSERT_EQ(merged.images[0].classes.size(), 1u);
   EXPECT_EQ(merged.images[0].classes[0].verdict, Fit::kPtxJit);
   EXPECT_EQ(merged.images[0].hosts_jit, std::vector<std::string>{"h1"});
+  // A hostile list (indices past the entries, a sum that wraps) is not used: the inferred
+  // containers stand.
+  auto hostile = scan;
+  hostile["files"][0]["container_list"][1]["first_image"] = UINT64_MAX;
+  hostile["files"][0]["container_list"][1]["images"] = 2;
+  write(d.path() + "/scan.json", hostile.dump());
+  merged = merge_reports({d.path() + "/node.json", d.path() + "/scan.json"});
+  EXPECT_EQ(merged.images[0].classes[0].verdict, Fit::kNoImage);
   // Without the list (a scan written before it existed) the entries alone cannot show the empty
   // container: the merge then cannot see the device link and says no-image.
   scan["files"][0].erase("container_list");
