@@ -183,6 +183,21 @@ def synthetic_run(a):
     for needed in ("| item | predicted (smcompat) | observed |", "sm90a.fatbin via cuModuleLoadData"):
         if needed not in text:
             fail("the record lacks %r" % needed)
+    # The pending table gains a status per check, the same on a second run (idempotent).
+    readme = out / "README.md"
+    shutil.copy2(a.source / "docs" / "gpu-checks" / "README.md", readme)
+    once = None
+    for _ in range(2):
+        rr = subprocess.run([record, str(out), "--allow-synthetic", "-o", str(recorded), "--readme", str(readme)],
+                            text=True, capture_output=True)
+        if rr.returncode != 0:
+            fail("gpu-checks-record.sh --readme: exit %d %s" % (rr.returncode, rr.stderr[-500:]))
+        if once is not None and readme.read_text() != once:
+            fail("a second record changed the README again")
+        once = readme.read_text()
+    table = once.split("## Pending checks", 1)[1]
+    if "| # | check | from | how | status |" not in table or len(re.findall(r"^\| \d+ \|.*run on", table, re.M)) < 10:
+        fail("the pending table has no status for every check")
     if sorted(p.name for p in (a.source / "docs" / "gpu-checks").iterdir()) != docs_before:
         fail("the record script wrote under docs/gpu-checks for a synthetic run")
     if wall > 180:
