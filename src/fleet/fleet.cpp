@@ -203,9 +203,9 @@ FileInventory inventory_from_json(const json& file) {
     std::vector<ContainerInfo> listed;
     for (const auto& c : file["container_list"]) {
       if (!c.is_object()) return inv;
-      ContainerInfo info{json_string(c, "section"), uint_field(c, "offset"), uint_field(c, "size"),
-                         uint_field(c, "first_image"), uint_field(c, "images"),
-                         bool_field(c, "relocatable")};
+      ContainerInfo info{json_string(c, "section"), uint_field(c, "offset"),
+                         uint_field(c, "size"),     uint_field(c, "first_image"),
+                         uint_field(c, "images"),   bool_field(c, "relocatable")};
       // Indices must stay inside the entries read (no sum that can wrap), else the inferred
       // list stands.
       if (info.first_image > inv.images.size() ||

@@ -95,7 +95,8 @@ bool read_file(const char* path, std::vector<char>& out) {
   return true;
 }
 
-// The context every action runs in; prints a line and returns false when the driver cannot give one.
+// The context every action runs in; prints a line and returns false when the driver cannot give
+// one.
 bool open_context(CUdevice* dev) {
   const char* lib = std::getenv("KIT_LIBCUDA");
   drv.handle = dlopen(lib && *lib ? lib : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -220,9 +221,10 @@ int run_axpb(const char* file, bool library) {
     return 2;
   }
   Loaded l = load(image, "kit_axpb", library);
-  std::printf("{\"action\":\"%s\",\"file\":%s,\"api\":%s,\"result\":%s,\"load_ms\":%.3f,\"get_ms\":%.3f",
-              library ? "library" : "module", q(file).c_str(), q(l.api).c_str(),
-              q(error_name(l.result)).c_str(), l.load_ms, l.get_ms);
+  std::printf(
+      "{\"action\":\"%s\",\"file\":%s,\"api\":%s,\"result\":%s,\"load_ms\":%.3f,\"get_ms\":%.3f",
+      library ? "library" : "module", q(file).c_str(), q(l.api).c_str(),
+      q(error_name(l.result)).c_str(), l.load_ms, l.get_ms);
   if (l.result == CUDA_SUCCESS) {
     std::printf(",\"binary_version\":%d,\"ptx_version\":%d",
                 attribute(l.fn, CU_FUNC_ATTRIBUTE_BINARY_VERSION),
@@ -276,8 +278,9 @@ Output run_kernel(const char* file, const std::string& kernel) {
   const int n = 4096, blocks = 8;
   std::vector<float> in(n);
   for (int i = 0; i < n; ++i) in[i] = static_cast<float>(i % 7);
-  size_t out_bytes = kernel == "plain" ? n * sizeof(float)
-                     : kernel == "clustered" ? blocks * 64 * sizeof(int) : blocks * sizeof(float);
+  size_t out_bytes = kernel == "plain"       ? n * sizeof(float)
+                     : kernel == "clustered" ? blocks * 64 * sizeof(int)
+                                             : blocks * sizeof(float);
   Buffer din(n * sizeof(float)), dout(out_bytes);
   std::vector<unsigned char> zeros(out_bytes, 0);
   CUresult r = din.result != CUDA_SUCCESS ? din.result : dout.result;
@@ -288,9 +291,12 @@ Output run_kernel(const char* file, const std::string& kernel) {
   void* args1[] = {&dout.ptr};
   o.stage = "launch";
   if (r == CUDA_SUCCESS) {
-    if (kernel == "warp_specialized") r = launch(l.fn, blocks, 384, 0, args3);
-    else if (kernel == "plain") r = launch(l.fn, n / 256, 256, 0, args3);
-    else r = launch(l.fn, blocks, 64, 0, args1);
+    if (kernel == "warp_specialized")
+      r = launch(l.fn, blocks, 384, 0, args3);
+    else if (kernel == "plain")
+      r = launch(l.fn, n / 256, 256, 0, args3);
+    else
+      r = launch(l.fn, blocks, 64, 0, args1);
   }
   if (r == CUDA_SUCCESS) {
     o.bytes.resize(out_bytes);
@@ -324,14 +330,15 @@ int compare(const char* a, const char* b, const std::string& kernel) {
       one_cluster_ok &= v == static_cast<int>(i % 64);
     }
   }
-  std::printf("{\"action\":\"compare\",\"kernel\":%s,\"a\":%s,\"b\":%s,\"a_result\":%s,"
-              "\"a_stage\":%s,\"a_binary_version\":%d,\"b_result\":%s,\"b_stage\":%s,"
-              "\"b_binary_version\":%d,\"bytes\":%zu,\"identical\":%s,\"differing_bytes\":%zu",
-              q(kernel).c_str(), q(a).c_str(), q(b).c_str(), q(error_name(oa.result)).c_str(),
-              q(oa.stage).c_str(), oa.binary_version, q(error_name(ob.result)).c_str(),
-              q(ob.stage).c_str(), ob.binary_version, ob.bytes.size(), same ? "true" : "false",
-              differing);
-  if (kernel == "clustered") std::printf(",\"cluster_of_one\":%s", one_cluster_ok ? "true" : "false");
+  std::printf(
+      "{\"action\":\"compare\",\"kernel\":%s,\"a\":%s,\"b\":%s,\"a_result\":%s,"
+      "\"a_stage\":%s,\"a_binary_version\":%d,\"b_result\":%s,\"b_stage\":%s,"
+      "\"b_binary_version\":%d,\"bytes\":%zu,\"identical\":%s,\"differing_bytes\":%zu",
+      q(kernel).c_str(), q(a).c_str(), q(b).c_str(), q(error_name(oa.result)).c_str(),
+      q(oa.stage).c_str(), oa.binary_version, q(error_name(ob.result)).c_str(), q(ob.stage).c_str(),
+      ob.binary_version, ob.bytes.size(), same ? "true" : "false", differing);
+  if (kernel == "clustered")
+    std::printf(",\"cluster_of_one\":%s", one_cluster_ok ? "true" : "false");
   std::printf("}\n");
   return 0;
 }
@@ -349,9 +356,10 @@ int smem(const char* file) {
     f(&per_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev);
   }
   Loaded l = load(image, "kit_smem", false);
-  std::printf("{\"action\":\"smem\",\"file\":%s,\"optin\":%d,\"per_block\":%d,\"per_sm\":%d,"
-              "\"load\":%s", q(file).c_str(), optin, per_block, per_sm,
-              q(error_name(l.result)).c_str());
+  std::printf(
+      "{\"action\":\"smem\",\"file\":%s,\"optin\":%d,\"per_block\":%d,\"per_sm\":%d,"
+      "\"load\":%s",
+      q(file).c_str(), optin, per_block, per_sm, q(error_name(l.result)).c_str());
   if (l.result == CUDA_SUCCESS) {
     int static_bytes = attribute(l.fn, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
     std::printf(",\"static_bytes\":%d", static_bytes);
@@ -362,7 +370,8 @@ int smem(const char* file) {
       int dyn = optin - static_bytes + extra;
       const char* key = extra ? "above" : "at";
       if (!set_attr) {
-        std::printf(",\"%s\":{\"dynamic\":%d,\"set_attribute\":\"missing in this driver\"}", key, dyn);
+        std::printf(",\"%s\":{\"dynamic\":%d,\"set_attribute\":\"missing in this driver\"}", key,
+                    dyn);
         continue;
       }
       CUresult rs = set_attr(l.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dyn);
@@ -384,10 +393,10 @@ int smem(const char* file) {
 
 int main(int argc, char** argv) {
   std::string action = argc > 1 ? argv[1] : "";
-  if ((action == "module" || action == "library") && argc == 3) return run_axpb(argv[2], action == "library");
+  if ((action == "module" || action == "library") && argc == 3)
+    return run_axpb(argv[2], action == "library");
   if (action == "compare" && argc == 5) return compare(argv[2], argv[3], argv[4]);
   if (action == "smem" && argc == 3) return smem(argv[2]);
-  std::fprintf(stderr,
-               "usage: kit_driver module|library FILE | compare A B KERNEL | smem FILE\n");
+  std::fprintf(stderr, "usage: kit_driver module|library FILE | compare A B KERNEL | smem FILE\n");
   return 2;
 }

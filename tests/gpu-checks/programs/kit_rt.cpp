@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   std::string action = argc == 3 ? argv[2] : "run";
   auto t0 = std::chrono::steady_clock::now();
   void* h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  double open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double open_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!h) {
     std::printf("{\"lib\":%s,\"error\":%s}\n", q(argv[1]).c_str(), q(dlerror()).c_str());
     return 2;
@@ -48,8 +49,10 @@ int main(int argc, char** argv) {
   }
   t0 = std::chrono::steady_clock::now();
   int rc = run(msg, sizeof msg);
-  double run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("{\"lib\":%s,\"action\":\"run\",\"rc\":%d,\"message\":%s,\"open_ms\":%.3f,\"run_ms\":%.3f}\n",
-              q(argv[1]).c_str(), rc, q(msg).c_str(), open_ms, run_ms);
+  double run_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+      "{\"lib\":%s,\"action\":\"run\",\"rc\":%d,\"message\":%s,\"open_ms\":%.3f,\"run_ms\":%.3f}\n",
+      q(argv[1]).c_str(), rc, q(msg).c_str(), open_ms, run_ms);
   return rc;
 }

@@ -27,8 +27,10 @@ extern "C" int kit_rt_run(char* msg, int len) {
   }
   float *dx = nullptr, *dy = nullptr;
   cudaError_t e;
-  if ((e = cudaMalloc(&dx, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e, msg, len);
-  if ((e = cudaMalloc(&dy, n * sizeof(float))) != cudaSuccess) return fail("cudaMalloc", e, msg, len);
+  if ((e = cudaMalloc(&dx, n * sizeof(float))) != cudaSuccess)
+    return fail("cudaMalloc", e, msg, len);
+  if ((e = cudaMalloc(&dy, n * sizeof(float))) != cudaSuccess)
+    return fail("cudaMalloc", e, msg, len);
   cudaMemcpy(dx, x, n * sizeof(float), cudaMemcpyHostToDevice);
   kit_axpb<<<(n + 255) / 256, 256>>>(dy, dx, 3.f, 7.f, n);
   if ((e = cudaGetLastError()) != cudaSuccess) return fail("launch", e, msg, len);
