@@ -16,6 +16,7 @@
 #include "smcompat/api/api.hpp"
 #include "smcompat/report/check_report.hpp"
 #include "smcompat/util/table.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace nb = nanobind;
 using smcompat::Error;
@@ -53,11 +54,8 @@ std::string text_of(const std::function<Result<std::string>()>& work) {
   return text;
 }
 
-// Compact JSON text. Invalid UTF-8 in file names or members is replaced rather than thrown on,
-// so any file can be reported.
-std::string compact(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+// Compact JSON text; invalid UTF-8 in file names or members becomes U+FFFD (util/json_text.hpp).
+std::string compact(const nlohmann::json& j) { return smcompat::json_text(j, -1); }
 
 // Runs `work` without the GIL and returns its document as compact JSON text.
 std::string document(const std::function<Result<nlohmann::json>()>& work) {

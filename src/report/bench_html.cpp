@@ -16,6 +16,7 @@
 
 #include "bench_view.hpp"
 #include "smcompat/report/bench_report.hpp"
+#include "smcompat/util/json_text.hpp"
 
 #ifdef SMCOMPAT_HAVE_CHARTJS
 namespace smcompat::embedded {
@@ -85,7 +86,7 @@ std::string esc(const std::string& s) {
 // JSON for a <script type="application/json"> element: valid JSON whose text cannot close the
 // element or open a comment (\u003c etc. are ordinary JSON string escapes).
 std::string script_json(const json& j) {
-  const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string text = json_text(j, -1);
   std::string out;
   for (char c : text) {
     if (c == '<')

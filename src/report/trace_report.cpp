@@ -8,6 +8,7 @@
 #include <map>
 
 #include "smcompat/report/json_document.hpp"
+#include "smcompat/util/json_text.hpp"
 #include "smcompat/util/table.hpp"
 
 namespace smcompat {
@@ -264,7 +265,7 @@ json trace_to_json(const TraceLog& log, const TraceRenderOptions& options,
 
 std::string render_trace_json(const TraceLog& log, const TraceRenderOptions& options,
                               const std::vector<std::string>& argv) {
-  return trace_to_json(log, options, argv).dump(2) + "\n";
+  return json_text(trace_to_json(log, options, argv)) + "\n";
 }
 
 }  // namespace smcompat

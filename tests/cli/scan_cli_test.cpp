@@ -77,6 +77,29 @@ TEST_F(CliTest, JsonIsValidAndVersioned) {
   EXPECT_EQ(j["argv"][1], "scan");
 }
 
+// Bytes that are not UTF-8 (a file name, a log line) are written as U+FFFD in --json; nlohmann's
+// dump() used to throw on them ("internal error ... type_error.316", exit 2, no output).
+TEST_F(CliTest, JsonWithBytesThatAreNotUtf8) {
+  std::string odd = "odd\xff\xfename.fatbin";
+  fs::copy_file(dir_ / "native.fatbin", dir_ / odd);
+  auto scan = run("scan " + dir_.string() + " --gpu 'RTX 5090' --json");
+  ASSERT_EQ(scan.code, 0) << scan.out;
+  auto doc = nlohmann::json::parse(scan.out);
+  bool found = false;
+  for (const auto& f : doc["files"])
+    found |=
+        f["path"].get<std::string>() == (dir_ / "odd\xef\xbf\xbd\xef\xbf\xbdname.fatbin").string();
+  EXPECT_TRUE(found) << scan.out;
+
+  std::ofstream(dir_ / "log.txt") << "RuntimeError: CUDA error: no kernel image is available for "
+                                     "execution on the device \xff\xfe\n";
+  auto explain = run("explain --json --file " + p("log.txt"));
+  ASSERT_EQ(explain.code, 0) << explain.out;
+  auto e = nlohmann::json::parse(explain.out);
+  EXPECT_EQ(e["schema"], "smcompat.explain/1");
+  EXPECT_NE(explain.out.find("\xef\xbf\xbd"), std::string::npos) << explain.out;
+}
+
 TEST_F(CliTest, NoColourWhenPipedOrAsked) {
   CliRun piped = run("scan " + p("old.fatbin") + " --gpu 5090");
   EXPECT_EQ(piped.out.find("\x1b["), std::string::npos);

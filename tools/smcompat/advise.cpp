@@ -17,6 +17,7 @@
 #include "smcompat/doctor/facts.hpp"
 #include "smcompat/report/index_report.hpp"
 #include "smcompat/scan/scan.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 
@@ -140,9 +141,8 @@ void register_advise(CLI::App& app, Context& ctx) {
     context.machine = a->platform.empty() ? default_machine_for(*target) : a->platform;
     context.argv = ctx.argv;
     context.verbose = a->verbose;
-    if (a->json)  // invalid UTF-8 (paths, argv) is replaced rather than thrown
-      fmt::print("{}\n", advise_to_json(advice, context)
-                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (a->json)
+      fmt::print("{}\n", json_text(advise_to_json(advice, context)));
     else if (a->markdown)
       fmt::print("{}", render_advise_markdown(advice, context));
     else

@@ -18,6 +18,7 @@
 #include "smcompat/bench/suites.hpp"
 #include "smcompat/bench/torch_runner.hpp"
 #include "smcompat/report/bench_report.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 
@@ -84,7 +85,7 @@ int emit(const bench::BenchRun& run, const OutputArgs& out, const Context& ctx,
     fmt::print(stderr, "smcompat {}: wrote {}\n", command, out.html);
   }
   if (out.json) {
-    fmt::print("{}\n", bench_to_json(run, cmp).dump(2));
+    fmt::print("{}\n", json_text(bench_to_json(run, cmp)));
   } else if (out.markdown) {
     fmt::print("{}", render_bench_markdown(run, cmp));
   } else if (out.html.empty()) {

@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/report/build_env_report.hpp"
+#include "smcompat/util/json_text.hpp"
 #include "smcompat/verdict/targets.hpp"
 
 namespace smcompat::cli {
@@ -38,7 +39,7 @@ int run(Context& ctx, const BuildEnvCliOptions& o) {
   req.host = doctor::read_host(env);
   auto be = doctor::compute_build_env(req, cat);
   if (o.json)
-    fmt::print("{}\n", build_env_to_json(be, req, ctx.argv).dump(2));
+    fmt::print("{}\n", json_text(build_env_to_json(be, req, ctx.argv)));
   else if (o.shell)
     fmt::print("{}", build_env_shell(be, false));
   else

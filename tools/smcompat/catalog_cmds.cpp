@@ -8,6 +8,7 @@
 #include "smcompat/api/api.hpp"
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/report/catalog_report.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 
@@ -27,7 +28,7 @@ CLI::App* add_catalog_command(CLI::App& app, const char* name, const char* about
   return cmd;
 }
 
-void print_json(const nlohmann::json& j) { fmt::print("{}\n", j.dump(2)); }
+void print_json(const nlohmann::json& j) { fmt::print("{}\n", json_text(j)); }
 
 void run_gpus(const CatalogArgs& args, Context& ctx) {
   auto gpus = api::select_gpus(args.query);

@@ -10,6 +10,7 @@
 #include "smcompat/doctor/process_check.hpp"
 #include "smcompat/report/check_report.hpp"
 #include "smcompat/util/files.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 
@@ -59,7 +60,7 @@ int run_check(Context& ctx, const CheckCliOptions& o) {
     return kExitError;
   }
   if (o.json)
-    fmt::print("{}\n", check_to_json(check, ctx.argv).dump(2));
+    fmt::print("{}\n", json_text(check_to_json(check, ctx.argv)));
   else
     fmt::print("{}", render_check_text(check, ctx.out_style()));
   for (auto& e : check.report.errors) fmt::print(stderr, "smcompat check: {}\n", e);

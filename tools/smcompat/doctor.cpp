@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "doctor_cli.hpp"
 #include "smcompat/report/doctor_report.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 
@@ -34,7 +35,7 @@ int run_doctor_cli(Context& ctx, const DoctorCliOptions& o) {
                    "smcompat doctor: reading driver, toolkits and Python environments…\n"));
   auto report = doctor::run_doctor(opt);
   if (o.json) {
-    fmt::print("{}\n", doctor_to_json(report, ctx.argv).dump(2));
+    fmt::print("{}\n", json_text(doctor_to_json(report, ctx.argv)));
   } else if (o.markdown) {
     fmt::print("{}", render_doctor_markdown(report));
   } else {

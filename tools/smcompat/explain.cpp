@@ -15,6 +15,7 @@
 
 #include "commands.hpp"
 #include "smcompat/report/explain_report.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 
@@ -71,7 +72,7 @@ int run(Context& ctx, const ExplainCliOptions& o) {
   if (o.prompt) {
     out = prompt_bundle(text, e, report ? &*report : nullptr, env);
   } else if (o.json) {
-    out = explain_to_json(e, ctx.argv).dump(2) + "\n";
+    out = json_text(explain_to_json(e, ctx.argv)) + "\n";
   } else {
     out = render_explain_text(e, o.output.empty() ? ctx.out_style() : Style::plain());
   }

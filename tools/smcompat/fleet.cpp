@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "smcompat/report/fleet_report.hpp"
 #include "smcompat/util/files.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 namespace {
@@ -61,13 +62,13 @@ int run_merge(Context& ctx, const MergeArgs& a) {
   nlohmann::json doc;
   if (a.json || !a.output.empty()) doc = fleet_to_json(report, ctx.argv);
   if (!a.output.empty()) {
-    if (auto err = write_file_atomically(a.output, doc.dump(1) + "\n")) {
+    if (auto err = write_file_atomically(a.output, json_text(doc, 1) + "\n")) {
       fmt::print(stderr, "smcompat fleet merge: {}\n", err->to_string());
       return kExitError;
     }
   }
   if (a.json)
-    fmt::print("{}\n", doc.dump(2));
+    fmt::print("{}\n", json_text(doc));
   else if (a.markdown)
     fmt::print("{}", render_fleet_markdown(report));
   else

@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "smcompat/index/build.hpp"
 #include "smcompat/util/files.hpp"
+#include "smcompat/util/json_text.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::cli {
@@ -59,7 +60,7 @@ std::string default_cache() {
 
 // Writes the index next to `path` and renames it into place, so a reader never sees half a file.
 bool write_index(const WheelIndex& index, const std::string& path, const char* command) {
-  std::string text = to_json(index).dump(1) + "\n";
+  std::string text = json_text(to_json(index), 1) + "\n";
   if (path.empty() || path == "-") {
     fmt::print("{}", text);
     return true;

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "smcompat/index/advise.hpp"
 #include "smcompat/report/index_report.hpp"
+#include "smcompat/util/json_text.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::cli {
@@ -123,9 +124,8 @@ void register_index_query(CLI::App& app, Context& ctx) {
     context.machine = q->platform;
     context.argv = ctx.argv;
     context.verbose = q->verbose;
-    if (q->json)  // invalid UTF-8 (argv) is replaced rather than thrown
-      fmt::print("{}\n", query_to_json(rows, context, q->packages)
-                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (q->json)
+      fmt::print("{}\n", json_text(query_to_json(rows, context, q->packages)));
     else if (q->markdown)
       fmt::print("{}", render_query_markdown(rows, context, q->packages));
     else
@@ -155,9 +155,8 @@ void register_index_query(CLI::App& app, Context& ctx) {
     narrow_to_wheel_machine(*old_side, *new_side);
     narrow_to_wheel_machine(*new_side, *old_side);
     auto diffs = diff_records(old_side->records, new_side->records);
-    if (d->json)  // invalid UTF-8 (zip member names, argv) is replaced rather than thrown
-      fmt::print("{}\n", diff_to_json(diffs, d->old_side, d->new_side, ctx.argv)
-                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    if (d->json)
+      fmt::print("{}\n", json_text(diff_to_json(diffs, d->old_side, d->new_side, ctx.argv)));
     else if (d->markdown)
       fmt::print("{}", render_diff_markdown(diffs, d->old_side, d->new_side));
     else

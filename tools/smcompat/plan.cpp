@@ -19,6 +19,7 @@
 #include "smcompat/probe/probe.hpp"
 #include "smcompat/report/plan_report.hpp"
 #include "smcompat/util/files.hpp"
+#include "smcompat/util/json_text.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::cli {
@@ -221,9 +222,7 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   const bool fits = report->fits_anywhere();
   // Model names, paths and --from words are the user's bytes: invalid UTF-8 is replaced, never
   // thrown on.
-  auto dump = [](const nlohmann::json& j, int indent) {
-    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-  };
+  auto dump = [](const nlohmann::json& j, int indent) { return json_text(j, indent); };
   nlohmann::json doc;
   if (a.json || !a.output.empty()) doc = plan_to_json(*report, ctx.argv);
   if (fits && !a.output.empty()) {

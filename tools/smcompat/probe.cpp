@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "smcompat/report/probe_report.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 
@@ -47,7 +48,7 @@ void register_probe(CLI::App& app, Context& ctx) {
     }
     const ProbeReport& r = *result;
     if (args.json) {
-      fmt::print("{}\n", probe_to_json(r, ctx.argv).dump(2));
+      fmt::print("{}\n", json_text(probe_to_json(r, ctx.argv)));
     } else {
       fmt::print("{}", render_probe_text(r, ctx.out_style()));
     }

@@ -13,6 +13,7 @@
 #include "smcompat/ptx/retarget.hpp"
 #include "smcompat/ptx/sources.hpp"
 #include "smcompat/report/ptx_report.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 namespace {
@@ -87,7 +88,7 @@ int run_check(const CheckOptions& o, Context& ctx) {
     }
   }
   if (o.json)
-    fmt::print("{}\n", ptx_check_json(totals, std::move(inputs), ctx.argv).dump(2));
+    fmt::print("{}\n", json_text(ptx_check_json(totals, std::move(inputs), ctx.argv)));
   else
     fmt::print("{}", render_ptx_check_summary_text(totals, st));
   if (totals.ptx_texts == 0 || (totals.errors > 0 && totals.kernels == 0)) return kExitError;
@@ -159,7 +160,7 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
   outcome.verified = verified;
   outcome.verify_note = verify_note;
   if (o.json) {
-    fmt::print("{}\n", ptx_retarget_json(outcome, ctx.argv).dump(2));
+    fmt::print("{}\n", json_text(ptx_retarget_json(outcome, ctx.argv)));
   } else {
     // The PTX goes to stdout (or -o); the report goes to stderr.
     fmt::print(stderr, "{}", render_ptx_retarget_text(outcome, st));
@@ -212,7 +213,7 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
     }
   }
   if (o.json)
-    fmt::print("{}\n", ptx_budget_json(*target, std::move(out_kernels), ctx.argv).dump(2));
+    fmt::print("{}\n", json_text(ptx_budget_json(*target, std::move(out_kernels), ctx.argv)));
   if (failed && shown == 0) return kExitError;
   if (!o.kernel.empty() && shown == 0) {
     fmt::print(stderr, "smcompat ptx budget: no kernel named '{}' in {} PTX text{}\n", o.kernel,

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "smcompat/api/api.hpp"
 #include "smcompat/report/scan_report.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
 
@@ -100,7 +101,7 @@ void register_scan(CLI::App& app, Context& ctx) {
     ScanReport report = scan_paths(a.paths, opt);
     ScanRenderOptions render{a.deep, a.verbose, ctx.argv};
     if (a.json)
-      fmt::print("{}\n", scan_to_json(report, opt, render).dump(2));
+      fmt::print("{}\n", json_text(scan_to_json(report, opt, render)));
     else
       fmt::print("{}", render_scan_text(report, opt, render, ctx.out_style()));
     // 2: a path named on the command line could not be read at all.

@@ -14,6 +14,7 @@
 
 #include "readable_extent.hpp"
 #include "shim_internal.hpp"
+#include "smcompat/util/json_text.hpp"
 
 namespace smcompat::trace_shim {
 
@@ -107,7 +108,7 @@ void emit(const Config& cfg, json event) {
   if (cfg.fd < 0) return;
   event["pid"] = static_cast<int>(getpid());
   event["t_ms"] = unix_ms();
-  std::string line = event.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string line = json_text(event, -1);
   line.push_back('\n');
   write_line(cfg.fd, line);
 }
