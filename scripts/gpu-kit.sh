@@ -43,16 +43,6 @@ rm -f "$out/checks/rt/cudart.stamp"
 strip --strip-unneeded "$out/bin/smcompat" "$out/lib/libsmcompat_trace.so" \
   "$out/checks/kit_driver" "$out/checks/kit_rt"
 
-# Vendor what the two binaries still load, except glibc itself (what every CUDA image has).
-system_lib='^(linux-vdso|libc|libm|libdl|libpthread|librt|libresolv|libgcc_s|ld-linux-x86-64)\.so'
-for elf in "$out/bin/smcompat" "$out/lib/libsmcompat_trace.so"; do
-  # ldd prints "name => path (addr)"; an unresolved one "name => not found".
-  while read -r name _ path _; do
-    [[ $name =~ $system_lib ]] && continue
-    if [ "$path" = "not" ]; then echo "gpu-kit.sh: $elf needs $name, not found here" >&2; exit 1; fi
-    [ -e "$out/lib/$name" ] || cp -L "$path" "$out/lib/$name"
-  done < <(ldd "$elf" | grep '=>')
-done
-chmod u+w "$out"/lib/*
-
-python3 "$src/tests/gpu-checks/kit/manifest.py" "$out" --source "$src"
+# Vendors what the two binaries still load (all but glibc and libgcc_s), then writes and checks
+# the manifest.
+python3 "$src/tests/gpu-checks/kit/manifest.py" "$out" --source "$src" --vendor

@@ -1,7 +1,9 @@
 """Writes gpu-kit/MANIFEST.json and checks the kit's promises (scripts/gpu-kit.sh):
 every ELF file's glibc symbol versions, that bin/ and lib/ load nothing but glibc and what lib/
 carries, and the 48 MiB bound. Exit 1 (with the reason) when a promise is broken.
-    manifest.py KIT --source SRC
+--vendor first copies into lib/ every library bin/smcompat and the shim load (ldd) that SYSTEM
+does not name.
+    manifest.py KIT --source SRC [--vendor]
 """
 
 import argparse
@@ -10,12 +12,14 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 LIMIT_BYTES = 48 * 1024 * 1024
 GLIBC_LIMIT = (2, 34)
+# What every glibc system carries (a CUDA base image included): never vendored.
 SYSTEM = re.compile(r"^(linux-vdso|libc|libm|libdl|libpthread|librt|libresolv|libgcc_s|ld-linux-x86-64)\.so")
 
 
@@ -35,6 +39,22 @@ def needed(p):
     return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
 
 
+def vendor(kit):
+    """Copies the libraries the CLI and the shim resolve (ldd) into KIT/lib; a missing one is fatal."""
+    lib = kit / "lib"
+    for elf in (kit / "bin" / "smcompat", lib / "libsmcompat_trace.so"):
+        out = subprocess.run(["ldd", str(elf)], capture_output=True, text=True).stdout
+        for name, path in re.findall(r"^\s*(\S+) => (\S+)", out, re.M):
+            if SYSTEM.match(name):
+                continue
+            if path == "not":
+                sys.exit("gpu-kit: %s needs %s, not found here" % (elf, name))
+            dest = lib / name
+            if not dest.exists():
+                shutil.copyfile(path, dest)  # follows the soname link to the real file
+                dest.chmod(0o755)
+
+
 def git(src, *args):
     r = subprocess.run(["git", "-C", src] + list(args), capture_output=True, text=True)
     return r.stdout.strip() if r.returncode == 0 else None
@@ -44,8 +64,11 @@ def main():
     a = argparse.ArgumentParser()
     a.add_argument("kit")
     a.add_argument("--source", required=True)
+    a.add_argument("--vendor", action="store_true")
     args = a.parse_args()
     kit = Path(args.kit)
+    if args.vendor:
+        vendor(kit)
     problems, files = [], []
     carried = {p.name for p in (kit / "lib").iterdir()}
     total = 0
