@@ -5,6 +5,8 @@
 #   $SMCOMPAT_CORPUS (default ~/.cache/smcompat-corpus)
 #     wheels/             the downloaded wheels, exactly as PyPI serves them
 #     wheels-foreign/     wheels for other machines (scripts/corpus/foreign.txt: aarch64 for GB10)
+#     heldout/            held-out wheels never tuned on (scripts/corpus/heldout.txt; issue 26's
+#                         hand-written verdicts in tests/heldout/expected.json)
 #     bin/cuobjdump       NVIDIA's cuobjdump, unpacked from nvidia-cuda-cuobjdump
 #     venvs/torch         `pip install torch torchvision` (the lock in scripts/corpus/torch-cu13.txt)
 #     venvs/torch-bnb-0.45.2, venvs/torch-bnb-0.50.2
@@ -24,6 +26,7 @@ python="${SMCOMPAT_CORPUS_PYTHON:-python3}"
 lock="$here/corpus/torch-cu13.txt"
 single="$here/corpus/single.txt"
 foreign="$here/corpus/foreign.txt"
+heldout="$here/corpus/heldout.txt"
 say() { echo "fetch-corpus: $*" >&2; }
 
 # The locks pin CPython 3.11 wheels for manylinux x86_64.
@@ -34,12 +37,12 @@ if [ "$pyver" != "3.11" ] || [ "$(uname -m)" != "x86_64" ]; then
 fi
 
 # The cache is complete for exactly these locks (and this script): a change rebuilds what differs.
-stamp="$(cat "$lock" "$single" "$foreign" "$0" | sha256sum | cut -c1-16)"
+stamp="$(cat "$lock" "$single" "$foreign" "$heldout" "$0" | sha256sum | cut -c1-16)"
 if [ -f "$cache/READY" ] && grep -qx "stamp $stamp" "$cache/READY"; then
   say "cache complete: $cache"
   exit 0
 fi
-mkdir -p "$cache/wheels" "$cache/wheels-foreign" "$cache/bin" "$cache/venvs"
+mkdir -p "$cache/wheels" "$cache/wheels-foreign" "$cache/heldout" "$cache/bin" "$cache/venvs"
 rm -f "$cache/READY"
 
 pins() { grep -v '^\s*#' "$1" | grep -v '^\s*$'; }
@@ -76,6 +79,15 @@ while read -r platform pyver pin; do
     --platform "$platform" --python-version "$pyver" --implementation cp \
     -d "$cache/wheels-foreign" "$pin" || { say "pip download $pin ($platform) failed"; exit 1; }
 done < <(pins "$foreign")
+
+# Held-out wheels: kept apart from wheels/ so that nothing tuned on the corpus sees them.
+while read -r pin; do
+  name="${pin%%==*}" ver="${pin##*==}"
+  compgen -G "$cache/heldout/$(echo "$name" | tr '-' '_')-$ver-*.whl" >/dev/null && continue
+  say "downloading held-out $pin"
+  "$python" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    -d "$cache/heldout" "$pin" || { say "pip download $pin failed (is PyPI reachable?)"; exit 1; }
+done < <(pins "$heldout")
 
 # NVIDIA's cuobjdump, the oracle the corpus tests compare with.
 if [ ! -x "$cache/bin/cuobjdump" ]; then
@@ -126,6 +138,7 @@ make_venv cupy cupy-cuda12x==14.2.0 numpy==2.4.6 cuda-pathfinder==1.9.0
   echo "stamp $stamp"
   echo "wheels $(ls "$cache/wheels" | wc -l)"
   echo "wheels-foreign $(ls "$cache/wheels-foreign" | wc -l)"
+  echo "heldout $(ls "$cache/heldout" | wc -l)"
   echo "venvs torch torch-bnb-0.45.2 torch-bnb-0.50.2 torch-vllm cupy"
 } >"$cache/READY"
 say "cache complete: $cache ($(du -sh "$cache" | cut -f1))"

@@ -198,7 +198,8 @@ class ScanReport(_Record):
     @property
     def verdict(self):
         """The worst package verdict (``None`` without a target or without device code)."""
-        order = ["native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"]
+        order = ["native", "compatible-sass", "ptx-jit", "unsupported-ptx", "driver-too-old",
+                 "no-image"]
         worst = None
         for p in self.packages:
             if p.verdict in order and (worst is None or order.index(p.verdict) > order.index(worst)):

@@ -40,6 +40,7 @@ def problems(report, *, allow_jit: bool = False) -> list:
             continue
         what = {"ptx-jit": "needs PTX JIT (allow_jit=True accepts it)",
                 "unsupported-ptx": "PTX too new for the driver",
+                "driver-too-old": "the driver predates this GPU or the CUDA runtime",
                 "no-image": "no code for this GPU"}.get(f.verdict, f.verdict)
         targets = ", ".join(f.targets) or "none"
         lines.append("  %-10s  %s [package %s]: %s; offers %s\n              %s" % (

@@ -57,9 +57,10 @@ void decode_one(ByteView buf, const InspectOptions& opt, DeviceImage& img) {
   }
   if (img.target.kind == ImageKind::kPtx) {
     auto h = parse_ptx_header(payload->as_string_view(), true);
-    if (h)
+    if (h) {
+      img.kernels = static_cast<uint32_t>(h->entries.size());
       img.ptx = std::move(*h);
-    else
+    } else
       img.decode_error = h.error();
   } else {
     auto c = parse_cubin(*payload, true);
@@ -69,6 +70,7 @@ void decode_one(ByteView buf, const InspectOptions& opt, DeviceImage& img) {
     }
     // Variant from the cubin where the container said nothing (bare cubins).
     if (!img.in_container && c->variant) img.target.variant = *c->variant;
+    img.kernels = static_cast<uint32_t>(c->kernels.size());
     img.cubin = std::move(*c);
   }
 }
@@ -151,6 +153,7 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
     }
     img.ptx = from.ptx;
     img.cubin = from.cubin;
+    img.kernels = from.kernels;
     if (img.cubin && !img.in_container && img.cubin->variant)
       img.target.variant = *img.cubin->variant;
   }
@@ -161,6 +164,23 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
       e.what =
           fmt::format("{} image at {:#x}: {}", img.target.to_string(), img.entry_offset, e.what);
       inv.errors.push_back(std::move(e));
+    }
+  }
+}
+
+void count_small_image_kernels(ByteView buf, FileInventory& inv) {
+  Scratch scratch;
+  for (auto& img : inv.images) {
+    if (img.target.kind == ImageKind::kLto || img.kernels || img.decode_error) continue;
+    uint64_t size = img.uncompressed_size ? img.uncompressed_size : img.stored_size;
+    if (size > kSmallCubinBytes) continue;
+    auto payload = decode_payload(buf, img, kSmallCubinBytes, scratch);
+    if (!payload) continue;  // the deep decode reports why; here the count stays unknown
+    if (img.target.kind == ImageKind::kPtx) {
+      if (auto h = parse_ptx_header(payload->as_string_view(), true))
+        img.kernels = static_cast<uint32_t>(h->entries.size());
+    } else if (auto c = parse_cubin(*payload, true)) {
+      img.kernels = static_cast<uint32_t>(c->kernels.size());
     }
   }
 }

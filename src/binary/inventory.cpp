@@ -240,7 +240,14 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
     }
     // Read in chunks so memory grows with the bytes that really arrive, not with the declared
     // size: a 350 KB wheel declaring a 3.75 GiB member must not allocate (or fail to) 3.75 GiB.
+    // One reservation up front, bounded by what deflate can make of the stored bytes (at most
+    // 1032:1), so the buffer is never copied while it grows (that doubled the peak: a 2 GB
+    // member cost 4 GB); its pages are touched only as bytes arrive.
     std::vector<uint8_t> data;
+    const uint64_t plausible = (st.valid & ZIP_STAT_COMP_SIZE)
+                                   ? std::min<uint64_t>(st.size, st.comp_size * 1032 + 4096)
+                                   : std::min<uint64_t>(st.size, 16 << 20);
+    data.reserve(plausible);
     zip_int64_t got = 0;
     while (static_cast<uint64_t>(got) < st.size) {
       uint64_t chunk = std::min<uint64_t>(st.size - got, 16 << 20);
@@ -298,6 +305,7 @@ void walk(ByteView bytes, const std::string& path, const std::string& member,
       break;
   }
   if (opt.deep && !inv.images.empty()) deep_decode(bytes, opt, inv);
+  if (!inv.images.empty()) detail::count_small_image_kernels(bytes, inv);
   for (auto& e : inv.errors) e.in_file(inv.display_name());
   for (auto& e : inv.warnings) e.in_file(inv.display_name());
   sink(std::move(inv), bytes);

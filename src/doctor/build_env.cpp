@@ -50,19 +50,55 @@ BuildEnv compute_build_env(const BuildEnvRequest& req, const Catalog& catalog) {
     }
     archs.insert(chosen);
   }
-  for (auto cc : req.keep) archs.insert(cc.arch());
+  // Kept archs must be ones the toolkit builds: CUDA 13 dropped sm_50..sm_72 (a list with 5.3
+  // makes nvcc 13 stop with "Unsupported gpu architecture 'compute_53'").
+  const std::optional<Version> builder = nvcc ? nvcc : env.min_nvcc;
+  auto buildable = [&](int arch, bool specific) -> bool {
+    const ArchInfo* a = catalog.arch(arch);
+    if (!a || !builder) return true;
+    if (a->last_cuda && *a->last_cuda < *builder) {
+      env.problems.push_back(fmt::format(
+          "leaving out sm_{}{}: CUDA {} no longer builds it (the "
+          "last CUDA that did: {})",
+          arch, specific ? " (specific)" : "", builder->to_string(), a->last_cuda->to_string()));
+      return false;
+    }
+    return true;
+  };
+  for (auto cc : req.keep)
+    if (!archs.count(cc.arch()) && buildable(cc.arch(), false)) archs.insert(cc.arch());
 
   std::vector<std::string> entries;
   for (int a : archs) entries.push_back(ComputeCapability::from_arch(a).to_string());
-  if (!entries.empty()) entries.back() += "+PTX";
+  for (const auto& s : req.keep_specific) {
+    auto cc = ComputeCapability::parse(s);  // "9.0a" -> 9.0
+    if (cc && buildable(cc->arch(), true) &&
+        std::find(entries.begin(), entries.end(), s) == entries.end())
+      entries.push_back(s);
+  }
+  auto arch_of = [](const std::string& e) {
+    auto cc = ComputeCapability::parse(e);
+    return cc ? cc->arch() : 0;
+  };
+  std::stable_sort(entries.begin(), entries.end(), [&](const std::string& a, const std::string& b) {
+    return arch_of(a) < arch_of(b);
+  });
+  // +PTX on the newest base entry: `a`/`f` PTX does not JIT forward (compatibility-rules.md 3).
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+    if (it->back() != 'a' && it->back() != 'f') {
+      *it += "+PTX";
+      break;
+    }
   std::string list;
   for (auto& e : entries) list += (list.empty() ? "" : ";") + e;
   env.arch_list = list;
   if (!list.empty()) {
     std::string why = "SASS for each GPU";
     if (!req.keep.empty()) why += " and for the archs the package already had";
-    why += fmt::format("; +PTX on {} so newer GPUs can JIT it",
-                       entries.back().substr(0, entries.back().find('+')));
+    std::string ptx_on;
+    for (const auto& e : entries)
+      if (auto plus = e.find("+PTX"); plus != std::string::npos) ptx_on = e.substr(0, plus);
+    why += fmt::format("; +PTX on {} so newer GPUs can JIT it", ptx_on);
     if (env.min_nvcc) why += fmt::format("; needs nvcc >= {}", env.min_nvcc->to_string());
     env.lines.push_back({"TORCH_CUDA_ARCH_LIST", list, why});
   }

@@ -13,6 +13,7 @@
 
 #include "rules.hpp"
 #include "smcompat/util/strings.hpp"
+#include "smcompat/verdict/package.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
 namespace smcompat::doctor {
@@ -50,8 +51,10 @@ const Finding* DoctorReport::find(std::string_view id) const {
 }
 
 // The verdict module judges each inventory (units = fatbin containers or bare images); a library
-// gets the best of its inventories (one per file, more for archives).
-LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const Catalog& cat) {
+// gets the best of its inventories (one per file, more for archives), and that FileVerdict goes
+// into the package roll-up (verdict/package.hpp).
+LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const Catalog& cat,
+                             FileVerdict* file_verdict) {
   LibraryVerdict v;
   v.path = lib.path;
   v.reason = "no image of this library can run on " + target.label;
@@ -59,6 +62,7 @@ LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const
   for (auto& inv : lib.inventories) {
     if (inv.images.empty()) continue;
     auto fv = judge_file(inv, target, cat);
+    if (!fv.has_device_code) continue;
     Fit f = fv.verdict;
     if (first || better(f, v.fit)) {
       first = false;
@@ -66,11 +70,14 @@ LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const
       v.reason = fv.summary;
       v.best_image.clear();
       for (auto& u : fv.units) {
-        if (u.verdict == fv.verdict && u.chosen && *u.chosen < inv.images.size()) {
-          v.best_image = inv.images[*u.chosen].target.to_string();
-          break;
+        if (u.verdict == fv.code_verdict || u.verdict == fv.verdict) {
+          if (u.chosen && *u.chosen < inv.images.size()) {
+            v.best_image = inv.images[*u.chosen].target.to_string();
+            break;
+          }
         }
       }
+      if (file_verdict) *file_verdict = std::move(fv);
     }
   }
   return v;
@@ -113,26 +120,32 @@ PackageVerdict Rules::verdict(const PythonEnv& e, const PackageCode& p, const Ta
   for (auto& lib : p.libraries)
     if (!select || &lib == only) found.insert(lib.targets.begin(), lib.targets.end());
   for (auto& s : found) v.targets.push_back(s.to_string());
-  v.fit = Fit::kNative;
-  if (select && !only) v.fit = Fit::kNoImage;  // nothing with device code loads
-  Target target = t;                           // resolve_targets() already found its catalog entry
+  Target target = t;  // resolve_targets() already found its catalog entry
   target.driver_cuda = driver_cuda();
   target.driver = r.driver.version;
   target.label = t.name;
+  std::vector<PackageLibrary> judged;
   for (auto& lib : p.libraries) {
-    if (lib.no_kernels) continue;  // nothing to launch: cannot fail to load a kernel
     if (select && &lib != only) continue;
-    auto lv = judge_library(lib, target, cat);
-    v.fit = worse(v.fit, lv.fit);
+    FileVerdict fv;
+    auto lv = judge_library(lib, target, cat, &fv);
+    if (!fv.has_device_code) continue;  // kernel-less cubins only: nothing to launch
+    judged.push_back({lib.path, std::move(fv)});
     v.libraries.push_back(std::move(lv));
   }
+  // One roll-up for scan, advise and the doctor: the libraries that load on this GPU decide.
+  v.rollup = judge_package(judged, {p.dist.name, std::nullopt, ""}, target, cat);
+  v.fit = v.rollup.has_device_code ? v.rollup.fit : Fit::kNative;
+  if (select && !only) v.fit = Fit::kNoImage;  // nothing with device code loads
   return v;
 }
 
 std::vector<LibraryVerdict> Rules::worst_libs(const PackageVerdict& v) {
+  // The libraries that decide the package verdict with that fit (judge_package).
   std::vector<LibraryVerdict> out;
   for (auto& l : v.libraries)
-    if (l.fit == v.fit) out.push_back(l);
+    for (auto& j : v.rollup.libraries)
+      if (j.path == l.path && j.decides && l.fit == v.fit) out.push_back(l);
   return out;
 }
 
@@ -145,6 +158,8 @@ std::vector<std::string> Rules::lib_evidence(const PackageVerdict& v, size_t max
                              l.best_image.empty() ? "" : " (best image " + l.best_image + ")"));
   }
   if (libs.size() > max) ev.push_back(fmt::format("… and {} more libraries", libs.size() - max));
+  for (auto& l : v.rollup.not_running) ev.push_back("not loaded on this GPU: " + l);
+  if (!v.rollup.jit_libraries.empty() && v.fit != Fit::kPtxJit) ev.push_back(v.rollup.route);
   ev.push_back("device code found: " + targets_text(v.targets));
   return ev;
 }

@@ -129,9 +129,9 @@ std::string PackageKnowledge::latest_torch() const {
 }
 
 const GpuPackageInfo* PackageKnowledge::package(std::string_view name) const {
-  auto n = normalize_dist_name(name);
+  auto n = normalize_package_name(name);
   for (auto& p : packages)
-    if (normalize_dist_name(p.name) == n) return &p;
+    if (normalize_package_name(p.name) == n) return &p;
   return nullptr;
 }
 
@@ -198,11 +198,11 @@ namespace smcompat::doctor {
 
 const RuntimeVariantRule* PackageKnowledge::variant_rule(std::string_view package,
                                                          std::string_view version) const {
-  auto n = normalize_dist_name(package);
+  auto n = normalize_package_name(package);
   const RuntimeVariantRule* first = nullptr;
   const RuntimeVariantRule* best = nullptr;
   for (auto& r : variant_rules) {
-    if (normalize_dist_name(r.package) != n) continue;
+    if (normalize_package_name(r.package) != n) continue;
     if (!first || compare_versions(r.from_version, first->from_version) < 0) first = &r;
     if (compare_versions(r.from_version, version) <= 0 &&
         (!best || compare_versions(r.from_version, best->from_version) > 0))

@@ -125,21 +125,6 @@ Distribution distribution_of(InstalledDistribution inst) {
   return d;
 }
 
-std::string normalize_dist_name(std::string_view name) {
-  std::string out;
-  bool sep = false;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      sep = true;
-      continue;
-    }
-    if (sep && !out.empty()) out += '-';
-    sep = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 std::string local_version_suffix(std::string_view version) {
   auto plus = version.find('+');
   return plus == std::string_view::npos ? std::string() : std::string(version.substr(plus + 1));
@@ -181,7 +166,7 @@ std::vector<SmTarget> PackageCode::all_targets() const {
 
 const PackageCode* PythonEnv::find(std::string_view normalized_name) const {
   for (auto& p : packages)
-    if (normalize_dist_name(p.dist.name) == normalized_name) return &p;
+    if (normalize_package_name(p.dist.name) == normalized_name) return &p;
   return nullptr;
 }
 
@@ -322,7 +307,6 @@ std::vector<EnvLocation> discover_active_pythons(const Environment& env) {
 LibraryCode library_code(const std::string& path, std::vector<FileInventory> invs) {
   LibraryCode lc;
   lc.path = path;
-  InspectOptions opt;
   std::set<SmTarget> targets;
   for (auto& inv : invs) {
     for (auto& img : inv.images) {
@@ -334,26 +318,15 @@ LibraryCode library_code(const std::string& path, std::vector<FileInventory> inv
     }
     for (auto& e : inv.errors) lc.errors.push_back(e.to_string());
   }
-  // Small SASS-only code is decoded to see whether it has kernels at all (bounded: 1 MiB).
-  uint64_t stored = 0;
-  bool sass_only = !targets.empty();
+  // Every image a cubin without a kernel (the inventory counts the kernels of small cubins):
+  // nothing to launch. judge_file() leaves such units out, as for any scan.
+  bool any_image = false, all_kernelless = true;
   for (auto& inv : invs)
     for (auto& img : inv.images) {
-      stored += img.stored_size;
-      sass_only = sass_only && img.target.kind == ImageKind::kSass;
+      any_image = true;
+      all_kernelless = all_kernelless && img.kernelless();
     }
-  if (sass_only && stored <= (1u << 20)) {
-    opt.deep = true;
-    bool any_kernel = false, all_decoded = true;
-    for (auto& inv : inspect_file(path, opt))
-      for (auto& img : inv.images) {
-        if (!img.cubin)
-          all_decoded = false;
-        else if (!img.cubin->kernels.empty())
-          any_kernel = true;
-      }
-    lc.no_kernels = all_decoded && !any_kernel;
-  }
+  lc.no_kernels = any_image && all_kernelless;
   if (!targets.empty()) lc.inventories = std::move(invs);
   lc.targets.assign(targets.begin(), targets.end());
   return lc;
@@ -361,7 +334,7 @@ LibraryCode library_code(const std::string& path, std::vector<FileInventory> inv
 
 void read_companion_versions(const std::string& site_packages, std::vector<PackageCode>& packages) {
   for (auto& pc : packages) {
-    auto n = normalize_dist_name(pc.dist.name);
+    auto n = normalize_package_name(pc.dist.name);
     if (n != "torchvision" && n != "torchaudio") continue;
     std::string vp = (fs::path(site_packages) / n / "version.py").string();
     if (auto text = read_file_prefix(vp, 1 << 16)) {

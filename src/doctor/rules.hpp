@@ -14,7 +14,8 @@
 namespace smcompat::doctor {
 
 /// The verdict of one library for one GPU: the best over its inventories (verdict/judge_file).
-LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const Catalog& cat);
+LibraryVerdict judge_library(const LibraryCode& lib, const Target& target, const Catalog& cat,
+                             FileVerdict* file_verdict = nullptr);
 /// "sm_80 sm_90 … (+3)".
 std::string targets_text(const std::vector<std::string>& targets, size_t max = 12);
 /// The environment's interpreter ("" for a bare site-packages).

@@ -37,7 +37,7 @@ void Rules::ld_library_path_rules() {
   // LD_LIBRARY_PATH (LD_LIBRARY_PATH wins over RUNPATH, ld.so(8)).
   for (auto& e : r.envs) {
     for (auto& p : e.packages) {
-      auto n = normalize_dist_name(p.dist.name);
+      auto n = normalize_package_name(p.dist.name);
       if (!starts_with(n, "nvidia-")) continue;
       for (auto& so : p.dist.shared_libraries) {
         auto soname = fs::path(so).filename().string();

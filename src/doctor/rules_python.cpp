@@ -252,7 +252,7 @@ void Rules::variant_missing(const PythonEnv& e, const PackageCode& p, const Pack
   std::string newer;
   if (c.wanted) {
     for (auto& rel : k.variant_releases) {
-      if (normalize_dist_name(rel.package) != normalize_dist_name(p.dist.name) ||
+      if (normalize_package_name(rel.package) != normalize_package_name(p.dist.name) ||
           compare_versions(rel.version, p.dist.version) <= 0)
         continue;
       const RuntimeVariantRule* rule = k.variant_rule(rel.package, rel.version);
@@ -264,7 +264,7 @@ void Rules::variant_missing(const PythonEnv& e, const PackageCode& p, const Pack
     // The wheel index knows every indexed release's libraries: its answer wins over the rows.
     const RuntimeVariantRule* rule = c.rule;
     std::string measured = first_release_with_runtime(
-        normalize_dist_name(p.dist.name), p.dist.version, host_machine(), [&](const Version& x) {
+        normalize_package_name(p.dist.name), p.dist.version, host_machine(), [&](const Version& x) {
           return x == *c.wanted || (rule && rule->same_major_nearest && x.major == c.wanted->major);
         });
     if (!measured.empty()) {
@@ -348,7 +348,7 @@ void Rules::package_rules(const PythonEnv& e) {
   std::string torch_channel = e.torch ? e.torch->channel : "";
   for (auto& p : e.packages) {
     if (!p.has_device_code()) continue;
-    auto n = normalize_dist_name(p.dist.name);
+    auto n = normalize_package_name(p.dist.name);
     bool is_torch = n == "torch";
     for (auto& t : r.targets) {
       auto v = verdict(e, p, t);
@@ -378,6 +378,15 @@ void Rules::package_rules(const PythonEnv& e) {
         f.id = "package-no-image";
         f.title = fmt::format("{} {} has no code for {} (sm_{})", p.dist.name, p.dist.version,
                               t.name, t.cc.arch());
+      } else if (v.fit == Fit::kDriverTooOld) {
+        f.severity = Severity::kError;
+        f.id = "package-driver-too-old";
+        f.title = fmt::format("{} {} cannot run on {} with this driver", p.dist.name,
+                              p.dist.version, t.name);
+        f.evidence.insert(f.evidence.begin() + 1, v.rollup.driver_reason);
+        f.fix = "Update the NVIDIA driver: " + v.rollup.driver_reason + ".";
+        add(std::move(f));
+        continue;
       } else if (v.fit == Fit::kUnsupportedPtx) {
         f.severity = Severity::kError;
         f.id = "package-ptx-too-new";
@@ -440,9 +449,14 @@ void Rules::package_rules(const PythonEnv& e) {
         // Built from source: rebuild with the build settings, keeping the archs it had.
         BuildEnvRequest req;
         req.gpus = target_ccs();
-        for (auto& s : p.all_targets())
-          if (s.kind == ImageKind::kSass && s.variant == ArchVariant::kBase)
+        for (auto& s : p.all_targets()) {
+          if (s.kind != ImageKind::kSass) continue;
+          if (s.variant == ArchVariant::kBase)
             req.keep.push_back(s.cc());
+          else  // the package's own a/f kernels (sm_90a): "9.0a" keeps them
+            req.keep_specific.push_back(s.cc().to_string() +
+                                        (s.variant == ArchVariant::kArchSpecific ? "a" : "f"));
+        }
         req.toolkits = r.toolkits;
         req.host = r.host;
         auto be = compute_build_env(req, cat);
@@ -450,12 +464,33 @@ void Rules::package_rules(const PythonEnv& e) {
             fmt::format("Rebuild {} from source with TORCH_CUDA_ARCH_LIST=\"{}\" (nvcc >= {}){}.",
                         p.dist.name, be.arch_list, be.min_nvcc ? be.min_nvcc->to_string() : "?",
                         be.problems.empty() ? "" : "; first: " + be.problems.front());
+        // A rebuild needs the source: PyPI may have none (then pip would reinstall the same
+        // wheel), so the commands fetch the sdist first and stop without one. CMake projects
+        // read CUDAARCHS (CMake >= 3.20), torch extensions TORCH_CUDA_ARCH_LIST.
+        std::string pkg = info ? info->pip : p.dist.name;
+        f.fix += fmt::format(
+            " Only with its source: PyPI has no sdist of many GPU packages (then ask upstream for "
+            "a build with sm_{}).",
+            t.cc.arch());
         for (auto& l : be.lines)
           f.fix_commands.push_back(fmt::format("export {}=\"{}\"", l.name, l.value));
+        std::string cudaarchs;
+        for (auto e : split(be.arch_list, ';')) {
+          std::string entry(e.substr(0, e.find('+')));
+          entry.erase(std::remove(entry.begin(), entry.end(), '.'), entry.end());
+          cudaarchs += (cudaarchs.empty() ? "" : ";") + entry;
+        }
+        if (!cudaarchs.empty())
+          f.fix_commands.push_back(
+              fmt::format("export CUDAARCHS=\"{}\"  # CMake-based builds", cudaarchs));
         f.fix_commands.push_back(fmt::format(
-            "{} install --no-build-isolation --force-reinstall --no-deps {}  # or `.` in its "
+            "{} download --no-deps --no-binary :all: \"{}=={}\" -d sdist || {{ echo \"no sdist of "
+            "{} on PyPI\"; exit 1; }}",
+            pip, pkg, p.dist.version, pkg));
+        f.fix_commands.push_back(fmt::format(
+            "{} install --no-build-isolation --force-reinstall --no-deps sdist/*  # or `.` in its "
             "source directory",
-            pip, info ? info->pip : p.dist.name));
+            pip));
       }
       add(std::move(f));
     }

@@ -52,6 +52,11 @@ Result<Document> read_report(const std::string& path) {
     std::string what = e.what();
     if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
     return make_error("not a JSON document: " + what, at).in_file(path);
+  } catch (const json::exception& e) {
+    // A number too large for any type ("9e744073709551615") is out_of_range, not parse_error.
+    std::string what = e.what();
+    if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    return make_error("not a readable JSON document: " + what, 0).in_file(path);
   }
   if (!doc.is_object())
     return make_error("not a report: the document is not a JSON object", 0).in_file(path);

@@ -270,9 +270,11 @@ void failure_notes(const WheelIndex& index, const std::string& package, const st
                                 more == 1 ? "" : "s", package));
 }
 
-PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
-                         const Target& target, const AdviseEnvironment& env,
-                         const std::string& machine) {
+PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, const Target& asked,
+                         const AdviseEnvironment& env, const std::string& machine) {
+  // The environment's driver overrides the target's: every verdict checks it (judge_package).
+  Target target = asked;
+  if (env.driver_cuda) target.driver_cuda = env.driver_cuda;
   PackageAdvice a;
   a.package = normalize_package_name(requested);
   a.machine = machine;
@@ -290,10 +292,13 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
           "the index has {} wheels only for {}, none for {} (--platform chooses the machine)",
           a.package, list, machine));
     } else {
-      a.notes.push_back(
-          fmt::format("not in the index{}; rebuild with `smcompat index build {}`",
-                      index.built.empty() ? std::string() : fmt::format(" (built {})", index.built),
-                      a.package));
+      // Index only what the answer needs: the newest release for this machine, into a file the
+      // next command reads (a bare `index build` indexes every release for both machines).
+      a.notes.push_back(fmt::format(
+          "not in the index{}; index its newest release with `smcompat index build {} --last 1 "
+          "--platform linux_{} -o {}-index.json`, then `smcompat advise {} --index {}-index.json`",
+          index.built.empty() ? std::string() : fmt::format(" (built {})", index.built), a.package,
+          machine.empty() ? "x86_64" : machine, a.package, a.package, a.package));
     }
     failure_notes(index, a.package, {}, a.notes);
     return a;
@@ -402,6 +407,15 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested,
                             chosen->verdict.driver_cuda_needed->to_string())
               : std::string()));
     }
+  }
+  // Releases that would run but for the driver: the newest says what to install.
+  for (const auto& r : rs) {
+    if (r.verdict.fit != Fit::kDriverTooOld) continue;
+    if (chosen && chosen != &r && runs_natively(chosen->verdict.fit)) break;
+    a.notes.push_back(fmt::format("{} {} is {} by its code, but {}", a.package, r.version,
+                                  to_string(r.verdict.package.code_fit),
+                                  r.verdict.package.driver_reason));
+    break;
   }
   // Releases that only JIT because the driver given is too old for their PTX.
   for (const auto& r : rs) {
@@ -577,11 +591,22 @@ std::vector<PackageAdvice> advise(const WheelIndex& index, const std::vector<std
 std::vector<QueryRow> query_index(const WheelIndex& index, const Target& target,
                                   const std::string& machine,
                                   const std::vector<std::string>& packages) {
-  std::set<std::string> wanted;
-  for (const auto& p : packages) wanted.insert(normalize_package_name(p));
+  // NAME or NAME==VERSION (the release, local label ignored: "torch==2.9.0" is 2.9.0+cu128 too).
+  std::map<std::string, std::set<std::string>> wanted;  // name -> versions ("" for all)
+  for (const auto& p : packages) {
+    auto eq = p.find("==");
+    std::string version = eq == std::string::npos ? "" : std::string(trim(p.substr(eq + 2)));
+    wanted[normalize_package_name(p.substr(0, eq))].insert(version);
+  }
   std::vector<QueryRow> rows;
   for (const auto& w : index.wheels) {
-    if (!wanted.empty() && !wanted.count(w.package)) continue;
+    if (!wanted.empty()) {
+      auto it = wanted.find(w.package);
+      if (it == wanted.end()) continue;
+      bool any = it->second.count("") > 0;
+      for (const auto& v : it->second) any = any || (!v.empty() && same_release(w.version, v));
+      if (!any) continue;
+    }
     if (!machine.empty() && w.machine != machine && w.machine != "any") continue;
     rows.push_back({w.package, w.version, w.machine, w.filename, w.cuda, judge_wheel(w, target)});
   }

@@ -28,22 +28,6 @@ namespace smcompat {
 
 // ---- names and versions ------------------------------------------------------------------------
 
-std::string normalize_package_name(std::string_view name) {
-  std::string out;
-  bool in_run = false;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      if (!in_run && !out.empty()) out += '-';
-      in_run = true;
-      continue;
-    }
-    in_run = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  while (!out.empty() && out.back() == '-') out.pop_back();
-  return out;
-}
-
 namespace {
 
 // PEP 440, as far as PyPI's GPU packages use it: [N!]N(.N)*[{a|b|rc}N][.postN][.devN][+local].
@@ -193,7 +177,10 @@ UnitSignature signature_of(const FileInventory& inv, size_t first, size_t count,
   UnitSignature unit;
   std::set<IndexedImage> images;
   for (size_t i = first; i < first + count && i < inv.images.size(); ++i)
-    images.insert(indexed_image(inv.images[i]));
+    // Nothing to launch: not code a GPU can lack (judge_file); relocatable code is kept, its
+    // device functions serve kernels elsewhere once linked.
+    if (!inv.images[i].kernelless() || prelink || inv.images[i].relocatable)
+      images.insert(indexed_image(inv.images[i]));
   unit.images.assign(images.begin(), images.end());
   unit.prelink = prelink;
   unit.bare = bare;
@@ -216,11 +203,14 @@ IndexedFile indexed_file(const FileInventory& inv) {
   for (const auto& c : inv.containers) {
     for (size_t i = c.first_image; i < c.first_image + c.image_count && i < inv.images.size(); ++i)
       in_container[i] = true;
-    if (c.image_count == 0) continue;
-    ++counts[signature_of(inv, c.first_image, c.image_count, c.relocatable, false)];
+    auto unit = signature_of(inv, c.first_image, c.image_count, c.relocatable, false);
+    if (!unit.images.empty()) ++counts[unit];
   }
   for (size_t i = 0; i < inv.images.size(); ++i)
-    if (!in_container[i]) ++counts[signature_of(inv, i, 1, inv.images[i].relocatable, true)];
+    if (!in_container[i])
+      if (auto unit = signature_of(inv, i, 1, inv.images[i].relocatable, true);
+          !unit.images.empty())
+        ++counts[unit];
   for (auto& [unit, n] : counts) {
     UnitSignature u = unit;
     u.count = n;
@@ -921,101 +911,51 @@ namespace {
 // Files that are one library per CUDA runtime, of which one is loaded (bitsandbytes'
 // libbitsandbytes_cuda118.so ... _cuda130.so): the same directory and name with the digits after
 // "cuda" or "cu" replaced. Returns "" when the name has no such part.
-std::string variant_pattern(const std::string& path) {
-  auto slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  for (std::string_view marker : {"_cuda", "_cu", "-cuda", "-cu"}) {
-    auto at = base.find(marker);
-    if (at == std::string::npos) continue;
-    size_t i = at + marker.size(), j = i;
-    while (j < base.size() && std::isdigit(static_cast<unsigned char>(base[j]))) ++j;
-    if (j - i >= 2 && j - i <= 4) return dir + base.substr(0, i) + "*" + base.substr(j);
-  }
-  return {};
-}
-
 }  // namespace
 
 WheelVerdict judge_wheel(const WheelRecord& record, const Target& target) {
   WheelVerdict out;
   const Catalog& catalog = Catalog::builtin();
-  struct Judged {
-    IndexedFileVerdict v;
-    std::optional<Version> driver;  // for a PTX-only fit: the CUDA whose JIT takes its PTX
-  };
-  std::vector<Judged> judged;
+  std::vector<PackageLibrary> libraries;
   for (const auto& file : record.files) {
     if (file.units.empty()) continue;  // errors only: reported in the record, not judged
-    FileVerdict fv = judge_file(rebuild_inventory(file), target, catalog);
-    if (!fv.has_device_code) continue;
-    Judged j;
-    j.v.path = file.path;
-    j.v.fit = fv.verdict;
-    size_t loadable = fv.units.size() - fv.prelink_units;
-    // Code for other GPUs only: a/f specialisations, or standalone cubins that the library
-    // picks by architecture at run time (flashinfer-cubin's per-arch kernel files).
-    size_t bare = 0;
-    for (const auto& u : fv.units) bare += u.loadable && u.bare;
-    j.v.specialized_elsewhere = fv.verdict == Fit::kNoImage && loadable > 0 &&
-                                (fv.specialized_elsewhere == loadable || bare == loadable);
-    j.v.summary = fv.summary;
-    if (fv.verdict == Fit::kPtxJit || fv.verdict == Fit::kUnsupportedPtx) {
-      // The lowest PTX ISA among the PTX images this GPU could JIT decides the driver needed.
-      std::optional<Version> lowest;
-      for (const auto& unit : file.units)
-        for (const auto& image : unit.images)
-          if (image.target.kind == ImageKind::kPtx && image.ptx_isa &&
-              image.target.arch <= target.cc.arch() && image.target.variant == ArchVariant::kBase &&
-              (!lowest || *image.ptx_isa < *lowest))
-            lowest = image.ptx_isa;
-      if (lowest) j.driver = catalog.min_cuda_for_ptx(*lowest);
-    }
-    judged.push_back(std::move(j));
+    libraries.push_back({file.path, judge_file(rebuild_inventory(file), target, catalog)});
   }
-  out.has_device_code = !judged.empty();
-  // Runtime-variant groups: the best member decides for the group.
-  std::map<std::string, std::vector<size_t>> groups;
-  for (size_t i = 0; i < judged.size(); ++i) {
-    std::string pattern = variant_pattern(judged[i].v.path);
-    if (!pattern.empty()) groups[pattern].push_back(i);
+  PackageQuery query;
+  query.package = record.package;
+  // One CUDA version (not a list of runtime variants) is what the wheel links.
+  if (!record.cuda.empty() && record.cuda.find(';') == std::string::npos)
+    if (auto v = Version::parse(record.cuda)) query.runtime = RuntimeNeed{*v, record.cuda_evidence};
+  out.package = judge_package(libraries, query, target, catalog);
+  out.fit = out.package.fit;
+  out.has_device_code = out.package.has_device_code;
+  std::optional<Version> driver;  // for a PTX-only fit: the CUDA whose JIT takes all its PTX
+  for (const auto& l : out.package.libraries) {
+    out.files.push_back({l.path, l.fit, l.other_gpus, l.summary});
+    if (l.decides && l.runtime_variant) out.variant = l.path;
+    if (!l.decides || (l.fit != Fit::kPtxJit && l.fit != Fit::kUnsupportedPtx)) continue;
+    // The lowest PTX ISA among the PTX images this GPU could JIT decides the driver needed.
+    std::optional<Version> lowest;
+    for (const auto& file : record.files)
+      if (file.path == l.path)
+        for (const auto& unit : file.units)
+          for (const auto& image : unit.images)
+            if (image.target.kind == ImageKind::kPtx && image.ptx_isa &&
+                image.target.arch <= target.cc.arch() &&
+                image.target.variant == ArchVariant::kBase && (!lowest || *image.ptx_isa < *lowest))
+              lowest = image.ptx_isa;
+    if (auto need = lowest ? catalog.min_cuda_for_ptx(*lowest) : std::nullopt;
+        need && (!driver || *driver < *need))
+      driver = need;
   }
-  std::vector<bool> grouped(judged.size(), false);
-  std::optional<Fit> fit;
-  std::optional<Version> driver;
-  auto take = [&](const Judged& j) {
-    fit = fit ? worse(*fit, j.v.fit) : j.v.fit;
-    if (j.driver && (!driver || *driver < *j.driver)) driver = j.driver;
-  };
-  for (auto& [pattern, members] : groups) {
-    if (members.size() < 2) continue;
-    size_t best_i = members.front();
-    for (size_t i : members) {
-      grouped[i] = true;
-      const auto& a = judged[i].v;
-      const auto& b = judged[best_i].v;
-      // Best fit; among equals the newest runtime (the longest/highest name sorts last).
-      if (better(a.fit, b.fit) || (a.fit == b.fit && a.path > b.path)) best_i = i;
-    }
-    take(judged[best_i]);
-    out.variant = judged[best_i].v.path;
-  }
-  bool any_general = false;
-  for (size_t i = 0; i < judged.size(); ++i) {
-    if (grouped[i] || judged[i].v.specialized_elsewhere) continue;
-    any_general = true;
-    take(judged[i]);
-  }
-  if (!fit && !any_general && !judged.empty()) fit = Fit::kNoImage;  // only other GPUs' a/f code
-  out.fit = fit.value_or(Fit::kNoImage);
   if (out.fit == Fit::kPtxJit || out.fit == Fit::kUnsupportedPtx) out.driver_cuda_needed = driver;
-  for (auto& j : judged) out.files.push_back(std::move(j.v));
   if (!out.has_device_code) {
     out.summary = record.errors.empty() ? "no device code" : "unreadable: " + record.errors[0];
   } else {
-    out.summary = to_string(out.fit);
+    out.summary = out.package.route;
     if (out.driver_cuda_needed)
       out.summary += " (a driver for CUDA " + out.driver_cuda_needed->to_string() + "+ JITs it)";
+    if (!out.package.driver_reason.empty()) out.summary += ": " + out.package.driver_reason;
     if (!out.variant.empty()) out.summary += "; runtime variant " + out.variant;
   }
   return out;

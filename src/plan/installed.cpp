@@ -22,6 +22,7 @@
 
 #include "smcompat/doctor/doctor.hpp"
 #include "smcompat/doctor/facts.hpp"
+#include "smcompat/util/strings.hpp"
 
 namespace smcompat::plan {
 namespace {
@@ -53,7 +54,7 @@ bool matches_any(const std::vector<std::string>& patterns, const std::string& re
 InstalledPackage judge_package(const doctor::PythonEnv& env, const doctor::PackageCode& code,
                                const doctor::PackageVerdict* v, ComputeCapability cc) {
   InstalledPackage out;
-  out.name = doctor::normalize_dist_name(code.dist.name);
+  out.name = normalize_package_name(code.dist.name);
   out.version = code.dist.version;
   out.has_device_code = v && !v->libraries.empty();
   if (!out.has_device_code) {
@@ -193,7 +194,7 @@ Result<EngineKernels> engine_kernels(const std::string& python, const GpuSpec& g
   auto& keep = serving_packages();
   for (auto& env : report.envs) {
     for (auto& code : env.packages) {
-      auto name = doctor::normalize_dist_name(code.dist.name);
+      auto name = normalize_package_name(code.dist.name);
       if (std::find(keep.begin(), keep.end(), name) == keep.end() || k.find(name)) continue;
       const doctor::PackageVerdict* verdict = nullptr;
       for (auto& v : report.verdicts)

@@ -5,6 +5,7 @@
 #include "index_view.hpp"
 #include "smcompat/report/index_report.hpp"
 #include "smcompat/report/json_document.hpp"
+#include "smcompat/report/package_json.hpp"
 
 namespace smcompat {
 
@@ -66,7 +67,8 @@ json wheel_verdict_json(const WheelVerdict& v) {
           {"variant", v.variant.empty() ? json(nullptr) : json(v.variant)},
           {"driver_cuda_needed",
            v.driver_cuda_needed ? json(v.driver_cuda_needed->to_string()) : json(nullptr)},
-          {"files", std::move(files)}};
+          {"files", std::move(files)},
+          {"rollup", v.package.has_device_code ? package_fit_json(v.package) : json(nullptr)}};
 }
 
 json advise_to_json(const std::vector<PackageAdvice>& advice, const IndexAnswerContext& c) {

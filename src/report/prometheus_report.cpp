@@ -58,7 +58,8 @@ class Family {
 
 // The fit values a file, package or subject verdict takes, in rank order (verdict/fit.hpp).
 std::array<Fit, kVerdictFitCount> verdict_values() {
-  return {Fit::kNative, Fit::kCompatibleSass, Fit::kPtxJit, Fit::kUnsupportedPtx, Fit::kNoImage};
+  return {Fit::kNative,         Fit::kCompatibleSass, Fit::kPtxJit,
+          Fit::kUnsupportedPtx, Fit::kDriverTooOld,   Fit::kNoImage};
 }
 
 // A state set (one series per verdict value, 1 for `verdict`, 0 for the others; all 0 when the
@@ -156,7 +157,7 @@ void scan_metrics(const PrometheusExport& run, std::string& out) {
                 "Errors while scanning a subject: unreadable paths and damaged files");
   Family packages("smcompat_package_verdict",
                   "Verdict of one package of a scanned subject for a GPU model as a state set: "
-                  "the worst verdict of its files with device code");
+                  "the libraries that load on that GPU decide (docs/scan.md, package verdicts)");
   for (const PrometheusScanSubject& s : run.scans) {
     for (const auto& j : s.judged) {
       Labels base{

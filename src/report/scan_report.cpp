@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <map>
 
+#include "smcompat/index/advise.hpp"
 #include "smcompat/report/json_document.hpp"
+#include "smcompat/report/package_json.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat {
@@ -40,6 +42,7 @@ std::string styled_verdict(Fit v, const Style& st) {
     case Fit::kPtxJit:
       return st.yellow(to_string(v));
     case Fit::kUnsupportedPtx:
+    case Fit::kDriverTooOld:
     case Fit::kNoImage:
     case Fit::kNotLoadable:
     case Fit::kFailed:
@@ -105,13 +108,16 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
       for (size_t fi : p.files)
         if (const auto& v = report.files[fi].verdict)
           for (size_t k = 0; k < kVerdictFitCount; ++k) c[k] += v->unit_counts[k];
-      std::string verdict = p.verdict ? styled_verdict(*p.verdict, st) : st.dim("no device code");
+      std::string verdict = p.verdict                            ? styled_verdict(*p.verdict, st)
+                            : p.fit && !p.fit->libraries.empty() ? st.dim("link inputs only")
+                                                                 : st.dim("no device code");
       if (p.partial) verdict += st.yellow(" (partial)");
       row.push_back(verdict);
-      row.push_back(std::to_string(c[0]));
-      row.push_back(std::to_string(c[1]));
-      row.push_back(std::to_string(c[2] + c[3]));
-      row.push_back(std::to_string(c[4]));
+      auto n = [&](Fit f) { return c[static_cast<size_t>(f)]; };
+      row.push_back(std::to_string(n(Fit::kNative)));
+      row.push_back(std::to_string(n(Fit::kCompatibleSass)));
+      row.push_back(std::to_string(n(Fit::kPtxJit) + n(Fit::kUnsupportedPtx)));
+      row.push_back(std::to_string(n(Fit::kNoImage)));
     } else {
       row.push_back(std::to_string(p.images));
     }
@@ -130,8 +136,29 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
            "\n";
   }
 
-  // Why: per file, the units that do not run natively.
+  // Why: per package, how it runs and what it does not load; per file, the units that do not
+  // run natively.
   std::string details;
+  for (const auto& p : report.packages) {
+    // A wheel is for one machine: an x86_64 wheel says nothing about what a GB10 or Grace
+    // machine (aarch64) would install.
+    if (judged && p.kind == "wheel" && default_machine_for(*options.target) == "aarch64" &&
+        !p.files.empty() &&
+        report.files[p.files.front()].inventory.path.find("x86_64") != std::string::npos)
+      details += fmt::format(
+          "  {} {} is an x86_64 wheel; {} machines are aarch64: judge its aarch64 wheel (pip "
+          "download --platform manylinux_2_28_aarch64 --only-binary=:all: --no-deps {})\n",
+          st.yellow("note"), p.name, options.target->name, p.name);
+    if (!p.fit || !p.fit->has_device_code) continue;
+    const PackageFit& pf = *p.fit;
+    bool plain =
+        pf.route == to_string(pf.fit) && pf.not_running.empty() && pf.driver_reason.empty();
+    if (plain && !render.verbose) continue;
+    details += fmt::format("  {} {}: {}\n", st.bold(p.name), styled_verdict(pf.fit, st), pf.route);
+    if (!pf.driver_reason.empty()) details += "      " + pf.driver_reason + "\n";
+    for (const auto& l : pf.jit_libraries) details += st.dim("      JIT units in " + l) + "\n";
+    for (const auto& l : pf.not_running) details += "      not loaded here: " + l + "\n";
+  }
   for (const auto& f : report.files) {
     const auto& inv = f.inventory;
     for (const auto& e : inv.errors) details += "  " + st.red("error") + " " + e.to_string() + "\n";
@@ -142,7 +169,8 @@ std::string render_scan_text(const ScanReport& report, const ScanOptions& option
       continue;
     details += fmt::format("  {}{} {}: {}\n", styled_verdict(v.verdict, st),
                            v.partial ? st.yellow(" (partial)") : "", inv.display_name(), v.summary);
-    if (v.partial)
+    if (!v.driver_reason.empty()) details += "      " + v.driver_reason + "\n";
+    if (v.partial && v.alternatives)
       details += st.dim(
                      "      Libraries built per architecture select among such units at run "
                      "time, so this can be fine; `smcompat trace` shows what really loads.") +
@@ -336,6 +364,9 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
       jf["unit_counts"] = counts;
       jf["specialized_elsewhere"] = v.specialized_elsewhere;
       jf["prelink_units"] = v.prelink_units;
+      jf["no_code_units"] = v.no_code_units;
+      jf["alternatives"] = v.alternatives;
+      if (!v.driver_reason.empty()) jf["driver_reason"] = v.driver_reason;
       if (v.prelink_units)
         jf["jit_link"] = {{"verdict", v.jit_link ? json(to_string(*v.jit_link)) : json(nullptr)},
                           {"used", v.jit_link_used},
@@ -369,6 +400,7 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
             {"sass", p.sass_targets}, {"ptx", p.ptx_targets},
             {"lto", p.lto_targets},   {"resource_warnings", p.resource_warnings}};
     jp["verdict"] = p.verdict ? json(to_string(*p.verdict)) : json(nullptr);
+    if (p.fit && p.fit->has_device_code) jp["rollup"] = package_fit_json(*p.fit);
     j["packages"].push_back(std::move(jp));
   }
   j["errors"] = json::array();

@@ -298,6 +298,8 @@ Result<nlohmann::json> parse_json(BlobStore& store, const std::string& name, uin
   } catch (const nlohmann::json::parse_error& e) {
     return make_error(fmt::format("malformed JSON: {}", e.what()), e.byte ? e.byte - 1 : 0)
         .in_file(store.where(name));
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number no type holds
+    return make_error(fmt::format("malformed JSON: {}", e.what()), 0).in_file(store.where(name));
   }
 }
 

@@ -339,9 +339,13 @@ class ReportBuilder {
     sf.package = g.package;
     sf.inventory = std::move(g.inventory);
     auto [it, inserted] = package_index_.try_emplace(g.package, report_.packages.size());
-    if (inserted)
-      report_.packages.push_back(
-          PackageSummary{g.package, g.version, g.kind, {}, {}, {}, {}, 0, 0, {}, false, 0});
+    if (inserted) {
+      PackageSummary p;
+      p.name = g.package;
+      p.version = g.version;
+      p.kind = g.kind;
+      report_.packages.push_back(std::move(p));
+    }
     report_.packages[it->second].files.push_back(report_.files.size());
     report_.files.push_back(std::move(sf));
   }
@@ -541,6 +545,9 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
       if (unknown_top && inv.errors.empty()) continue;  // not object code
       if (inv.images.empty() && inv.errors.empty() && !c.root.empty())
         continue;  // object code without device code, found by a directory walk
+      if (inv.images.empty() && inv.errors.empty() && inv.member.empty() &&
+          (inv.format == FileFormat::kZip || inv.format == FileFormat::kArchive))
+        continue;  // the wheel or archive itself: its members are the files
       Grouped g{std::move(inv), {}, {}, {}};
       if (owner != dists.by_path.end()) {
         g.package = owner->second.first;
@@ -576,10 +583,21 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
       p.images += f.inventory.images.size();
       p.errors += f.inventory.errors.size();
       for (const auto& img : f.inventory.images) targets.insert(img.target);
-      if (f.verdict && f.verdict->has_device_code)
-        p.verdict = p.verdict ? worse(*p.verdict, f.verdict->verdict) : f.verdict->verdict;
       if (f.verdict) p.resource_warnings += f.verdict->resource_warnings.size();
       if (f.verdict && f.verdict->partial) p.partial = true;
+    }
+    if (options.target) {
+      // One roll-up for scan, advise and the doctor (verdict/package.hpp).
+      std::vector<PackageLibrary> libraries;
+      for (size_t fi : p.files) {
+        const auto& f = report.files[fi];
+        if (f.verdict)
+          libraries.push_back(
+              {f.inventory.member.empty() ? f.inventory.path : f.inventory.member, *f.verdict});
+      }
+      PackageFit fit = judge_package(libraries, {p.name, std::nullopt, ""}, *options.target);
+      if (fit.has_device_code) p.verdict = fit.fit;
+      p.fit = std::move(fit);
     }
     for (const auto& t : targets) {
       auto& list = t.kind == ImageKind::kSass  ? p.sass_targets

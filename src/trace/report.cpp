@@ -242,6 +242,10 @@ Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc
     case Fit::kUnsupportedPtx:
       fail(222);
       break;
+    case Fit::kDriverTooOld:  // a file or package verdict, never a unit's;
+                              // CUDA_ERROR_INSUFFICIENT_DRIVER
+      fail(35);
+      break;
     case Fit::kNoImage:
     case Fit::kNotLoadable:
     case Fit::kFailed:

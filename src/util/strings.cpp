@@ -9,6 +9,22 @@
 
 namespace smcompat {
 
+std::string normalize_package_name(std::string_view name) {
+  std::string out;
+  bool in_run = false;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') {
+      if (!in_run && !out.empty()) out += '-';
+      in_run = true;
+      continue;
+    }
+    in_run = false;
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
 std::string to_lower(std::string_view s) {
   std::string out(s);
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

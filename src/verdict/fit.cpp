@@ -21,10 +21,11 @@ constexpr std::array<FitName, kFitCount> kFits{{
     {Fit::kCompatibleSass, "compatible-sass", 1},
     {Fit::kPtxJit, "ptx-jit", 2},
     {Fit::kUnsupportedPtx, "unsupported-ptx", 3},
-    {Fit::kNoImage, "no-image", 4},
-    {Fit::kNotLoadable, "not-loadable", 4},
-    {Fit::kFailed, "failed", 5},
-    {Fit::kUnknown, "unknown", 6},
+    {Fit::kDriverTooOld, "driver-too-old", 4},
+    {Fit::kNoImage, "no-image", 5},
+    {Fit::kNotLoadable, "not-loadable", 5},
+    {Fit::kFailed, "failed", 6},
+    {Fit::kUnknown, "unknown", 7},
 }};
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "smcompat/util/strings.hpp"
 
@@ -64,6 +65,15 @@ void choose(const FileInventory& inv, const std::vector<ImageVerdict>& iv, UnitV
     u.reason = fmt::format("no compatible SASS and no usable PTX (offers {})", list);
 }
 
+// The distinct targets a unit offers, sorted.
+std::vector<SmTarget> offer_of(const FileInventory& inv, const UnitVerdict& u) {
+  std::vector<SmTarget> offer;
+  for (size_t i : u.images) offer.push_back(inv.images[i].target);
+  std::sort(offer.begin(), offer.end());
+  offer.erase(std::unique(offer.begin(), offer.end()), offer.end());
+  return offer;
+}
+
 constexpr const char* kPrelinkReason =
     "relocatable (-rdc) pre-link code: an input of device linking (nvlink at build time, or the "
     "runtime's JIT link when the device-linked image has no code for the GPU), never loaded as a "
@@ -73,7 +83,6 @@ constexpr const char* kPrelinkReason =
 
 FileVerdict judge_file(const FileInventory& inv, const Target& target, const Catalog& catalog) {
   FileVerdict fv;
-  fv.has_device_code = !inv.images.empty();
   fv.images.reserve(inv.images.size());
   for (const auto& img : inv.images) {
     auto r = fit_image(img.target, target.cc, img.ptx_version, target.driver_cuda, catalog);
@@ -86,13 +95,25 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     UnitVerdict u;
     u.section = c.section;
     u.offset = c.offset;
+    size_t kernelless = 0;
     for (size_t i = c.first_image; i < c.first_image + c.image_count && i < inv.images.size();
          ++i) {
-      u.images.push_back(i);
       in_unit[i] = true;
+      // Nothing to launch in it: not an image the unit can offer. Relocatable code is kept: its
+      // device functions serve kernels elsewhere once linked.
+      if (inv.images[i].kernelless() && !c.relocatable)
+        kernelless++;
+      else
+        u.images.push_back(i);
     }
     choose(inv, fv.images, u);
-    if (c.relocatable) {
+    if (u.images.empty()) {
+      u.no_code = true;
+      u.loadable = !c.relocatable;
+      if (kernelless)
+        u.reason = fmt::format("{} image{} without a single kernel: nothing to launch on any GPU",
+                               kernelless, kernelless == 1 ? "" : "s");
+    } else if (c.relocatable) {
       // Pre-link code: what it could offer the runtime's JIT link is kept in jit_fits.
       u.loadable = false;
       // Linking needs relocatable SASS for exactly this GPU, or PTX to compile; compatible SASS
@@ -120,10 +141,21 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     u.images = {i};
     u.bare = inv.format == FileFormat::kHostElf;  // a cubin inside a host library
     choose(inv, fv.images, u);
+    if (inv.images[i].kernelless() && !inv.images[i].relocatable) {
+      u.no_code = true;
+      u.chosen.reset();
+      u.verdict = Fit::kNoImage;
+      u.specialized_elsewhere = false;
+      u.reason = "an image without a single kernel: nothing to launch on any GPU";
+    }
     fv.units.push_back(std::move(u));
   }
   std::optional<Fit> best;
   for (const auto& u : fv.units) {
+    if (u.no_code) {
+      fv.no_code_units++;
+      continue;
+    }
     if (!u.loadable) {
       fv.prelink_units++;
       continue;
@@ -133,6 +165,14 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     if (u.verdict == Fit::kNoImage) fv.units_without_image++;
     best = best ? smcompat::best(*best, u.verdict) : u.verdict;
   }
+  fv.has_device_code = fv.units.size() > fv.no_code_units;
+  // Units that offer different targets are a library built per architecture, choosing among
+  // them at run time (cuBLAS); units that all offer the same targets are not alternatives to
+  // each other: each is code the library needs.
+  std::set<std::vector<SmTarget>> offers;
+  for (const auto& u : fv.units)
+    if (u.loadable && !u.no_code) offers.insert(offer_of(inv, u));
+  fv.alternatives = offers.size() > 1;
   fv.verdict = best.value_or(Fit::kNoImage);
   fv.partial = fv.verdict != Fit::kNoImage && fv.units_without_image > 0;
 
@@ -169,11 +209,19 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
           "the runtime's JIT link cannot cover them",
           jit_fits.size() - usable, jit_fits.size(), target.cc.to_string());
     }
-    if (fv.jit_link && fv.verdict == Fit::kNoImage) {
+    // A binary has one device-linked image (link.stub registers one __fatDeviceText), and the
+    // JIT link replaces only that one; any other unit without an image still has none. So the
+    // link decides the file only when no other unit is left without code for this GPU but
+    // arch-gated specialisations for other GPUs.
+    size_t left_without = fv.units_without_image - fv.specialized_elsewhere;
+    if (fv.jit_link && fv.verdict == Fit::kNoImage && left_without > 1) {
+      fv.jit_link_reason += fmt::format(
+          ", but that replaces only the one device-linked image: {} other units still have no "
+          "image",
+          left_without - 1);
+    } else if (fv.jit_link && fv.verdict == Fit::kNoImage) {
       fv.verdict = *fv.jit_link;
       fv.jit_link_used = true;
-      // A binary has one device-linked image (link.stub registers one __fatDeviceText), and the
-      // JIT link replaces it; any other unit without an image still has none.
       fv.partial = fv.units_without_image > 1;
     }
   }
@@ -196,10 +244,17 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
       }
     }
   }
-  size_t total = fv.units.size() - fv.prelink_units;
-  if (fv.units.empty()) {
-    fv.summary = "no device code";
+  size_t total = fv.units.size() - fv.prelink_units - fv.no_code_units;
+  if (!fv.has_device_code) {
+    fv.summary = fv.no_code_units && !inv.images.empty()
+                     ? "only images without kernels: nothing to launch on any GPU"
+                     : "no device code";
     return fv;
+  }
+  if (auto reason = driver_cannot_run_gpu(target, catalog); reason && fv.verdict != Fit::kNoImage) {
+    fv.code_verdict = fv.verdict;
+    fv.verdict = Fit::kDriverTooOld;
+    fv.driver_reason = *reason;
   }
   std::string prelink =
       fv.prelink_units
@@ -211,7 +266,10 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
     return fv;
   }
   size_t fitting = total - fv.units_without_image;
-  if (fv.verdict == Fit::kNoImage) {
+  if (fv.verdict == Fit::kDriverTooOld) {
+    fv.summary =
+        fmt::format("{} by its code, but {}", to_string(fv.code_verdict), fv.driver_reason);
+  } else if (fv.verdict == Fit::kNoImage) {
     fv.summary = fmt::format("none of {} units has an image for {}", total, target.cc.to_string());
     if (fv.prelink_units) fv.summary += "; " + fv.jit_link_reason;
   } else {
@@ -232,6 +290,22 @@ FileVerdict judge_file(const FileInventory& inv, const Target& target, const Cat
   }
   fv.summary += prelink;
   return fv;
+}
+
+std::string driver_for_cuda(Version cuda, const Catalog& catalog) {
+  if (const CudaRelease* r = catalog.cuda_release(cuda); r && r->min_driver_linux)
+    return r->min_driver_linux->to_string() + " or newer";
+  return "";
+}
+
+std::optional<std::string> driver_cannot_run_gpu(const Target& target, const Catalog& catalog) {
+  if (!target.driver_cuda) return std::nullopt;
+  const ArchInfo* arch = catalog.arch(target.cc.arch());
+  if (!arch || !arch->first_cuda || !(*target.driver_cuda < *arch->first_cuda)) return std::nullopt;
+  std::string driver = driver_for_cuda(*arch->first_cuda, catalog);
+  return fmt::format("the driver supports CUDA {}, and sm_{} needs a driver for CUDA {} or newer{}",
+                     target.driver_cuda->to_string(), target.cc.arch(),
+                     arch->first_cuda->to_string(), driver.empty() ? "" : " (" + driver + ")");
 }
 
 }  // namespace smcompat

@@ -52,7 +52,8 @@ std::vector<std::string> series(const std::string& text, const std::string& fami
 std::vector<std::string> state_set(const std::string& family, const std::string& labels,
                                    const std::string& which) {
   std::vector<std::string> out;
-  for (const char* v : {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"})
+  for (const char* v :
+       {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "driver-too-old", "no-image"})
     out.push_back(family + "{" + labels + ",verdict=\"" + v + "\"} " + (which == v ? "1" : "0"));
   return out;
 }
@@ -137,7 +138,8 @@ TEST_F(ExportCli, MixedGpusScanAndDoctor) {
       << out;
   auto files = [&](const std::string& gpu, const std::string& which) {
     std::vector<std::string> out;
-    for (const char* v : {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"})
+    for (const char* v :
+         {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "driver-too-old", "no-image"})
       out.push_back("smcompat_scan_files{" + subject + gpu + ",verdict=\"" + v + "\"} " +
                     (which == v ? "1" : "0"));
     return out;
@@ -190,7 +192,7 @@ TEST_F(ExportCli, NoDriverIsUpZero) {
   EXPECT_NE(r.out.find("smcompat_probe_status{status=\"no_driver\"} 1\n"), std::string::npos);
   EXPECT_TRUE(series(r.out, "smcompat_gpu_info").empty());
   // Still judged for the GPU asked for.
-  EXPECT_EQ(series(r.out, "smcompat_scan_verdict").size(), 5u) << r.out;
+  EXPECT_EQ(series(r.out, "smcompat_scan_verdict").size(), 6u) << r.out;
 }
 
 TEST_F(ExportCli, VenvPackagesAndMasquerade) {
@@ -220,8 +222,8 @@ TEST_F(ExportCli, WhatIfOfAPresentModelIsNotRepeated) {
   // "RTX 5090" is on the machine: asked for again with --gpu, it must not repeat its series.
   auto r = run_child(argv({"--scan", lib_dir_, "--gpu", "RTX 5090", "--gpu", "H100"}), fake_env());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(series(r.out, "smcompat_scan_verdict").size(), 10u) << r.out;
-  EXPECT_EQ(series(r.out, "smcompat_package_verdict").size(), 10u) << r.out;
+  EXPECT_EQ(series(r.out, "smcompat_scan_verdict").size(), 12u) << r.out;
+  EXPECT_EQ(series(r.out, "smcompat_package_verdict").size(), 12u) << r.out;
 }
 
 TEST_F(ExportCli, TextfileIsWrittenAtomically) {
@@ -240,7 +242,7 @@ TEST_F(ExportCli, TextfileIsWrittenAtomically) {
   EXPECT_EQ(content.back(), '\n');
   EXPECT_EQ(series(content, "smcompat_run_duration_seconds").size(), 1u);  // the last family
   EXPECT_EQ(lines_of(content).back().rfind("smcompat_run_duration_seconds ", 0), 0u);
-  EXPECT_EQ(series(content, "smcompat_scan_verdict").size(), 10u);  // RTX 5090 and H100
+  EXPECT_EQ(series(content, "smcompat_scan_verdict").size(), 12u);  // RTX 5090 and H100
 
   // Running again replaces the file.
   r = run_child(argv({"--textfile", path}), fake_env());

@@ -189,9 +189,19 @@ TEST_F(DoctorEnvTest, ExtensionBuiltFor80And90WithoutPtx) {
   EXPECT_NE(f.fix.find("nvcc >= 12.8"), std::string::npos);
   ASSERT_FALSE(f.fix_commands.empty());
   EXPECT_EQ(f.fix_commands[0], "export TORCH_CUDA_ARCH_LIST=\"8.0;9.0;12.0+PTX\"");
+  // The source first (PyPI may have no sdist: then pip would reinstall the same wheel), the
+  // CMake spelling of the list, then the build.
+  auto has = [&](const std::string& line) {
+    return std::find(f.fix_commands.begin(), f.fix_commands.end(), line) != f.fix_commands.end();
+  };
+  EXPECT_TRUE(has("export CUDAARCHS=\"80;90;120\"  # CMake-based builds"));
+  EXPECT_TRUE(
+      has("pip download --no-deps --no-binary :all: \"my-cuda-ext==0.1.0\" -d sdist || { "
+          "echo \"no sdist of my-cuda-ext on PyPI\"; exit 1; }"));
   EXPECT_NE(f.fix_commands.back().find(
-                "pip install --no-build-isolation --force-reinstall --no-deps my-cuda-ext"),
+                "pip install --no-build-isolation --force-reinstall --no-deps sdist/*"),
             std::string::npos);
+  EXPECT_NE(f.fix.find("PyPI has no sdist of many GPU packages"), std::string::npos) << f.fix;
   // On an H100 the same extension runs natively.
   auto r2 = run(env, {"H100"});
   EXPECT_EQ(r2.find("package-no-image"), nullptr);

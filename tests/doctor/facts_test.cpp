@@ -4,6 +4,7 @@
 
 #include "doctor/fixture_env.hpp"
 #include "smcompat/doctor/doctor.hpp"
+#include "smcompat/util/strings.hpp"
 
 namespace smcompat::doctor {
 namespace {
@@ -36,7 +37,8 @@ TEST(DistNames, Pep503Normalisation) {
                                                        {"nvidia-cublas-cu12", "nvidia-cublas-cu12"},
                                                        {"torch", "torch"},
                                                        {"a.__b", "a-b"}};
-  for (auto [name, normal] : names) EXPECT_EQ(normalize_dist_name(name), normal) << name;
+  for (auto [name, normal] : names)
+    EXPECT_EQ(smcompat::normalize_package_name(name), normal) << name;
   const std::pair<const char*, const char*> tags[] = {{"0.22.0+cu126", "cu126"}, {"0.22.0", ""}};
   for (auto [version, tag] : tags) EXPECT_EQ(local_version_suffix(version), tag) << version;
 }

@@ -235,5 +235,28 @@ TEST(BuildEnv, ArchListNvccMinimumAndJobs) {
   EXPECT_TRUE(cmake);
 }
 
+TEST(BuildEnv, KeptArchsAreOnesTheToolkitBuildsAndSpecificOnesStay) {
+  // A package with sm_53 and sm_80 SASS and FlashAttention-3-style sm_90a kernels, rebuilt for an
+  // RTX 5090 with CUDA 13.0: nvcc 13 rejects compute_53, and the sm_90a kernels stay.
+  BuildEnvRequest req;
+  req.gpus = {{12, 0}};
+  req.keep = {{5, 3}, {8, 0}};
+  req.keep_specific = {"9.0a"};
+  ToolkitFacts tk;
+  tk.root = "/usr/local/cuda-13.0";
+  tk.version = Version{13, 0};
+  tk.nvcc = tk.root + "/bin/nvcc";
+  req.toolkits = {tk};
+  auto be = compute_build_env(req);
+  EXPECT_EQ(be.arch_list, "8.0;9.0a;12.0+PTX");
+  ASSERT_EQ(be.problems.size(), 2u);  // and the host compiler this test does not give
+  EXPECT_EQ(be.problems[0],
+            "leaving out sm_53: CUDA 13.0 no longer builds it (the last CUDA that did: 12.9)");
+  // +PTX never lands on an arch-specific entry (its PTX does not JIT forward).
+  req.gpus = {{8, 0}};
+  req.keep = {};
+  EXPECT_EQ(compute_build_env(req).arch_list, "8.0+PTX;9.0a");
+}
+
 }  // namespace
 }  // namespace smcompat::doctor

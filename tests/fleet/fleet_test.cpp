@@ -269,16 +269,17 @@ TEST_F(GeneratedFleet, ImageJudgedPerNodeClass) {
   std::map<std::string, std::pair<std::string, std::array<size_t, kVerdictFitCount>>> by_class;
   for (const auto& c : im.classes)
     by_class[c.model + "/" + c.driver_cuda->to_string()] = {to_string(c.verdict), c.files};
-  using Files = std::array<size_t, kVerdictFitCount>;  // native, compat, jit, unsupported, none
+  using Files = std::array<size_t, kVerdictFitCount>;  // native, compat, jit, unsupported,
+                                                       // driver-too-old, none
   EXPECT_EQ(by_class.size(), 4u);
   EXPECT_EQ(by_class["H100 SXM/13.0"],
-            std::make_pair(std::string("ptx-jit"), Files{2, 0, 1, 0, 0}));
+            std::make_pair(std::string("ptx-jit"), Files{2, 0, 1, 0, 0, 0}));
   EXPECT_EQ(by_class["H100 SXM/12.8"],
-            std::make_pair(std::string("unsupported-ptx"), Files{2, 0, 0, 1, 0}));
+            std::make_pair(std::string("unsupported-ptx"), Files{2, 0, 0, 1, 0, 0}));
   EXPECT_EQ(by_class["RTX PRO 6000 Blackwell/13.0"],
-            std::make_pair(std::string("no-image"), Files{1, 0, 1, 0, 1}));
+            std::make_pair(std::string("no-image"), Files{1, 0, 1, 0, 0, 1}));
   EXPECT_EQ(by_class["DGX Spark GB10/13.0"],
-            std::make_pair(std::string("no-image"), Files{0, 1, 1, 0, 1}));
+            std::make_pair(std::string("no-image"), Files{0, 1, 1, 0, 0, 1}));
   EXPECT_EQ(im.hosts_native.size(), 0u);
   EXPECT_EQ(im.hosts_jit, hosts("h100-a", 1, 150));
   EXPECT_EQ(im.hosts_failing.size(), 30u + 80 + 40);

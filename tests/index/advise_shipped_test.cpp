@@ -58,17 +58,22 @@ TEST(AdviseShipped, TorchOnRtx5090) {
   EXPECT_TRUE(has(record("torch", "2.8.0", "x86_64")->sass, "sm_120"));
 }
 
-// xformers' PyPI wheels carry no sm_120 SASS: their PTX is what an RTX 5090 runs, by JIT.
+// xformers 0.0.35's PyPI wheel carries no sm_120 SASS: its PTX is what an RTX 5090 runs, by JIT.
+// 0.0.33's core library has sm_120 SASS (only its FlashAttention-3 library JITs): it runs
+// natively, and the roll-up says which units JIT.
 TEST(AdviseShipped, XformersOnRtx5090IsJitOnly) {
   auto a = advice_for("xformers", "RTX 5090");
   EXPECT_TRUE(a.indexed);
-  EXPECT_FALSE(a.newest_native);
+  EXPECT_EQ(a.newest_native, "0.0.33");
   ASSERT_FALSE(a.jit_only.empty());
   EXPECT_EQ(a.jit_only.front(), "0.0.35");
   ASSERT_TRUE(a.recommended);
-  EXPECT_EQ(*a.recommended, "0.0.35");
+  EXPECT_EQ(*a.recommended, "0.0.33");
   ASSERT_FALSE(a.releases.empty());
   EXPECT_EQ(a.releases.front().verdict.fit, Fit::kPtxJit);
+  for (const auto& r : a.releases)
+    if (r.version == "0.0.33")
+      EXPECT_EQ(r.verdict.package.route, "native; 153 units in xformers/flash_attn_3/_C.so JIT");
   const auto* r = record("xformers", "0.0.35", "x86_64");
   ASSERT_NE(r, nullptr);
   EXPECT_FALSE(has(r->sass, "sm_120"));

@@ -129,7 +129,9 @@ TEST(Advise, UnknownPackageSaysHowToIndexIt) {
   EXPECT_EQ(a.install_command, "");
   ASSERT_EQ(a.notes.size(), 2u);
   EXPECT_EQ(a.notes[0],
-            "not in the index (built 2026-11-25); rebuild with `smcompat index build flash-attn`");
+            "not in the index (built 2026-11-25); index its newest release with `smcompat index "
+            "build flash-attn --last 1 --platform linux_x86_64 -o flash-attn-index.json`, then "
+            "`smcompat advise flash-attn --index flash-attn-index.json`");
   EXPECT_EQ(a.notes[1],
             "the index build failed at resolve for flash-attn: no binary wheels (sdist only)");
 }
@@ -331,31 +333,34 @@ TEST(Advise, NothingRunsOnV100) {
       << all_notes(a);
 }
 
-TEST(Advise, DriverTooOldForThePtx) {
-  // torch 2.6.0 carries compute_90@8.4 (CUDA 12.4); a driver for CUDA 12.2 cannot JIT it.
+TEST(Advise, DriverTooOldForTheGpu) {
+  // No driver for CUDA 12.2 runs an RTX 5090 (sm_120 needs 12.8): every release waits for the
+  // driver, nothing is recommended, and the note says which driver.
   auto a = advise(sample_index(), {"torch"}, gpu("RTX 5090", "12.2"), {}).at(0);
-  EXPECT_EQ(a.releases[2].version, "2.6.0");
-  EXPECT_EQ(a.releases[2].verdict.fit, Fit::kUnsupportedPtx);
-  EXPECT_THAT(a.jit_only, ElementsAre("2.6.0"));
+  EXPECT_EQ(a.releases[0].version, "2.9.0");
+  for (const auto& r : a.releases) EXPECT_EQ(r.verdict.fit, Fit::kDriverTooOld) << r.version;
+  EXPECT_EQ(a.releases[0].verdict.package.code_fit, Fit::kNative);
+  EXPECT_FALSE(a.recommended.has_value());
+  EXPECT_EQ(a.install_command, "");
   EXPECT_TRUE(any_note(a,
-                       "torch 2.6.0 has PTX for GeForce RTX 5090 (sm_120) that needs a driver "
-                       "for CUDA 12.4; the driver given supports CUDA 12.2"))
+                       "torch 2.9.0 is native by its code, but the driver supports CUDA 12.2, and "
+                       "sm_120 needs a driver for CUDA 12.8 or newer (570.26 or newer)"))
       << all_notes(a);
-  // The recommended 2.9.0 is built with CUDA 12.8: minor version compatibility.
+  // With the driver's CUDA at 12.8 the GPU is known, and 2.9.0 runs natively.
+  a = advise(sample_index(), {"torch"}, gpu("RTX 5090", "12.8"), {}).at(0);
   EXPECT_EQ(a.recommended, "2.9.0");
-  EXPECT_TRUE(any_note(a,
-                       "torch 2.9.0 is built with the CUDA 12.8 runtime and the driver "
-                       "supports CUDA 12.2: it runs through CUDA minor version compatibility"))
-      << all_notes(a);
 }
 
 TEST(Advise, RuntimeOfANewerMajorCannotRun) {
   AdviseEnvironment env;
   env.driver_cuda = Version{11, 8};  // the environment's driver overrides the target's
-  auto a = advise(sample_index(), {"torch"}, gpu("RTX 5090"), env).at(0);
+  auto a = advise(sample_index(), {"torch"}, gpu("H100"), env).at(0);
+  EXPECT_EQ(a.releases[0].verdict.fit, Fit::kDriverTooOld);
+  EXPECT_FALSE(a.recommended.has_value());
   EXPECT_TRUE(any_note(a,
-                       "torch 2.9.0 needs the CUDA 12.8 runtime, which a driver for CUDA 11.8 "
-                       "cannot run: it needs a driver for CUDA 12.8 (Linux driver"))
+                       "torch 2.9.0 is native by its code, but it needs the CUDA 12.8 runtime "
+                       "(fixture), and the driver supports "
+                       "CUDA 11.8: install a driver for CUDA 12.0 or newer (525.60.13 or newer)"))
       << all_notes(a);
 }
 
@@ -364,16 +369,16 @@ TEST(Advise, RuntimeVariantsNeedOneThatTheDriverRuns) {
   WheelIndex index;
   auto w = test_index::wheel(
       "bitsandbytes", "0.49.0", "x86_64",
-      {test_index::device_file("bitsandbytes/libbitsandbytes_cuda128.so", {"sm_120"}),
-       test_index::device_file("bitsandbytes/libbitsandbytes_cuda130.so", {"sm_120"})},
+      {test_index::device_file("bitsandbytes/libbitsandbytes_cuda128.so", {"sm_90"}),
+       test_index::device_file("bitsandbytes/libbitsandbytes_cuda130.so", {"sm_90"})},
       {}, "12.8;13.0");
   index.wheels.push_back(w);
   AdviseEnvironment env;
   env.driver_cuda = Version{12, 2};  // the 12.8 library runs through minor version compatibility
-  auto a = advise(index, {"bitsandbytes"}, gpu("RTX 5090"), env).at(0);
+  auto a = advise(index, {"bitsandbytes"}, gpu("H100"), env).at(0);
   EXPECT_FALSE(any_note(a, "runtime")) << all_notes(a);
   env.driver_cuda = Version{11, 8};
-  a = advise(index, {"bitsandbytes"}, gpu("RTX 5090"), env).at(0);
+  a = advise(index, {"bitsandbytes"}, gpu("H100"), env).at(0);
   EXPECT_TRUE(any_note(a,
                        "bitsandbytes 0.49.0 ships one library per CUDA runtime (12.8 to 13.0) "
                        "and none runs on a driver for CUDA 11.8: it needs a driver for CUDA "

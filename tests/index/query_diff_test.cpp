@@ -45,6 +45,10 @@ TEST(Query, MachineAndPackageFilters) {
               ElementsAre("torch 2.9.0 x86_64", "torch 2.8.0 x86_64", "torch 2.6.0 x86_64",
                           "triton 3.5.0 x86_64", "triton 3.4.0 x86_64"));
   EXPECT_TRUE(query_index(sample_index(), rtx5090(), "", {"flash-attn"}).empty());
+  // NAME==VERSION keeps the pin (it was normalised into the name "torch-2-9-0": no rows).
+  rows = query_index(sample_index(), rtx5090(), "", {"torch==2.9.0", "Triton==3.4.0"});
+  EXPECT_THAT(keys(rows),
+              ElementsAre("torch 2.9.0 aarch64", "torch 2.9.0 x86_64", "triton 3.4.0 x86_64"));
 }
 
 TEST(Query, PureWheelsCountForEveryMachine) {

@@ -90,16 +90,15 @@ TEST(IndexWheel, FixtureWheelRecord) {
   EXPECT_EQ(record->files[0].path, "fixture_pkg/kernels.fatbin");
   EXPECT_EQ(record->files[1].path, "fixture_pkg/libfixture.so");
   // The .so has two fatbin containers (`smcompat scan --json` counts them too): the kernels'
-  // [sm_80, sm_120, compute_120] and a second, SASS-only one with [sm_80, sm_120].
+  // [sm_80, sm_120, compute_120] and a second, SASS-only one with [sm_80, sm_120] that holds no
+  // kernel (the module nvcc links in): its images are counted, but it is no unit.
   const auto& so = record->files[1];
-  ASSERT_EQ(so.units.size(), 2u);
-  std::vector<std::string> first, second;
+  ASSERT_EQ(so.units.size(), 1u);
+  std::vector<std::string> first;
   for (const auto& i : so.units[0].images) first.push_back(i.to_string());
-  for (const auto& i : so.units[1].images) second.push_back(i.to_string());
-  EXPECT_EQ(first, (std::vector<std::string>{"sm_80", "sm_120"}));
-  EXPECT_EQ(second, (std::vector<std::string>{"sm_80", "sm_120", "compute_120@" + isa}));
+  EXPECT_EQ(first, (std::vector<std::string>{"sm_80", "sm_120", "compute_120@" + isa}));
   EXPECT_EQ(so.units[0].count, 1u);
-  EXPECT_FALSE(so.units[0].prelink || so.units[1].prelink);
+  EXPECT_FALSE(so.units[0].prelink);
   EXPECT_EQ(so.images, 5u);
   EXPECT_TRUE(record->errors.empty());
   EXPECT_EQ(record->cuda, "");  // nothing in the wheel says which runtime
@@ -219,10 +218,20 @@ TEST(JudgeWheel, PtxOnlyNamesTheDriverItNeeds) {
   // compatibility-rules: PTX ISA 8.4 came with CUDA 12.4.
   EXPECT_EQ(*v.driver_cuda_needed, (Version{12, 4}));
   EXPECT_NE(v.summary.find("12.4"), std::string::npos) << v.summary;
-  // With a driver too old for ISA 8.4 the PTX cannot be compiled.
+  // A driver for CUDA 12.2 predates the RTX 5090 (sm_120 needs 12.8): the driver decides.
   auto old = resolve_target("RTX 5090", "12.2");
   ASSERT_TRUE(old);
-  EXPECT_EQ(judge_wheel(r, *old).fit, Fit::kUnsupportedPtx);
+  auto too_old = judge_wheel(r, *old);
+  EXPECT_EQ(too_old.fit, Fit::kDriverTooOld);
+  EXPECT_EQ(too_old.package.code_fit, Fit::kUnsupportedPtx);  // ISA 8.4 is newer than 12.2 too
+  EXPECT_NE(too_old.summary.find("sm_120 needs a driver for CUDA 12.8 or newer (570.26 or newer)"),
+            std::string::npos)
+      << too_old.summary;
+  // On an H100 with that driver, only compute_80 PTX of ISA 8.4 (CUDA 12.4) cannot be compiled.
+  auto ampere_ptx = record_of({file("pkg/lib.so", {unit({"sm_80", "compute_80@8.4"}, 5)})});
+  auto h100 = resolve_target("H100", "12.2");
+  ASSERT_TRUE(h100);
+  EXPECT_EQ(judge_wheel(ampere_ptx, *h100).fit, Fit::kUnsupportedPtx);
 }
 
 TEST(JudgeWheel, NoDeviceCode) {

@@ -223,7 +223,7 @@ TEST(IndexReport, AdviseJson) {
         "cuda": "", "torch_pin": "",
         "verdict": {"fit": "native", "has_device_code": true,
                     "summary": "native: sm_120 SASS in libbitsandbytes_cuda128.so",
-                    "variant": null, "driver_cuda_needed": "12.8", "files": []}
+                    "variant": null, "driver_cuda_needed": "12.8", "files": [], "rollup": null}
       }]
     }]
   })json");
@@ -292,7 +292,7 @@ TEST(IndexReport, QueryMarkdownAndJson) {
               "filename": "bitsandbytes-0.45.3-py3-none-manylinux_2_24_x86_64.whl",
               "cuda": "11.8;12.1;12.8",
               "verdict": {"fit": "native", "has_device_code": true, "summary": "native",
-                          "variant": null, "driver_cuda_needed": null, "files": []}}]
+                          "variant": null, "driver_cuda_needed": null, "files": [], "rollup": null}}]
   })json");
 }
 

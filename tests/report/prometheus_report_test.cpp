@@ -162,15 +162,17 @@ PackageSummary package(const std::string& name, const std::string& version,
 
 std::string verdict_set(const std::string& prefix, const std::string& labels, Fit which) {
   std::string out;
-  for (const char* v : {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"})
+  for (const char* v :
+       {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "driver-too-old", "no-image"})
     out += prefix + "{" + labels + ",verdict=\"" + v + "\"} " +
            (std::string_view(to_string(which)) == v ? "1" : "0") + "\n";
   return out;
 }
-std::string counts(const std::string& labels, std::array<int, 5> n) {
+std::string counts(const std::string& labels, std::array<int, 6> n) {
   std::string out;
-  const char* names[] = {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"};
-  for (size_t i = 0; i < 5; ++i)
+  const char* names[] = {"native",          "compatible-sass", "ptx-jit",
+                         "unsupported-ptx", "driver-too-old",  "no-image"};
+  for (size_t i = 0; i < 6; ++i)
     out += "smcompat_scan_files{" + labels + ",verdict=\"" + names[i] + "\"} " +
            std::to_string(n[i]) + "\n";
   return out;
@@ -211,7 +213,8 @@ TEST(PrometheusReport, ScannedSubjectForTwoGpuModels) {
   const std::string h100_l = subj + ",gpu_name=\"H100 SXM\",cc=\"9.0\"";
   const std::string empty_l = "subject=\"/empty\",gpu_name=\"H100 SXM\",cc=\"9.0\"";
   std::string empty_set;
-  for (const char* v : {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image"})
+  for (const char* v :
+       {"native", "compatible-sass", "ptx-jit", "unsupported-ptx", "driver-too-old", "no-image"})
     empty_set += "smcompat_scan_verdict{" + empty_l + ",verdict=\"" + v + "\"} 0\n";
   auto pkg = [&](const std::string& name, const std::string& version, const std::string& gpu,
                  Fit fit) {
@@ -231,8 +234,8 @@ TEST(PrometheusReport, ScannedSubjectForTwoGpuModels) {
                 "# HELP smcompat_scan_files Files with device code in a scanned subject, by "
                 "their verdict for a GPU model\n"
                 "# TYPE smcompat_scan_files gauge\n" +
-                counts(rtx_l, {1, 0, 1, 0, 1}) + counts(h100_l, {1, 1, 0, 0, 0}) +
-                counts(empty_l, {0, 0, 0, 0, 0}) +
+                counts(rtx_l, {1, 0, 1, 0, 0, 1}) + counts(h100_l, {1, 1, 0, 0, 0, 0}) +
+                counts(empty_l, {0, 0, 0, 0, 0, 0}) +
                 "# HELP smcompat_scan_errors Errors while scanning a subject: unreadable paths "
                 "and damaged files\n"
                 "# TYPE smcompat_scan_errors gauge\n"
@@ -241,7 +244,8 @@ TEST(PrometheusReport, ScannedSubjectForTwoGpuModels) {
                 "} 2\n"
                 "smcompat_scan_errors{subject=\"/empty\"} 0\n"
                 "# HELP smcompat_package_verdict Verdict of one package of a scanned subject for "
-                "a GPU model as a state set: the worst verdict of its files with device code\n"
+                "a GPU model as a state set: the libraries that load on that GPU decide "
+                "(docs/scan.md, package verdicts)\n"
                 "# TYPE smcompat_package_verdict gauge\n" +
                 pkg("flash-attn", "2.7", rtx_g, Fit::kPtxJit) +
                 pkg("torch", "2.6.0", rtx_g, Fit::kNoImage) +
@@ -265,7 +269,7 @@ TEST(PrometheusReport, RepeatedSeriesAreWrittenOnce) {
   for (size_t at = text.find("\nsmcompat_scan_verdict{"); at != std::string::npos;
        at = text.find("\nsmcompat_scan_verdict{", at + 1))
     ++n;
-  EXPECT_EQ(n, 5u) << text;
+  EXPECT_EQ(n, 6u) << text;
 }
 
 TEST(PrometheusReport, DoctorFindings) {

@@ -21,6 +21,9 @@ enum class BuildFor { kExtension, kPytorch };
 struct BuildEnvRequest {
   std::vector<ComputeCapability> gpus;  ///< GPUs the build must run on natively
   std::vector<ComputeCapability> keep;  ///< archs to keep (e.g. those a package already has)
+  /// Arch- or family-specific targets to keep as TORCH_CUDA_ARCH_LIST spells them ("9.0a",
+  /// "10.0f"): a package's own specialised kernels (FlashAttention-3's sm_90a).
+  std::vector<std::string> keep_specific;
   BuildFor what = BuildFor::kExtension;
   std::vector<ToolkitFacts> toolkits;  ///< first = the one the build uses
   HostFacts host;

@@ -15,6 +15,7 @@
 #include "smcompat/doctor/facts.hpp"
 #include "smcompat/probe/probe.hpp"
 #include "smcompat/verdict/fit.hpp"
+#include "smcompat/verdict/package.hpp"
 #include "smcompat/verdict/targets.hpp"
 
 namespace smcompat::doctor {
@@ -95,6 +96,7 @@ struct PackageVerdict {
   std::vector<LibraryVerdict> libraries;
   /// Packages with runtime variants (bitsandbytes): only the library that loads is judged.
   std::optional<VariantChoice> variant;
+  PackageFit rollup;  ///< judge_package() over `libraries`: roles, JIT units, what is not loaded
 };
 
 struct DoctorOptions {

@@ -163,9 +163,6 @@ struct PythonEnv {
   const PackageCode* find(std::string_view normalized_name) const;
 };
 
-/// Normalises a distribution name as PEP 503 does: lower case, runs of -_. become '-'.
-std::string normalize_dist_name(std::string_view name);
-
 /// Where Python environments are: an interpreter path, an environment prefix or a site-packages
 /// directory (as given to --python), resolved without running Python.
 struct EnvLocation {

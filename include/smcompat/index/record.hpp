@@ -15,7 +15,9 @@
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/sm_target.hpp"
 #include "smcompat/util/result.hpp"
+#include "smcompat/util/strings.hpp"  // normalize_package_name
 #include "smcompat/verdict/fit.hpp"
+#include "smcompat/verdict/package.hpp"
 #include "smcompat/verdict/targets.hpp"
 
 namespace smcompat {
@@ -120,8 +122,6 @@ void infer_cuda(WheelRecord& record);
 /// Whether a Requires-Dist line's marker can hold on `machine` (only platform_machine is read).
 bool marker_applies(std::string_view requirement, std::string_view machine);
 
-/// PEP 503 name normalisation: "Flash_Attn" -> "flash-attn".
-std::string normalize_package_name(std::string_view name);
 /// PEP 440 ordering for the versions PyPI serves (release segments, pre/post/dev, local labels);
 /// negative when a < b.
 int compare_versions(std::string_view a, std::string_view b);
@@ -151,10 +151,12 @@ struct IndexedFileVerdict {
   std::string summary;
 };
 
-/// How a wheel fits a GPU: per file, and overall. Files that are arch-gated specialisations for
-/// other GPUs (FlashAttention-3's sm_90a library on an RTX 5090) do not decide the verdict; for
+/// How a wheel fits a GPU: per file, and overall through judge_package() (verdict/package.hpp),
+/// the roll-up scan and the doctor use too. Files that are arch-gated specialisations for other
+/// GPUs (FlashAttention-3's sm_90a library on an RTX 5090) do not decide the verdict; for
 /// packages that ship one library per CUDA runtime and load one of them (bitsandbytes'
-/// libbitsandbytes_cudaXYZ.so) the best variant decides, and is named.
+/// libbitsandbytes_cudaXYZ.so) the best variant decides, and is named. The wheel's CUDA runtime
+/// (`cuda`) is checked against the target's driver.
 struct WheelVerdict {
   Fit fit = Fit::kNoImage;  ///< kNoImage also when the wheel has no device code at all
   bool has_device_code = false;
@@ -163,6 +165,7 @@ struct WheelVerdict {
   /// For PTX-only fits: the lowest CUDA version (driver) whose JIT accepts the wheel's PTX.
   std::optional<Version> driver_cuda_needed;
   std::string summary;  ///< one line for people
+  PackageFit package;   ///< the roll-up (verdict/package.hpp) the fit comes from
 };
 WheelVerdict judge_wheel(const WheelRecord& record, const Target& target);
 

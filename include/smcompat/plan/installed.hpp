@@ -2,12 +2,11 @@
 // (doctor/doctor.hpp, the same verdicts as `smcompat doctor --python PY --gpu NAME`) narrowed to
 // the packages a serving engine loads, and its verdicts applied to PlanEstimates (plan.hpp).
 //
-// A package's fit in the doctor is the worst over all its libraries. Serving engines ship
-// libraries for one architecture each and load them only there (vLLM 0.33.0 carries
-// _deepselect_C and _qutlass_C with sm_100 code only, _vllm_fa3_C with sm_90a only; sgl-kernel
-// picks sm90/ or sm100/common_ops by the GPU), so that worst fit is "no-image" on every GPU and
-// would block every plan. What decides whether the engine starts is the library it loads at
-// import, judged alone here (`runs`); the others with no code for the GPU become a note.
+// A package's fit in the doctor is the roll-up of verdict/package.hpp: the libraries that load on
+// the GPU decide (vLLM 0.33.0's _deepselect_C and _qutlass_C hold sm_100f code only, FA3 is
+// sm_90a and FA2 its alternative elsewhere; sgl-kernel picks sm90/ or sm100/common_ops by the
+// GPU). What decides whether the engine starts is the library it loads at import, judged alone
+// here (`runs`); the others with no code for the GPU become a note.
 #pragma once
 
 #include <string>
@@ -26,7 +25,7 @@ namespace smcompat::plan {
 struct InstalledPackage {
   std::string name;  ///< normalised as PEP 503 ("sgl-kernel", "deep-ep")
   std::string version;
-  /// The doctor's verdict for the package: the worst fit over its libraries with device code
+  /// The doctor's verdict for the package (judge_package over its libraries with device code)
   /// (kNative when it has none: nothing can fail to load).
   Fit fit = Fit::kNative;
   /// The fit of what the package loads when imported: its core library where one is known

@@ -12,6 +12,7 @@
 
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/scan/image.hpp"
+#include "smcompat/verdict/package.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
 namespace smcompat {
@@ -50,8 +51,11 @@ struct PackageSummary {
   std::vector<std::string> lto_targets;
   size_t images = 0;
   size_t errors = 0;
-  std::optional<Fit> verdict;  ///< worst file verdict among files with device code
-  bool partial = false;        ///< some file has units without an image for the target
+  /// The package verdict (judge_package: the libraries that load on the target), when it has
+  /// device code.
+  std::optional<Fit> verdict;
+  std::optional<PackageFit> fit;  ///< the roll-up behind `verdict` (roles, JIT units, reasons)
+  bool partial = false;           ///< some file has units without an image for the target
   size_t resource_warnings = 0;
 };
 

@@ -10,6 +10,8 @@
 namespace smcompat {
 
 std::string to_lower(std::string_view s);
+/// PEP 503 name normalisation of a Python distribution: "Flash_Attn" -> "flash-attn".
+std::string normalize_package_name(std::string_view name);
 std::string_view trim(std::string_view s);
 bool starts_with(std::string_view s, std::string_view prefix);
 bool ends_with(std::string_view s, std::string_view suffix);

@@ -13,24 +13,29 @@
 
 namespace smcompat {
 
-/// Ordered from best to worst for the first five values, which are what a loading unit, a file,
+/// Ordered from best to worst for the first six values, which are what a loading unit, a file,
 /// a package or an observed load can come to; the rest say why nothing is known to run.
 enum class Fit : uint8_t {
   kNative,          ///< SASS for exactly this architecture
   kCompatibleSass,  ///< SASS for a lower minor of the same major, or a family member
   kPtxJit,          ///< only PTX fits: the driver JIT-compiles it at first load
   kUnsupportedPtx,  ///< PTX the GPU could run, but its ISA is newer than the driver
-  kNoImage,         ///< nothing fits: "no kernel image is available for execution on the device"
-  kNotLoadable,     ///< an LTO-IR image: input to nvJitLink, never loaded by the driver
-  kFailed,          ///< observed (trace): the load call failed
-  kUnknown,         ///< observed (trace): loaded, but the driver reported nothing that tells
+  /// The code fits, but the driver cannot run it: the driver predates the GPU's architecture
+  /// (RTX 5090 before CUDA 12.8) or the CUDA runtime the package links (a CUDA 13 runtime on a
+  /// driver for 12.x). Files and packages only; the fix is a newer driver.
+  kDriverTooOld,
+  kNoImage,      ///< nothing fits: "no kernel image is available for execution on the device"
+  kNotLoadable,  ///< an LTO-IR image: input to nvJitLink, never loaded by the driver
+  kFailed,       ///< observed (trace): the load call failed
+  kUnknown,      ///< observed (trace): loaded, but the driver reported nothing that tells
 };
-inline constexpr size_t kFitCount = 8;
-/// The values a unit or file verdict takes (kNative .. kNoImage); arrays of counts use this size.
-inline constexpr size_t kVerdictFitCount = 5;
+inline constexpr size_t kFitCount = 9;
+/// The values a unit, file or package verdict takes (kNative .. kNoImage); arrays of counts use
+/// this size.
+inline constexpr size_t kVerdictFitCount = 6;
 
-/// "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "no-image", "not-loadable",
-/// "failed", "unknown".
+/// "native", "compatible-sass", "ptx-jit", "unsupported-ptx", "driver-too-old", "no-image",
+/// "not-loadable", "failed", "unknown".
 const char* to_string(Fit fit);
 std::optional<Fit> parse_fit(std::string_view text);
 /// 0 is best. Image-level kNotLoadable ranks with kNoImage (it cannot run); the observed-only

@@ -36,6 +36,9 @@ struct UnitVerdict {
   /// module; it is an input of device linking (nvlink at build time, or the runtime's JIT link
   /// when the device-linked image has no code for the GPU). Such units are listed but not counted.
   bool loadable = true;
+  /// Nothing to launch: an empty container, or cubins without a single kernel (DeviceImage::
+  /// kernelless). Listed, never counted: no GPU can lack what is not there.
+  bool no_code = false;
   std::string section;
   uint64_t offset = 0;
   std::string reason;
@@ -58,6 +61,14 @@ struct FileVerdict {
   std::array<size_t, kVerdictFitCount> unit_counts{};  ///< units per verdict
   size_t specialized_elsewhere = 0;  ///< no-image units that are arch-gated specialisations
   size_t prelink_units = 0;          ///< `__nv_relfatbin` containers (units with loadable=false)
+  size_t no_code_units = 0;          ///< units with nothing to launch (UnitVerdict::no_code)
+  /// The loadable units offer different sets of targets: a library built per architecture that
+  /// picks among them at run time (cuBLAS), where units without an image for this GPU can be
+  /// normal. When every unit offers the same targets they are not alternatives to each other.
+  bool alternatives = false;
+  /// The verdict of the code itself when the driver decides the file (verdict kDriverTooOld).
+  Fit code_verdict = Fit::kNoImage;
+  std::string driver_reason;  ///< why the driver cannot run it, with the driver to install
   /// How the runtime's JIT link of the pre-link containers would fit (ptx-jit or unsupported-ptx)
   /// when every one of them offers PTX the driver can compile or native SASS; it decides the file
   /// verdict only when no loadable unit fits (the runtime links only then).
@@ -80,5 +91,14 @@ struct FileVerdict {
 /// then the highest compatible SASS, then the highest compatible PTX (unverified on a GPU).
 FileVerdict judge_file(const FileInventory& inv, const Target& target,
                        const Catalog& catalog = Catalog::builtin());
+
+/// Whether the target's driver can run any code on its GPU: nullopt when it can (or the driver
+/// is unknown), else the reason with the driver to install ("the driver supports CUDA 12.6;
+/// sm_120 needs CUDA 12.8 or newer: driver 570.26 or newer"). From the catalog's first CUDA per
+/// architecture (compatibility-rules.md 10) and the driver table (section 9).
+std::optional<std::string> driver_cannot_run_gpu(const Target& target,
+                                                 const Catalog& catalog = Catalog::builtin());
+/// The minimum Linux driver for a CUDA release, as "570.26 or newer", or "" if not in the table.
+std::string driver_for_cuda(Version cuda, const Catalog& catalog = Catalog::builtin());
 
 }  // namespace smcompat
