@@ -32,8 +32,8 @@ const std::vector<RoleRow>& role_rows() {
     std::vector<RoleRow> out;
     std::string_view text(reinterpret_cast<const char*>(embedded::package_libraries_json),
                           embedded::package_libraries_json_size);
-    // Read by the test suite (PackageRoll.OptionalLibraryDoesNotDecide); a file that does not parse leaves
-    // only the general rules.
+    // Read by the test suite (PackageRoll.OptionalLibraryDoesNotDecide); a file that does not parse
+    // leaves only the general rules.
     auto j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object() || !j.contains("rows")) return out;
     for (const auto& r : j["rows"]) {
@@ -176,9 +176,8 @@ PackageFit judge_package(const std::vector<PackageLibrary>& libraries, const Pac
       j.group = alternative_key(lib.path);  // a role only if another library shares the key
     out.libraries.push_back(std::move(j));
   }
-  out.has_device_code =
-      std::any_of(out.libraries.begin(), out.libraries.end(),
-                  [](const JudgedLibrary& l) { return !l.link_input; });
+  out.has_device_code = std::any_of(out.libraries.begin(), out.libraries.end(),
+                                    [](const JudgedLibrary& l) { return !l.link_input; });
   std::map<std::string, std::vector<size_t>> groups;
   for (size_t i = 0; i < out.libraries.size(); ++i)
     if (!out.libraries[i].group.empty()) groups[out.libraries[i].group].push_back(i);
@@ -267,9 +266,8 @@ PackageFit judge_package(const std::vector<PackageLibrary>& libraries, const Pac
       out.driver_reason = fmt::format(
           "it needs the CUDA {} runtime ({}), and the driver supports CUDA {}: install a driver "
           "for CUDA {}.0 or newer{}",
-          query.runtime->cuda.to_string(), query.runtime->evidence,
-          target.driver_cuda->to_string(), query.runtime->cuda.major,
-          driver.empty() ? "" : " (" + driver + ")");
+          query.runtime->cuda.to_string(), query.runtime->evidence, target.driver_cuda->to_string(),
+          query.runtime->cuda.major, driver.empty() ? "" : " (" + driver + ")");
       out.fit = Fit::kDriverTooOld;
     }
   }

@@ -106,9 +106,10 @@ TEST(OneVerdict, ShippedIndexEqualsAFreshScan) {
 }
 
 // The doctor reads installed packages, not wheels: each package of the corpus venvs is compared
-// with its wheel's record (equal to the scan, above), for eight GPUs. bitsandbytes is left out: the doctor knows which of its per-CUDA
-// libraries torch's CUDA makes it load, a wheel does not (PackageRoll.PerArchitectureBuilds...).
-// One test, so that the wheels are read once (answers() per test process).
+// with its wheel's record (equal to the scan, above), for eight GPUs. bitsandbytes is left out: the
+// doctor knows which of its per-CUDA libraries torch's CUDA makes it load, a wheel does not
+// (PackageRoll.PerArchitectureBuilds...). One test, so that the wheels are read once (answers() per
+// test process).
 TEST(OneVerdict, ScanIndexAndDoctorAgree) {
   if (corpus_wheels().empty())
     GTEST_SKIP() << "no corpus wheels in " << corpus_dir() / "wheels"

@@ -41,12 +41,15 @@ const nlohmann::json& expected() {
   return j;
 }
 
-std::string fit_word(const nlohmann::json& v) { return v.is_null() ? "no device code" : v.get<std::string>(); }
+std::string fit_word(const nlohmann::json& v) {
+  return v.is_null() ? "no device code" : v.get<std::string>();
+}
 
-#define REQUIRE_WHEEL(path, w)                                                              \
-  fs::path path = heldout_dir() / (w)["filename"].get<std::string>();                       \
-  if (!fs::exists(path))                                                                    \
-  GTEST_SKIP() << "held-out wheel " << path << " missing (run scripts/fetch-corpus.sh or set " \
+#define REQUIRE_WHEEL(path, w)                                        \
+  fs::path path = heldout_dir() / (w)["filename"].get<std::string>(); \
+  if (!fs::exists(path))                                              \
+  GTEST_SKIP() << "held-out wheel " << path                           \
+               << " missing (run scripts/fetch-corpus.sh or set "     \
                   "SMCOMPAT_CORPUS)"
 
 TEST(HeldOut, InventoryEqualsTheListings) {

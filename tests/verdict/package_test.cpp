@@ -65,8 +65,8 @@ TEST(UnitModel, KernelLessImagesAreNoUnits) {
   EXPECT_EQ(empty.no_code_units, 3u);
   EXPECT_EQ(empty.summary, "only images without kernels: nothing to launch on any GPU");
   // Beside real code it is left out of the counts.
-  auto mixed =
-      judge_file(library({{{"sm_52"}, false, 2, true}, {{"sm_120", "compute_120"}}}), T("RTX 5090"));
+  auto mixed = judge_file(library({{{"sm_52"}, false, 2, true}, {{"sm_120", "compute_120"}}}),
+                          T("RTX 5090"));
   EXPECT_EQ(mixed.verdict, Fit::kNative);
   EXPECT_FALSE(mixed.partial);
   EXPECT_EQ(mixed.summary, "1 of 1 units run (1 native)");
@@ -97,9 +97,9 @@ TEST(UnitModel, UniformUnitsAreNotAlternatives) {
   EXPECT_TRUE(per_arch.partial);
   // 665 ordinary units for sm_61..sm_86 and 7 -rdc containers with PTX: the runtime's JIT link
   // replaces the one device-linked image, so 664 units still have no image.
-  auto rdc = judge_file(library({{{"sm_61", "sm_75", "sm_86"}, false, 665},
-                                 {{"sm_86", "compute_86"}, true, 7}}),
-                        T("RTX 5090"));
+  auto rdc = judge_file(
+      library({{{"sm_61", "sm_75", "sm_86"}, false, 665}, {{"sm_86", "compute_86"}, true, 7}}),
+      T("RTX 5090"));
   EXPECT_FALSE(rdc.alternatives);
   EXPECT_EQ(rdc.verdict, Fit::kNoImage);
   EXPECT_FALSE(rdc.jit_link_used);
@@ -108,8 +108,8 @@ TEST(UnitModel, UniformUnitsAreNotAlternatives) {
             std::string::npos)
       << rdc.summary;
   // One ordinary unit: the JIT link covers it.
-  auto one = judge_file(library({{{"sm_61", "sm_75", "sm_86"}}, {{"sm_86", "compute_86"}, true, 7}}),
-                        T("RTX 5090"));
+  auto one = judge_file(
+      library({{{"sm_61", "sm_75", "sm_86"}}, {{"sm_86", "compute_86"}, true, 7}}), T("RTX 5090"));
   EXPECT_EQ(one.verdict, Fit::kPtxJit);
   EXPECT_TRUE(one.jit_link_used);
 }
@@ -134,10 +134,10 @@ TEST(UnitModel, DriverBeforeTheGpuIsTooOld) {
 
 TEST(PackageRoll, OptionalLibraryDoesNotDecide) {
   auto a100 = T("A100");
-  auto p = judge_package({lib("transformer_engine/libtransformer_engine.so", {{{"sm_80", "sm_90"}}},
-                              a100),
-                          lib("transformer_engine/lib/libnccl_ep.so", {{{"sm_90"}}}, a100)},
-                         {"transformer-engine-cu12", std::nullopt, ""}, a100);
+  auto p = judge_package(
+      {lib("transformer_engine/libtransformer_engine.so", {{{"sm_80", "sm_90"}}}, a100),
+       lib("transformer_engine/lib/libnccl_ep.so", {{{"sm_90"}}}, a100)},
+      {"transformer-engine-cu12", std::nullopt, ""}, a100);
   EXPECT_EQ(p.fit, Fit::kNative);
   ASSERT_EQ(p.libraries.size(), 2u);
   EXPECT_EQ(p.libraries[1].role, LibraryRole::kOptional);
@@ -151,10 +151,8 @@ TEST(PackageRoll, OptionalLibraryDoesNotDecide) {
 TEST(PackageRoll, FlashAttentionAlternativesAndJitUnits) {
   auto judge = [](const Target& t) {
     return judge_package(
-        {lib("vllm/_C.abi3.so", {{{"sm_90", "sm_120"}, false, 75}, {{"compute_80"}, false, 12}},
-             t),
-         lib("vllm/vllm_flash_attn/_vllm_fa2_C.abi3.so", {{{"sm_80", "compute_80"}, false, 76}},
-             t),
+        {lib("vllm/_C.abi3.so", {{{"sm_90", "sm_120"}, false, 75}, {{"compute_80"}, false, 12}}, t),
+         lib("vllm/vllm_flash_attn/_vllm_fa2_C.abi3.so", {{{"sm_80", "compute_80"}, false, 76}}, t),
          lib("vllm/vllm_flash_attn/_vllm_fa3_C.abi3.so", {{{"sm_90a"}, false, 192}}, t),
          lib("vllm/_qutlass_C.abi3.so", {{{"sm_100f"}, false, 6}}, t)},
         {"vllm", std::nullopt, ""}, t);
@@ -213,14 +211,13 @@ TEST(PackageRoll, TheWorstDecidingLibraryAndTheDriver) {
   EXPECT_EQ(jit.fit, Fit::kPtxJit);
   EXPECT_EQ(jit.route, "JIT only");
   auto broken = judge_package(
-      {lib("pkg/a.so", {{{"sm_120"}}}, t), lib("pkg/b.so", {{{"sm_80", "sm_90"}}}, t)}, {"pkg"},
-      t);
+      {lib("pkg/a.so", {{{"sm_120"}}}, t), lib("pkg/b.so", {{{"sm_80", "sm_90"}}}, t)}, {"pkg"}, t);
   EXPECT_EQ(broken.fit, Fit::kNoImage) << joined(broken.not_running);
   // The CUDA runtime the package links against a driver of an older major.
   auto h100 = T("H100", "12.8");
-  auto cu13 = judge_package({lib("pkg/a.so", {{{"sm_90"}}}, h100)},
-                            {"pkg", RuntimeNeed{Version{13, 0}, "bundles libcudart.so.13"}, ""},
-                            h100);
+  auto cu13 =
+      judge_package({lib("pkg/a.so", {{{"sm_90"}}}, h100)},
+                    {"pkg", RuntimeNeed{Version{13, 0}, "bundles libcudart.so.13"}, ""}, h100);
   EXPECT_EQ(cu13.fit, Fit::kDriverTooOld);
   EXPECT_EQ(cu13.code_fit, Fit::kNative);
   EXPECT_EQ(cu13.driver_reason,

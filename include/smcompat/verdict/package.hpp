@@ -57,13 +57,13 @@ struct JudgedLibrary {
   std::string group;  ///< the alternative set ("dir/libx_cuda*.so"); "" for core and optional
   std::string why;    ///< why this role, for people
   bool runtime_variant = false;  ///< the set is one build per CUDA runtime (bitsandbytes)
-  bool other_gpus = false;  ///< code only for other GPUs' a/f targets or per-arch bare cubins
+  bool other_gpus = false;       ///< code only for other GPUs' a/f targets or per-arch bare cubins
   /// Only relocatable (-rdc) pre-link code and no device-linked image: an input of nvcc's device
   /// link (libcudadevrt.a, libnvshmem_device.a), never loaded at run time. Never decides.
   bool link_input = false;
-  bool decides = false;     ///< its fit is part of the package verdict
-  size_t jit_units = 0;     ///< units that run only through PTX JIT
-  std::string summary;      ///< the file verdict's summary
+  bool decides = false;  ///< its fit is part of the package verdict
+  size_t jit_units = 0;  ///< units that run only through PTX JIT
+  std::string summary;   ///< the file verdict's summary
 };
 
 struct PackageFit {
@@ -72,8 +72,8 @@ struct PackageFit {
   /// the GPU and of the package's CUDA runtime is asked.
   Fit code_fit = Fit::kNoImage;
   bool has_device_code = false;
-  std::vector<JudgedLibrary> libraries;  ///< those with device code, in the order given
-  size_t jit_units = 0;                  ///< over the deciding libraries
+  std::vector<JudgedLibrary> libraries;    ///< those with device code, in the order given
+  size_t jit_units = 0;                    ///< over the deciding libraries
   std::vector<std::string> jit_libraries;  ///< deciding libraries with units that only JIT
   /// "native", "native; 27 units in 2 libraries JIT", "JIT only", "driver-too-old (by its code:
   /// native)", or the fit's name.
@@ -87,10 +87,10 @@ struct PackageFit {
 
 /// Rolls the libraries' verdicts up into the package's. Libraries without device code (or with
 /// only kernel-less cubins) are left out; link inputs are listed but never decide, and a package
-/// of nothing else has no device code to judge. The verdict is no-image if a deciding library has no
-/// image; driver-too-old if the driver lacks the GPU's architecture or the package's CUDA runtime
-/// major; unsupported-ptx if a deciding library needs a newer driver's JIT; ptx-jit ("JIT only")
-/// if every deciding library runs only through PTX JIT; else the worst of the native and
+/// of nothing else has no device code to judge. The verdict is no-image if a deciding library has
+/// no image; driver-too-old if the driver lacks the GPU's architecture or the package's CUDA
+/// runtime major; unsupported-ptx if a deciding library needs a newer driver's JIT; ptx-jit ("JIT
+/// only") if every deciding library runs only through PTX JIT; else the worst of the native and
 /// compatible ones, with the units that JIT counted in `route`. Never better than what loads.
 PackageFit judge_package(const std::vector<PackageLibrary>& libraries, const PackageQuery& query,
                          const Target& target, const Catalog& catalog = Catalog::builtin());
