@@ -6,10 +6,12 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat {
@@ -110,15 +112,8 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 }  // namespace
 
 const char* to_string(LibraryRole role) {
-  switch (role) {
-    case LibraryRole::kCore:
-      return "core";
-    case LibraryRole::kAlternative:
-      return "alternative";
-    case LibraryRole::kOptional:
-      return "optional";
-  }
-  return "?";
+  static constexpr std::array<const char*, 3> kNames = {"core", "alternative", "optional"};
+  return enum_name(role, kNames);
 }
 
 std::string alternative_key(const std::string& path) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fixtures/support.hpp"
 #include "smcompat/doctor/doctor.hpp"
 #include "smcompat/index/record.hpp"
 #include "smcompat/scan/scan.hpp"
@@ -23,11 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path corpus_dir() {
-  if (const char* e = std::getenv("SMCOMPAT_CORPUS"); e && *e) return e;
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : "/root") / ".cache/smcompat-corpus";
-}
+using testing::corpus_dir;
 
 const std::vector<std::string> kGpus = {"RTX 5090", "RTX PRO 6000", "B200", "GB10",
                                         "H100",     "A100",         "L4",   "T4"};

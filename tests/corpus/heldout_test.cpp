@@ -19,6 +19,7 @@
 #include <set>
 #include <string>
 
+#include "fixtures/support.hpp"
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/scan/scan.hpp"
 
@@ -27,11 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path heldout_dir() {
-  if (const char* e = std::getenv("SMCOMPAT_CORPUS"); e && *e) return fs::path(e) / "heldout";
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : "/root") / ".cache/smcompat-corpus/heldout";
-}
+fs::path heldout_dir() { return testing::corpus_dir() / "heldout"; }
 
 const nlohmann::json& expected() {
   static const nlohmann::json j = [] {
