@@ -16,8 +16,11 @@
 # Wheels are downloaded to a cache directory and deleted once scanned. The whole set is hundreds
 # of GB; docs/index-scale.md splits the work over many machines with --shard K/N.
 #
-# Usage: scripts/refresh-wheel-index.sh [--dry-run] [EXTRA BUILD OPTIONS...]
+# Usage: scripts/refresh-wheel-index.sh [--dry-run] [--rescan] [EXTRA BUILD OPTIONS...]
 #   --dry-run   print the commands instead of running them
+#   --rescan    download and scan every wheel again (after a change to what a scan records, such
+#               as the kernel-less image count): the first build starts from the index's failures
+#               only, so no wheel is reused
 #   extra options are passed to every `smcompat index build` (for example --jobs 4, or
 #   --index-url URL for a PyPI mirror)
 # Environment:
@@ -36,10 +39,15 @@ index="${SMCOMPAT_INDEX_OUT:-$root/data/wheel_index.json}"
 say() { echo "refresh-wheel-index: $*" >&2; }
 
 dry_run=0
-if [ "${1:-}" = "--dry-run" ]; then
-  dry_run=1
+rescan=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --dry-run) dry_run=1 ;;
+    --rescan) rescan=1 ;;
+    *) break ;;
+  esac
   shift
-fi
+done
 extra=("$@")
 
 # The packages of issue 11 (names checked with `pip index versions NAME`, 2026-11-25). Three of
@@ -88,10 +96,22 @@ mkdir -p "$cache"
 work="$(mktemp -d "${TMPDIR:-/tmp}/smcompat-refresh.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
+start="$index"
+if ((rescan)); then
+  start="$work/failures-only.json"
+  say "rescan: starting from $index without its wheels"
+  if ((!dry_run)); then
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["wheels"] = []
+json.dump(d, open(sys.argv[2], "w"))' "$index" "$start"
+  fi
+fi
+
 # Both platform sets (linux_x86_64, linux_aarch64) are the build's default.
 say "building ${#frameworks[@]} + ${#nvidia_libraries[@]} packages (newest 8 releases each)"
 build "${frameworks[@]}" "${nvidia_libraries[@]}" --last 8 \
-  --resume "$index" --cache "$cache" -o "$work/recent.json" "${extra[@]}"
+  --resume "$start" --cache "$cache" -o "$work/recent.json" "${extra[@]}"
 say "building ${long_history[*]} (newest 16 releases)"
 build "${long_history[@]}" --last 16 \
   --resume "$work/recent.json" --cache "$cache" -o "$work/long.json" "${extra[@]}"

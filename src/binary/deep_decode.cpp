@@ -168,12 +168,13 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
   }
 }
 
-void count_small_image_kernels(ByteView buf, FileInventory& inv) {
+void count_header_level_kernels(ByteView buf, FileInventory& inv) {
   Scratch scratch;
   for (auto& img : inv.images) {
     if (img.target.kind == ImageKind::kLto || img.kernels || img.decode_error) continue;
-    uint64_t size = img.uncompressed_size ? img.uncompressed_size : img.stored_size;
-    if (size > kSmallCubinBytes) continue;
+    // Raw images are read in place, whatever their size (cuda-cccl's kernel-less cubins reach
+    // 9.5 KB); compressed ones are inflated only when small.
+    if (img.compression != Compression::kNone && img.uncompressed_size > kSmallCubinBytes) continue;
     auto payload = decode_payload(buf, img, kSmallCubinBytes, scratch);
     if (!payload) continue;  // the deep decode reports why; here the count stays unknown
     if (img.target.kind == ImageKind::kPtx) {

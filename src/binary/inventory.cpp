@@ -305,7 +305,7 @@ void walk(ByteView bytes, const std::string& path, const std::string& member,
       break;
   }
   if (opt.deep && !inv.images.empty()) deep_decode(bytes, opt, inv);
-  if (!inv.images.empty()) detail::count_small_image_kernels(bytes, inv);
+  if (!inv.images.empty()) detail::count_header_level_kernels(bytes, inv);
   for (auto& e : inv.errors) e.in_file(inv.display_name());
   for (auto& e : inv.warnings) e.in_file(inv.display_name());
   sink(std::move(inv), bytes);

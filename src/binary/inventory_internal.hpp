@@ -32,8 +32,9 @@ Result<ByteView> decode_payload(ByteView buf, const DeviceImage& img, uint64_t m
 
 /// Decodes every wanted image of `inv` (in parallel, shared payloads once) and records errors.
 void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv);
-/// Counts the kernels (cubin) or entries (PTX) of images of at most kSmallCubinBytes that the
-/// deep decode did not (DeviceImage::kernels); an image that does not decode is left unknown.
-void count_small_image_kernels(ByteView buf, FileInventory& inv);
+/// Counts the kernels (cubin) or entries (PTX) of raw images and of compressed ones of at most
+/// kSmallCubinBytes that the deep decode did not (DeviceImage::kernels); an image that does not
+/// decode is left unknown.
+void count_header_level_kernels(ByteView buf, FileInventory& inv);
 
 }  // namespace smcompat::detail

@@ -12,8 +12,10 @@
 #include <set>
 
 #include "rules.hpp"
+#include "smcompat/util/host.hpp"
 #include "smcompat/util/strings.hpp"
 #include "smcompat/verdict/package.hpp"
+#include "smcompat/verdict/runtime_need.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
 namespace smcompat::doctor {
@@ -134,7 +136,13 @@ PackageVerdict Rules::verdict(const PythonEnv& e, const PackageCode& p, const Ta
     v.libraries.push_back(std::move(lv));
   }
   // One roll-up for scan, advise and the doctor: the libraries that load on this GPU decide.
-  v.rollup = judge_package(judged, {p.dist.name, std::nullopt, ""}, target, cat);
+  // The CUDA runtime the package needs (its METADATA, a bundled libcudart), by the index's rule.
+  RuntimeClues clues{p.dist.name, host_machine(), p.dist.requires_dist, {}, {}};
+  if (!p.dist.bundled_cudart.empty())
+    clues.runtime_libraries.push_back(fs::path(p.dist.bundled_cudart).filename().string());
+  for (auto& lib : p.libraries) clues.library_paths.push_back(lib.path);
+  v.rollup = judge_package(judged, {p.dist.name, runtime_need(infer_cuda_runtime(clues)), ""},
+                           target, cat);
   v.fit = v.rollup.has_device_code ? v.rollup.fit : Fit::kNative;
   if (select && !only) v.fit = Fit::kNoImage;  // nothing with device code loads
   return v;

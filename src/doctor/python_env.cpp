@@ -109,16 +109,14 @@ Distribution distribution_of(InstalledDistribution inst) {
   d.version = std::move(inst.version);
   d.dist_info = std::move(inst.dist_info);
   d.warnings = std::move(inst.warnings);
+  d.requires_dist = std::move(inst.requires_dist);
   for (auto& file : inst.files) {
     auto name = fs::path(file).filename().string();
     if (!is_shared_library_name(name)) continue;
-    // libcudart.so.13, or auditwheel's libcudart.<hash>.so.13: the major is the last number.
-    if (d.bundled_cudart.empty() && starts_with(name, "libcudart")) {
-      auto dot = name.rfind('.');
-      if (auto major = parse_uint(std::string_view(name).substr(dot + 1)); major && *major > 0) {
-        d.bundled_cudart = file;
-        d.bundled_cudart_major = static_cast<int>(*major);
-      }
+    // libcudart.so.13, or auditwheel's libcudart.<hash>.so.13.
+    if (auto cudart = parse_cudart_file_name(name); cudart && d.bundled_cudart.empty()) {
+      d.bundled_cudart = file;
+      d.bundled_cudart_major = cudart->major;
     }
     d.shared_libraries.push_back(std::move(file));
   }

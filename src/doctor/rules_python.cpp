@@ -2,7 +2,6 @@
 // channel (compatibility-rules.md section 11, data/python_packages.json), torchvision/torchaudio
 // lockstep, packages that choose a library at run time, and packages with GPU code.
 #include <fmt/format.h>
-#include <sys/utsname.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include "rules.hpp"
 #include "smcompat/doctor/build_env.hpp"
 #include "smcompat/index/advise.hpp"
+#include "smcompat/util/host.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::doctor {
@@ -201,13 +201,6 @@ void Rules::torch_rules(const PythonEnv& e) {
 }
 
 namespace {
-
-// The machine this environment runs on, for the wheels it would install ("x86_64", "aarch64").
-std::string host_machine() {
-  struct utsname u;
-  if (::uname(&u) != 0) return "x86_64";
-  return u.machine;
-}
 
 // The oldest indexed release of `package` for `machine` newer than `installed` one of whose
 // runtime variants `accepts` ("" when the index has none).

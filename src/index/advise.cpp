@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "smcompat/util/strings.hpp"
@@ -270,8 +271,54 @@ void failure_notes(const WheelIndex& index, const std::string& package, const st
                                 more == 1 ? "" : "s", package));
 }
 
+// A package name without its CUDA major: "nvidia-cublas-cu12" and NVIDIA's unsuffixed
+// "nvidia-cublas" -> "nvidia-cublas", "cupy-cuda12x" -> "cupy", "jax-cuda13-plugin" ->
+// "jax-plugin"; the same packages built for another CUDA share it. "" when the name has none and
+// is not an unsuffixed NVIDIA wheel.
+std::string without_cuda_major(const std::string& package) {
+  static const std::regex kMajor(R"(-cu(da)?[0-9]{2,3}x?(?=-|$))");
+  std::string key = std::regex_replace(package, kMajor, "");
+  if (key != package) return key;
+  RuntimeGuess own = infer_cuda_runtime({package, "any", {}, {}, {}});
+  return own.cuda.empty() ? "" : package;  // nvidia-cublas: the CUDA 13 one of a family
+}
+
 PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, const Target& asked,
-                         const AdviseEnvironment& env, const std::string& machine) {
+                         const AdviseEnvironment& env, const std::string& machine,
+                         bool look_for_siblings = true);
+
+// Nothing of `a.package` runs natively: the same package built for another CUDA major that does
+// (cupy-cuda13x for cupy-cuda12x), from the index; else say whom to ask, with the evidence.
+void sibling_notes(const WheelIndex& index, PackageAdvice& a, const Target& target,
+                   const AdviseEnvironment& env, const std::string& machine) {
+  std::string key = without_cuda_major(a.package);
+  std::set<std::string> siblings;
+  if (!key.empty())
+    for (const auto& w : index.wheels)
+      if (w.package != a.package && (w.machine == machine || w.machine == "any") &&
+          without_cuda_major(w.package) == key)
+        siblings.insert(w.package);
+  for (const auto& sibling : siblings) {
+    PackageAdvice s = advise_one(index, sibling, target, env, machine, false);
+    if (!s.newest_native) continue;
+    a.notes.push_back(fmt::format(
+        "{} {} (the same package for another CUDA) runs natively on {}: `pip install "
+        "\"{}=={}\"` instead of {}, with a torch and driver for its CUDA",
+        sibling, *s.newest_native, gpu_words(target), sibling, *s.newest_native, a.package));
+    return;
+  }
+  a.notes.push_back(fmt::format(
+      "no indexed release{} runs natively on {}: ask {}'s maintainers for a build with sm_{} ("
+      "with the evidence of `smcompat scan --gpu \"{}\" WHEEL`)",
+      siblings.empty()
+          ? ""
+          : " of " + a.package + " or of " + *siblings.begin() + (siblings.size() > 1 ? " …" : ""),
+      gpu_words(target), a.package, target.cc.arch(), target.name));
+}
+
+PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, const Target& asked,
+                         const AdviseEnvironment& env, const std::string& machine,
+                         bool look_for_siblings) {
   // The environment's driver overrides the target's: every verdict checks it (judge_package).
   Target target = asked;
   if (env.driver_cuda) target.driver_cuda = env.driver_cuda;
@@ -397,6 +444,7 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, 
     }
     a.notes.push_back(
         fmt::format("no indexed release of {} runs natively on {}", a.package, gpu_words(target)));
+    if (look_for_siblings && a.device_code) sibling_notes(index, a, target, env, machine);
     if (chosen) {
       a.notes.push_back(fmt::format(
           "{} {} runs only through PTX JIT: the first load compiles its kernels (slow, then "

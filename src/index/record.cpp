@@ -15,8 +15,10 @@
 #include <set>
 #include <sstream>
 
+#include "smcompat/scan/wheel.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/util/strings.hpp"
+#include "smcompat/verdict/runtime_need.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
 namespace smcompat::embedded {
@@ -303,30 +305,6 @@ void add_inventories(WheelRecord& record, const std::vector<FileInventory>& inve
 
 namespace {
 
-struct WheelName {
-  std::string name, version, python, abi, platform;
-};
-
-// {distribution}-{version}(-{build tag})?-{python tag}-{abi tag}-{platform tag}.whl (PEP 427).
-std::optional<WheelName> parse_wheel_name(std::string_view filename) {
-  if (!ends_with(filename, ".whl")) return std::nullopt;
-  auto parts = split(filename.substr(0, filename.size() - 4), '-');
-  if (parts.size() != 5 && parts.size() != 6) return std::nullopt;
-  for (auto p : parts)
-    if (p.empty()) return std::nullopt;
-  size_t n = parts.size();
-  return WheelName{std::string(parts[0]), std::string(parts[1]), std::string(parts[n - 3]),
-                   std::string(parts[n - 2]), std::string(parts[n - 1])};
-}
-
-std::string machine_of(std::string_view platform) {
-  if (platform == "any") return "any";
-  for (std::string_view m :
-       {"x86_64", "aarch64", "ppc64le", "s390x", "armv7l", "i686", "amd64", "arm64", "win32"})
-    if (platform.find(m) != std::string_view::npos) return std::string(m);
-  return std::string(platform);
-}
-
 std::string sha256_hex(ByteView bytes) {
   std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -365,182 +343,15 @@ bool relevant_requirement(std::string_view line) {
   return false;
 }
 
-struct ZipFacts {
-  size_t members = 0;
-  std::vector<std::string> requires_dist;
-  std::vector<std::string> names;  // member base names, for bundled runtimes
-  std::optional<std::string> error;
-};
-
-// Member count and METADATA's Requires-Dist, read with libzip (the inventory reads the members
-// with device code; these are the wheel's own facts).
-ZipFacts read_zip_facts(ByteView bytes) {
-  ZipFacts facts;
-  zip_error_t err;
-  zip_error_init(&err);
-  zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
-  zip_t* z = src ? zip_open_from_source(src, ZIP_RDONLY, &err) : nullptr;
-  if (!z) {
-    facts.error = fmt::format("zip: {}", zip_error_strerror(&err));
-    if (src) zip_source_free(src);
-    zip_error_fini(&err);
-    return facts;
-  }
-  zip_error_fini(&err);
-  std::unique_ptr<zip_t, int (*)(zip_t*)> zip(z, zip_close);
-  zip_int64_t n = zip_get_num_entries(z, 0);
-  for (zip_int64_t i = 0; i < n; ++i) {
-    const char* raw = zip_get_name(z, i, 0);
-    if (!raw) continue;
-    std::string name = raw;
-    if (name.empty() || name.back() == '/') continue;
-    ++facts.members;
-    auto slash = name.rfind('/');
-    facts.names.push_back(slash == std::string::npos ? name : name.substr(slash + 1));
-    // The top-level NAME-VER.dist-info/METADATA (PEP 427), bounded: metadata is small.
-    if (slash == std::string::npos || name.substr(slash + 1) != "METADATA") continue;
-    std::string dir = name.substr(0, slash);
-    if (dir.find('/') != std::string::npos || !ends_with(dir, ".dist-info")) continue;
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(z, i, 0, &st) != 0 || st.size > (16u << 20)) continue;
-    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(zip_fopen_index(z, i, 0), zip_fclose);
-    if (!f) continue;
-    std::string text(st.size, '\0');
-    zip_int64_t got = zip_fread(f.get(), text.data(), st.size);
-    if (got < 0) continue;
-    text.resize(static_cast<size_t>(got));
-    std::istringstream lines(text);
-    std::string line;
-    while (std::getline(lines, line)) {
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) break;  // the headers end at the first empty line; the body follows
-      if (!starts_with(line, "Requires-Dist:")) continue;
-      std::string req(trim(std::string_view(line).substr(14)));
-      if (relevant_requirement(req)) facts.requires_dist.push_back(req);
-    }
-  }
-  return facts;
-}
-
-// "12.8.90" -> "12.8"
-std::string major_minor(std::string_view v) {
-  auto parts = split(v, '.');
-  if (parts.size() >= 2) return std::string(parts[0]) + "." + std::string(parts[1]);
-  return std::string(v);
-}
-
-// The CUDA runtime a wheel needs, with the evidence: its pinned runtime wheel, a bundled
-// libcudart, an NVIDIA wheel of one CUDA major, or a -cuNN / -cudaNNx package name.
 }  // namespace
 
-// Whether a requirement's environment marker can hold on `machine`: only platform_machine is
-// looked at ("nvidia-cuda-runtime-cu12==12.8.90; platform_machine == \"x86_64\"" does not apply
-// to an aarch64 wheel); everything else is assumed to hold on a Linux GPU machine.
-bool marker_applies(std::string_view requirement, std::string_view machine) {
-  auto semi = requirement.find(';');
-  if (semi == std::string_view::npos || machine == "any") return true;
-  std::string_view marker = requirement.substr(semi + 1);
-  for (size_t at = marker.find("platform_machine"); at != std::string_view::npos;
-       at = marker.find("platform_machine", at + 1)) {
-    std::string_view rest = trim(marker.substr(at + 16));
-    bool equal = starts_with(rest, "==");
-    if (!equal && !starts_with(rest, "!=")) continue;
-    rest = trim(rest.substr(2));
-    if (rest.empty() || (rest[0] != '"' && rest[0] != '\'')) continue;
-    auto close = rest.find(rest[0], 1);
-    if (close == std::string_view::npos) continue;
-    std::string_view value = rest.substr(1, close - 1);
-    if (equal != (value == machine)) return false;
-  }
-  return true;
-}
-
 void infer_cuda(WheelRecord& record) {
-  record.cuda.clear();
-  record.cuda_evidence.clear();
-  std::vector<std::string> requires_here;
-  for (const auto& req : record.requires_dist)
-    if (marker_applies(req, record.machine)) requires_here.push_back(req);
-  for (const auto& req : requires_here) {
-    std::string name = normalize_package_name(req.substr(0, req.find_first_of("=<>!~; [(")));
-    if (name != "nvidia-cuda-runtime-cu11" && name != "nvidia-cuda-runtime-cu12" &&
-        name != "nvidia-cuda-runtime-cu13" && name != "nvidia-cuda-runtime" &&
-        name != "cuda-toolkit")
-      continue;
-    auto eq = req.find("==");
-    if (eq != std::string::npos) {
-      std::string v(trim(std::string_view(req).substr(eq + 2)));
-      v = v.substr(0, v.find_first_of(" ;,"));
-      record.cuda = major_minor(v);
-      record.cuda_evidence = "requires " + name + "==" + v;
-      return;
-    }
-    if (starts_with(name, "nvidia-cuda-runtime-cu")) {
-      record.cuda = name.substr(std::string("nvidia-cuda-runtime-cu").size());
-      record.cuda_evidence = "requires " + std::string(trim(req.substr(0, req.find(';'))));
-      return;
-    }
-  }
-  for (const auto& base : record.runtime_libraries) {
-    if (starts_with(base, "libcudart.so.")) {
-      record.cuda = base.substr(std::string("libcudart.so.").size());
-      if (auto dot = record.cuda.find('.'); dot != std::string::npos)
-        record.cuda = record.cuda.substr(0, dot);
-      record.cuda_evidence = "bundles " + base;
-      return;
-    }
-  }
-  for (const auto& req : requires_here) {
-    std::string name = normalize_package_name(req.substr(0, req.find_first_of("=<>!~; [(")));
-    auto cu = name.rfind("-cu");
-    if (starts_with(name, "nvidia-") && cu != std::string::npos && name.size() - cu <= 5 &&
-        std::all_of(name.begin() + cu + 3, name.end(), ::isdigit) && name.size() > cu + 3) {
-      record.cuda = name.substr(cu + 3);
-      record.cuda_evidence = "requires " + name;
-      return;
-    }
-  }
-  // One library per CUDA runtime (libbitsandbytes_cuda118.so ... _cuda130.so): each of them.
-  std::set<std::pair<int, int>> variants;
-  std::string example;
-  for (const auto& file : record.files) {
-    auto base =
-        file.path.substr(file.path.rfind('/') == std::string::npos ? 0 : file.path.rfind('/') + 1);
-    auto at = base.find("_cuda");
-    if (at == std::string::npos) continue;
-    size_t i = at + 5, j = i;
-    while (j < base.size() && std::isdigit(static_cast<unsigned char>(base[j]))) ++j;
-    if (j - i != 3 && j - i != 4) continue;  // 118 -> 11.8, 1210 (never seen) -> 12.10
-    int major = std::stoi(base.substr(i, 2)), minor = std::stoi(base.substr(i + 2, j - i - 2));
-    variants.insert({major, minor});
-    if (example.empty()) example = base;
-  }
-  if (variants.size() >= 2) {
-    std::vector<std::string> list;
-    for (auto [major, minor] : variants) list.push_back(fmt::format("{}.{}", major, minor));
-    record.cuda = fmt::format("{}", fmt::join(list, ";"));
-    record.cuda_evidence = fmt::format(
-        "one library per CUDA runtime ({} …), loaded by the "
-        "runtime torch uses",
-        example);
-    return;
-  }
-  // The package's own name: nvidia-cublas-cu12, cupy-cuda12x, jax-cuda13-plugin.
-  const std::string& p = record.package;
-  for (std::string_view marker : {"-cu", "-cuda"}) {
-    auto at = p.find(marker);
-    while (at != std::string::npos) {
-      size_t i = at + marker.size(), j = i;
-      while (j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]))) ++j;
-      if (j > i && j - i <= 3 && (j == p.size() || p[j] == '-' || p[j] == 'x')) {
-        record.cuda = p.substr(i, j - i);
-        record.cuda_evidence = "-" + p.substr(at + 1, j - at - 1) + " in the package name";
-        return;
-      }
-      at = p.find(marker, at + 1);
-    }
-  }
+  RuntimeClues clues{
+      record.package, record.machine, record.requires_dist, record.runtime_libraries, {}};
+  for (const auto& file : record.files) clues.library_paths.push_back(file.path);
+  auto guess = infer_cuda_runtime(clues);
+  record.cuda = std::move(guess.cuda);
+  record.cuda_evidence = std::move(guess.evidence);
 }
 
 Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& options) {
@@ -568,14 +379,13 @@ Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& o
   ByteView bytes = mapped->view();
   record.size = bytes.size();
   record.sha256 = sha256_hex(bytes);
-  ZipFacts facts = read_zip_facts(bytes);
+  WheelFacts facts = read_wheel_facts(bytes);
   record.members = facts.members;
-  record.requires_dist = facts.requires_dist;
+  for (auto& req : facts.requires_dist)
+    if (relevant_requirement(req)) record.requires_dist.push_back(std::move(req));
   add_inventories(record, inspect_buffer(bytes, path, options));
   if (facts.error && record.errors.empty()) record.errors.push_back(*facts.error);
-  for (const auto& base : facts.names)
-    if (starts_with(base, "libcudart.so.")) record.runtime_libraries.push_back(base);
-  sorted_unique(record.runtime_libraries);
+  record.runtime_libraries = bundled_cuda_runtimes(facts.member_paths);
   infer_cuda(record);
   return record;
 }
@@ -906,13 +716,6 @@ FileInventory rebuild_inventory(const IndexedFile& file) {
   return inv;
 }
 
-namespace {
-
-// Files that are one library per CUDA runtime, of which one is loaded (bitsandbytes'
-// libbitsandbytes_cuda118.so ... _cuda130.so): the same directory and name with the digits after
-// "cuda" or "cu" replaced. Returns "" when the name has no such part.
-}  // namespace
-
 WheelVerdict judge_wheel(const WheelRecord& record, const Target& target) {
   WheelVerdict out;
   const Catalog& catalog = Catalog::builtin();
@@ -923,9 +726,7 @@ WheelVerdict judge_wheel(const WheelRecord& record, const Target& target) {
   }
   PackageQuery query;
   query.package = record.package;
-  // One CUDA version (not a list of runtime variants) is what the wheel links.
-  if (!record.cuda.empty() && record.cuda.find(';') == std::string::npos)
-    if (auto v = Version::parse(record.cuda)) query.runtime = RuntimeNeed{*v, record.cuda_evidence};
+  query.runtime = runtime_need({record.cuda, record.cuda_evidence});
   out.package = judge_package(libraries, query, target, catalog);
   out.fit = out.package.fit;
   out.has_device_code = out.package.has_device_code;

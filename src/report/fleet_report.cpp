@@ -18,10 +18,6 @@ using nlohmann::json;
 
 std::string cuda_text(const std::optional<Version>& v) { return v ? v->to_string() : "?"; }
 
-std::string gib(uint64_t bytes) {
-  return bytes ? fmt::format("{:.0f} GiB", static_cast<double>(bytes) / (1ull << 30)) : "?";
-}
-
 // "570.124.06 (30), 580.95.05 (150)": a model's drivers with their node counts.
 std::string drivers_text(const fleet::ModelSummary& m) {
   std::string out;

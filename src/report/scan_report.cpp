@@ -405,6 +405,8 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
             {"lto", p.lto_targets},   {"resource_warnings", p.resource_warnings}};
     jp["verdict"] = p.verdict ? json(to_string(*p.verdict)) : json(nullptr);
     if (p.fit && p.fit->has_device_code) jp["rollup"] = package_fit_json(*p.fit);
+    if (!p.runtime.cuda.empty())
+      jp["cuda_runtime"] = {{"cuda", p.runtime.cuda}, {"evidence", p.runtime.evidence}};
     j["packages"].push_back(std::move(jp));
   }
   j["errors"] = json::array();

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <zip.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -16,6 +15,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "smcompat/scan/wheel.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/util/strings.hpp"
@@ -185,9 +185,8 @@ DistIndex index_distributions(const std::vector<Candidate>& files) {
 // Wheel file name: {dist}-{version}(-{build})?-{python}-{abi}-{platform}.whl
 std::pair<std::string, std::string> wheel_name_version(const std::string& path) {
   std::string base = fs::path(path).filename().string();
-  auto parts = split(base, '-');
-  if (parts.size() < 5) return {base, ""};
-  return {std::string(parts[0]), std::string(parts[1])};
+  if (auto name = parse_wheel_name(base)) return {name->name, name->version};
+  return {base, ""};
 }
 
 }  // namespace
@@ -245,6 +244,7 @@ InstalledDistribution parse_installed_distribution(const std::string& dist_info_
       if (line.empty()) break;  // headers end at the first blank line
       if (starts_with(line, "Name:")) d.name = std::string(trim(line.substr(5)));
       if (starts_with(line, "Version:")) d.version = std::string(trim(line.substr(8)));
+      if (starts_with(line, "Requires-Dist:")) d.requires_dist.emplace_back(trim(line.substr(14)));
     }
   } else {
     d.warnings.push_back(fmt::format("{}: METADATA missing or unreadable", dist_info_dir));
@@ -269,19 +269,6 @@ InstalledDistribution parse_installed_distribution(const std::string& dist_info_
         fmt::format("{}: RECORD missing; its files were not inspected", dist_info_dir));
   }
   return d;
-}
-
-std::optional<CudartName> parse_cudart_file_name(std::string_view name) {
-  // libcudart.so.12, libcudart.so.12.8.90; auditwheel renames bundled copies with a hash of their
-  // contents: libcudart-1a2b3c4d.so.12 (manylinux), libcudart.1a2b3c4d.so.12 (older releases).
-  static const std::regex kName(
-      R"(libcudart(?:[-.][0-9a-fA-F]{6,})?\.so\.([0-9]{1,4})((?:\.[0-9]{1,6}){1,2})?)");
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_match(name.begin(), name.end(), m, kName)) return std::nullopt;
-  CudartName out;
-  out.major = std::stoi(m[1].str());
-  if (m[2].matched) out.version = m[1].str() + m[2].str();
-  return out;
 }
 
 namespace {
@@ -310,17 +297,20 @@ std::string base_name(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// Member names of a wheel or zip (for the CUDA runtimes it carries); empty if unreadable.
-std::vector<std::string> zip_names(const std::string& path) {
-  std::vector<std::string> out;
-  int err = 0;
-  zip_t* z = zip_open(path.c_str(), ZIP_RDONLY, &err);
-  if (!z) return out;
-  zip_int64_t n = zip_get_num_entries(z, 0);
-  for (zip_int64_t i = 0; i < n; ++i)
-    if (const char* name = zip_get_name(z, i, 0)) out.emplace_back(name);
-  zip_discard(z);
-  return out;
+// The CUDA runtime a wheel needs, by the rule the index uses (verdict/runtime_need.hpp), from
+// its METADATA, the libcudart it bundles and its device-code members.
+RuntimeGuess wheel_runtime(const std::string& path, const WheelFacts& facts,
+                           const std::vector<FileInventory>& inventories) {
+  std::string file_name = fs::path(path).filename().string();
+  auto name = parse_wheel_name(file_name);
+  RuntimeClues clues;
+  clues.package = name ? name->name : file_name;
+  clues.machine = name ? machine_of(name->platform) : "any";
+  clues.requires_dist = facts.requires_dist;
+  clues.runtime_libraries = bundled_cuda_runtimes(facts.member_paths);
+  for (const auto& inv : inventories)
+    if (!inv.member.empty() && !inv.images.empty()) clues.library_paths.push_back(inv.member);
+  return infer_cuda_runtime(clues);
 }
 
 // One file (or member) on its way into the report, with the package it belongs to.
@@ -524,6 +514,7 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
   });
 
   ReportBuilder builder(report, options);
+  std::map<std::string, RuntimeGuess> runtimes;  // by package: what its wheel says it needs
   for (size_t i = 0; i < walker.files.size(); ++i) {
     const Candidate& c = walker.files[i];
     std::error_code ec;
@@ -536,8 +527,11 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
       add_cuda_runtime(report, c.path, "", file_name, "", "");
     if (ends_with(c.path, ".whl")) {
       auto [wheel, wheel_version] = wheel_name_version(c.path);
-      for (const auto& m : zip_names(c.path))
+      WheelFacts facts;
+      if (auto mapped = MappedFile::open(c.path)) facts = read_wheel_facts(mapped->view());
+      for (const auto& m : facts.member_paths)
         add_cuda_runtime(report, c.path, m, base_name(m), wheel, wheel_version);
+      runtimes[wheel] = wheel_runtime(c.path, facts, results[i]);
     }
     for (auto& inv : results[i]) {
       if (inv.member.empty()) report.bytes_scanned += inv.size;
@@ -575,6 +569,8 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
     }
   }
   for (const auto& p : images) scan_image(p, options, report, builder);
+  for (auto& p : report.packages)
+    if (auto it = runtimes.find(p.name); it != runtimes.end()) p.runtime = it->second;
 
   for (auto& p : report.packages) {
     std::set<SmTarget> targets;  // distinct targets across the package's files, in arch order
@@ -595,7 +591,8 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
           libraries.push_back(
               {f.inventory.member.empty() ? f.inventory.path : f.inventory.member, *f.verdict});
       }
-      PackageFit fit = judge_package(libraries, {p.name, std::nullopt, ""}, *options.target);
+      PackageFit fit =
+          judge_package(libraries, {p.name, runtime_need(p.runtime), ""}, *options.target);
       if (fit.has_device_code) p.verdict = fit.fit;
       p.fit = std::move(fit);
     }

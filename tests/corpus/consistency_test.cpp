@@ -28,6 +28,16 @@ using testing::corpus_dir;
 
 const std::vector<std::string> kGpus = {"RTX 5090", "RTX PRO 6000", "B200", "GB10",
                                         "H100",     "A100",         "L4",   "T4"};
+// The same H100 behind a driver for CUDA 12.8: the CUDA 13 wheels of the corpus (cuBLAS, cuDNN,
+// NCCL, vLLM, torchvision: their METADATA, bundled libcudart or name) need a newer one.
+const std::string kOldDriver = "H100, driver 12.8";
+
+Target target_of(const std::string& gpu) {
+  if (gpu != kOldDriver) return *resolve_target(gpu);
+  Target t = *resolve_target("H100");
+  t.driver_cuda = Version{12, 8};
+  return t;
+}
 
 // "no device code" or the fit's name: the words all three callers print.
 std::string word(bool has_device_code, Fit fit) {
@@ -59,11 +69,13 @@ const std::vector<WheelAnswers>& answers() {
       WheelAnswers a;
       a.package = record->package;
       a.version = record->version;
-      for (const auto& gpu : kGpus) {
-        Target t = *resolve_target(gpu);
+      std::vector<std::string> gpus = kGpus;
+      gpus.push_back(kOldDriver);
+      for (const auto& gpu : gpus) {
+        Target t = target_of(gpu);
         auto v = judge_wheel(*record, t);
         a.index[gpu] = word(v.has_device_code, v.fit);
-        if (gpu != "RTX 5090" && gpu != "H100") continue;
+        if (gpu != "RTX 5090" && gpu != "H100" && gpu != kOldDriver) continue;
         ScanOptions o;
         o.target = t;
         auto report = scan_paths({whl.string()}, o);
@@ -111,14 +123,18 @@ TEST(OneVerdict, ScanIndexAndDoctorAgree) {
   if (corpus_wheels().empty())
     GTEST_SKIP() << "no corpus wheels in " << corpus_dir() / "wheels"
                  << " (run scripts/fetch-corpus.sh or set SMCOMPAT_CORPUS)";
-  size_t judged = 0;
+  size_t judged = 0, driver_too_old = 0;
   for (const auto& a : answers()) {
     for (const auto& [gpu, verdict] : a.scan) {
       EXPECT_EQ(verdict, a.index.at(gpu)) << a.package << " " << a.version << " on " << gpu;
       ++judged;
+      driver_too_old += verdict == "driver-too-old";
     }
   }
-  EXPECT_GE(judged, 2u * 30);  // every corpus wheel, two architectures
+  EXPECT_GE(judged, 3u * 30);  // every corpus wheel, two architectures and an old driver
+  // The CUDA 13 wheels say so: nvidia-cublas, -cufft, -cusolver, -cusparse (unsuffixed),
+  // -cudnn-cu13, -nccl-cu13, -cusparselt-cu13, -nvshmem-cu13 (names), vllm, torchvision, ...
+  EXPECT_GE(driver_too_old, 8u);
 
   std::vector<std::string> venvs;
   for (const char* v : {"torch", "torch-vllm", "cupy"})
@@ -134,28 +150,35 @@ TEST(OneVerdict, ScanIndexAndDoctorAgree) {
   o.ld_so_conf = "/nonexistent";
   o.driver = doctor::DriverFacts{};
   auto report = doctor::run_doctor(o);
+  // Again behind a driver for CUDA 12.8, on the H100 only.
+  o.gpus = {"H100"};
+  o.driver->state = doctor::DriverFacts::State::kOk;
+  o.driver->cuda = Version{12, 8};
+  auto old_driver = doctor::run_doctor(o);
   std::map<std::pair<std::string, std::string>, const WheelAnswers*> wheels;
   for (const auto& a : answers()) wheels[{a.package, a.version}] = &a;
   size_t compared = 0;
   std::set<std::string> missing;
-  for (const auto& v : report.verdicts) {
+  auto compare = [&](const doctor::PackageVerdict& v, bool behind_old_driver) {
     std::string name = normalize_package_name(v.package);
-    if (name == "bitsandbytes") continue;
+    if (name == "bitsandbytes") return;
     auto it = wheels.find({name, v.version});
     if (it == wheels.end()) {
       missing.insert(name + " " + v.version);
-      continue;
+      return;
     }
     // The doctor says native for a package without device code (nothing can fail to load).
     std::string doctor = word(v.rollup.has_device_code, v.fit);
-    std::string gpu;
+    std::string gpu = behind_old_driver ? kOldDriver : "";
     for (const auto& g : kGpus)
-      if (resolve_target(g)->name == v.gpu) gpu = g;
+      if (gpu.empty() && resolve_target(g)->name == v.gpu) gpu = g;
     ASSERT_FALSE(gpu.empty()) << v.gpu;
-    EXPECT_EQ(doctor, it->second->index.at(gpu)) << name << " " << v.version << " on " << v.gpu;
+    EXPECT_EQ(doctor, it->second->index.at(gpu)) << name << " " << v.version << " on " << gpu;
     ++compared;
-  }
-  EXPECT_GE(compared, 8u * 10) << "packages of the venvs without a corpus wheel: " << [&] {
+  };
+  for (const auto& v : report.verdicts) compare(v, false);
+  for (const auto& v : old_driver.verdicts) compare(v, true);
+  EXPECT_GE(compared, 9u * 10) << "packages of the venvs without a corpus wheel: " << [&] {
     std::string s;
     for (const auto& m : missing) s += m + "; ";
     return s;

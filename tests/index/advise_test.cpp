@@ -120,6 +120,49 @@ TEST(Advise, NamesAreNormalisedAndAskedOnce) {
   EXPECT_EQ(out[1].recommended, "0.2.0");
 }
 
+// Nothing of a package runs natively: the same package for another CUDA major that does (as
+// cupy-cuda12x and cupy-cuda13x, nvidia-cudnn-cu12 and the unsuffixed CUDA 13 wheels), else whom
+// to ask.
+TEST(Advise, NoReleaseRunsNamesTheSamePackageForAnotherCudaOrWhomToAsk) {
+  using test_index::device_file;
+  using test_index::wheel;
+  WheelIndex index;
+  index.built = "2026-11-27";
+  index.wheels = {
+      wheel("cupy-cuda11x", "13.0.0", "x86_64", {device_file("cupy/_core.so", {"sm_80"})}),
+      wheel("cupy-cuda12x", "13.0.0", "x86_64", {device_file("cupy/_core.so", {"sm_80"})}),
+      wheel("cupy-cuda13x", "14.0.0", "x86_64",
+            {device_file("cupy/_core.so", {"sm_80", "sm_120"})}),
+      wheel("nvidia-cufft-cu12", "11.2.1.3", "x86_64",
+            {device_file("nvidia/cufft/lib/libcufft.so.11", {"sm_80"})}),
+      wheel("nvidia-cufft", "12.0.0.15", "x86_64",
+            {device_file("nvidia/cu13/lib/libcufft.so.12", {"sm_80", "sm_120"})}),
+      wheel("nvidia-cudss-cu12", "0.7.1", "x86_64",
+            {device_file("nvidia/cu12/lib/libcudss.so.0", {"sm_80"})})};
+  auto out = advise(index, {"cupy-cuda12x", "nvidia-cufft-cu12", "nvidia-cudss-cu12"},
+                    gpu("RTX 5090"), {});
+  ASSERT_EQ(out.size(), 3u);
+  auto has = [](const PackageAdvice& a, const std::string& text) {
+    for (const auto& n : a.notes)
+      if (n == text) return true;
+    ADD_FAILURE() << a.package << " lacks the note: " << text;
+    return false;
+  };
+  has(out[0],
+      "cupy-cuda13x 14.0.0 (the same package for another CUDA) runs natively on GeForce RTX 5090 "
+      "(sm_120): `pip install \"cupy-cuda13x==14.0.0\"` instead of cupy-cuda12x, with a torch "
+      "and driver for its CUDA");
+  has(out[1],
+      "nvidia-cufft 12.0.0.15 (the same package for another CUDA) runs natively on GeForce RTX "
+      "5090 (sm_120): `pip install \"nvidia-cufft==12.0.0.15\"` instead of nvidia-cufft-cu12, "
+      "with a torch and driver for its CUDA");
+  has(out[2],
+      "no indexed release runs natively on GeForce RTX 5090 (sm_120): ask nvidia-cudss-cu12's "
+      "maintainers for a build with sm_120 (with the evidence of `smcompat scan --gpu \"GeForce "
+      "RTX 5090\" WHEEL`)");
+  EXPECT_FALSE(out[0].recommended);  // nothing of cupy-cuda12x itself runs
+}
+
 TEST(Advise, UnknownPackageSaysHowToIndexIt) {
   auto a = advise(sample_index(), {"flash_attn"}, gpu("RTX 5090"), {}).at(0);
   EXPECT_EQ(a.package, "flash-attn");

@@ -424,6 +424,45 @@ TEST(InferCuda, FromRequirementsWhoseMarkersHold) {
   EXPECT_EQ(variants.cuda, "11.8;12.4;13.0");
 }
 
+// Requirement lines as the shipped index records them (data/wheel_index.json): an "==" in the
+// marker is no pin (jax-cuda12-plugin's and onnxruntime-gpu's runtime used to read `"linux"` and
+// `"cuda"`); NVIDIA's unsuffixed wheels are the CUDA 13 generation; auditwheel renames bundled
+// runtimes.
+TEST(InferCuda, MarkersUnsuffixedWheelsAndRenamedRuntimes) {
+  auto guess = [](std::string package, std::vector<std::string> requires_dist,
+                  std::vector<std::string> runtimes = {}) {
+    return infer_cuda_runtime({package, "x86_64", requires_dist, runtimes, {}});
+  };
+  auto jax12 = guess("jax-cuda12-plugin",
+                     {"nvidia-cuda-runtime-cu12>=12.1.105; sys_platform == \"linux\" and extra == "
+                      "\"with-cuda\""});
+  EXPECT_EQ(jax12.cuda, "12");
+  EXPECT_EQ(jax12.evidence, "requires nvidia-cuda-runtime-cu12>=12.1.105");
+  auto ort = guess("onnxruntime-gpu", {"nvidia-cuda-runtime-cu12~=12.0; extra == \"cuda\""});
+  EXPECT_EQ(ort.cuda, "12");
+  auto jax13 = guess("jax-cuda13-plugin",
+                     {"nvidia-cuda-runtime>=13.0.48; sys_platform == \"linux\" and extra == "
+                      "\"with-cuda\""});
+  EXPECT_EQ(jax13.cuda, "13");
+  EXPECT_EQ(jax13.evidence,
+            "requires nvidia-cuda-runtime, an unsuffixed NVIDIA wheel: CUDA 13 or later");
+  auto pinned = guess("x", {"nvidia-cuda-runtime==13.0.96; platform_system == \"Linux\""});
+  EXPECT_EQ(pinned.cuda, "13.0");
+  EXPECT_EQ(guess("nvidia-cublas", {"nvidia-cuda-nvrtc"}).cuda, "13");
+  EXPECT_EQ(guess("nvidia_cufft", {}).cuda, "13");  // 12.2.0.57 is CUDA 13's cuFFT
+  EXPECT_EQ(guess("nvidia-ml-py", {}).cuda, "");    // not a CUDA component
+  auto renamed = guess("torchvision", {"torch (==2.10.0)"}, {"libcudart.3eda8113.so.13"});
+  EXPECT_EQ(renamed.cuda, "13");
+  EXPECT_EQ(renamed.evidence, "bundles libcudart.3eda8113.so.13");
+  EXPECT_EQ(bundled_cuda_runtimes({"torchvision.libs/libcudart.3eda8113.so.13", "a/libcudart.so",
+                                   "b/libcudart.so.12.8.90", "c/libcudart_static.a"}),
+            (std::vector<std::string>{"libcudart.3eda8113.so.13", "libcudart.so.12.8.90"}));
+  // A list of per-runtime libraries is no single need; one version is.
+  EXPECT_FALSE(runtime_need({"11.8;12.4", "one library per CUDA runtime"}));
+  ASSERT_TRUE(runtime_need(renamed));
+  EXPECT_EQ(runtime_need(renamed)->cuda.major, 13);
+}
+
 TEST(InferCuda, MarkerReading) {
   EXPECT_TRUE(marker_applies("x==1", "aarch64"));
   EXPECT_TRUE(marker_applies("x==1; platform_machine == 'aarch64'", "aarch64"));

@@ -22,8 +22,9 @@ namespace smcompat {
 enum class FileFormat { kUnknown, kHostElf, kCubin, kFatbin, kPtx, kArchive, kZip };
 const char* to_string(FileFormat f);  // "unknown", "elf", "cubin", "fatbin", "ptx", "ar", "zip"
 
-/// Images up to this many decoded bytes are opened at header level to count their kernels (a
-/// cubin holding any kernel is rarely this small; one with none is about 1 KB).
+/// Compressed images up to this many decoded bytes are inflated to count their kernels (a cubin
+/// holding any kernel is rarely this small; one with none is about 1 KB). Raw images are counted
+/// in place at any size.
 inline constexpr uint64_t kSmallCubinBytes = 8192;
 
 /// One image of device code, as found in a file.
@@ -44,9 +45,9 @@ struct DeviceImage {
   bool relocatable = false;  ///< from __nv_relfatbin, or an ET_REL cubin (-rdc)
   bool debug = false;        ///< -G
   /// Kernels in a cubin, or `.entry` functions in PTX, when known: from the deep decode, or read
-  /// at header level for small images (at most kSmallCubinBytes decoded). 0 marks an image with
-  /// nothing to launch (libcufftw's and NPP's 872-byte sm_52 cubins, cuDNN's 56-byte PTX): it is
-  /// not code any GPU can lack.
+  /// at header level for raw images and small compressed ones (kSmallCubinBytes). 0 marks an image
+  /// with nothing to launch (libcufftw's and NPP's 872-byte sm_52 cubins, cuDNN's 56-byte PTX): it
+  /// is not code any GPU can lack.
   std::optional<uint32_t> kernels;
   bool kernelless() const { return kernels && *kernels == 0; }
   // Deep details (InspectOptions::deep):

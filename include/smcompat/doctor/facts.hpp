@@ -91,6 +91,7 @@ struct Distribution {
   std::string version;                        ///< "2.7.0+cu128"
   std::string dist_info;                      ///< path of the .dist-info directory
   std::vector<std::string> shared_libraries;  ///< absolute paths of .so files from RECORD
+  std::vector<std::string> requires_dist;     ///< METADATA Requires-Dist lines
   std::vector<std::string> warnings;          ///< unreadable RECORD etc.
   /// `__version__` from the package's own <module>/version.py ("0.29.2+cu132"); PyPI wheels of
   /// torchvision carry the CUDA tag only there, METADATA says "0.29.2". "" if not read.

@@ -18,6 +18,7 @@
 #include "smcompat/util/strings.hpp"  // normalize_package_name
 #include "smcompat/verdict/fit.hpp"
 #include "smcompat/verdict/package.hpp"
+#include "smcompat/verdict/runtime_need.hpp"  // marker_applies, infer_cuda_runtime
 #include "smcompat/verdict/targets.hpp"
 
 namespace smcompat {
@@ -116,11 +117,10 @@ Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& o
 void add_inventories(WheelRecord& record, const std::vector<FileInventory>& inventories);
 
 /// Sets `cuda` and `cuda_evidence` from the record's own facts (requirements whose markers hold
-/// on its machine, bundled runtimes, runtime-variant libraries, the package name). index_wheel()
-/// and normalize() call it, so a corrected rule reaches old records on the next merge.
+/// on its machine, bundled runtimes, runtime-variant libraries, the package name) by the one rule
+/// (verdict/runtime_need.hpp). index_wheel() and normalize() call it, so a corrected rule reaches
+/// old records on the next merge.
 void infer_cuda(WheelRecord& record);
-/// Whether a Requires-Dist line's marker can hold on `machine` (only platform_machine is read).
-bool marker_applies(std::string_view requirement, std::string_view machine);
 
 /// PEP 440 ordering for the versions PyPI serves (release segments, pre/post/dev, local labels);
 /// negative when a < b.

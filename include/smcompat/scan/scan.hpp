@@ -13,6 +13,7 @@
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/scan/image.hpp"
 #include "smcompat/verdict/package.hpp"
+#include "smcompat/verdict/runtime_need.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
 namespace smcompat {
@@ -55,7 +56,10 @@ struct PackageSummary {
   /// device code.
   std::optional<Fit> verdict;
   std::optional<PackageFit> fit;  ///< the roll-up behind `verdict` (roles, JIT units, reasons)
-  bool partial = false;           ///< some file has units without an image for the target
+  /// The CUDA runtime it needs, for wheels (METADATA, bundled libcudart, names); checked against
+  /// the target's driver by the roll-up when it is one version.
+  RuntimeGuess runtime;
+  bool partial = false;  ///< some file has units without an image for the target
   size_t resource_warnings = 0;
 };
 
@@ -68,14 +72,6 @@ struct CudaRuntimeLibrary {
   /// nvidia-cuda-runtime[-cuN] distribution or wheel, else unknown.
   std::optional<std::string> version;
 };
-
-/// A CUDA runtime file name: libcudart.so.N, libcudart.so.N.M[.P], and auditwheel's renamed
-/// libcudart-<hash>.so.N / libcudart.<hash>.so.N. major and (when the name has it) version.
-struct CudartName {
-  int major = 0;
-  std::optional<std::string> version;
-};
-std::optional<CudartName> parse_cudart_file_name(std::string_view file_name);
 
 struct ScanReport {
   std::vector<ScannedFile> files;        ///< files (and members) with device code or errors
@@ -102,6 +98,7 @@ struct InstalledDistribution {
   std::string name;       ///< METADATA Name, else from the directory name (name-version.dist-info)
   std::string version;    ///< METADATA Version, else from the directory name
   std::string dist_info;  ///< the .dist-info directory
+  std::vector<std::string> requires_dist;  ///< METADATA Requires-Dist lines, markers kept
   /// RECORD's files as absolute, lexically normal paths (relative ones are under the directory
   /// holding the .dist-info), each once, in RECORD order.
   std::vector<std::string> files;
