@@ -194,33 +194,28 @@ void runtime_note(const PackageAdvice& a, const ReleaseFit& r, const std::option
     if (auto v = Version::parse(trim(part))) variants.push_back(*v);
   if (variants.empty()) return;
   std::sort(variants.begin(), variants.end());
-  auto min_driver_of = [](Version v) {
-    const CudaRelease* rel = Catalog::builtin().cuda_release(v);
-    return rel && rel->min_driver_linux
-               ? fmt::format(" (Linux driver {} or newer)", rel->min_driver_linux->to_string())
-               : std::string();
-  };
   if (variants.size() > 1) {
     if (variants.front().major <= driver->major) return;  // some variant runs on this driver
     notes.push_back(fmt::format(
         "{} {} ships one library per CUDA runtime ({} to {}) and none runs on a driver for CUDA "
-        "{}: it needs a driver for CUDA {}{}",
+        "{}: it needs {}",
         a.package, r.version, variants.front().to_string(), variants.back().to_string(),
-        driver->to_string(), variants.front().to_string(), min_driver_of(variants.front())));
+        driver->to_string(), driver_words(variants.front())));
     return;
   }
+  // A newer major is the verdict (judge_package: driver-too-old, with the driver to install),
+  // except for a wheel without device code, which no verdict judges.
   const Version need = variants.front();
-  if (need.major > driver->major) {
+  if (need.major > driver->major && r.verdict.fit != Fit::kDriverTooOld) {
     notes.push_back(fmt::format(
-        "{} {} needs the CUDA {} runtime, which a driver for CUDA {} cannot run: it needs a "
-        "driver for CUDA {}{}",
-        a.package, r.version, r.cuda, driver->to_string(), need.to_string(), min_driver_of(need)));
+        "{} {} needs the CUDA {} runtime, which a driver for CUDA {} cannot run: it needs {}",
+        a.package, r.version, r.cuda, driver->to_string(), driver_words(need)));
   } else if (need.major == driver->major && need.minor > driver->minor) {
     notes.push_back(fmt::format(
         "{} {} is built with the CUDA {} runtime and the driver supports CUDA {}: it runs through "
-        "CUDA minor version compatibility (not for PTX or features newer than the driver); a "
-        "driver for CUDA {}{} supports it fully",
-        a.package, r.version, r.cuda, driver->to_string(), need.to_string(), min_driver_of(need)));
+        "CUDA minor version compatibility (not for PTX or features newer than the driver); {} "
+        "supports it fully",
+        a.package, r.version, r.cuda, driver->to_string(), driver_words(need)));
   }
 }
 

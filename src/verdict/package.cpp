@@ -257,12 +257,10 @@ PackageFit judge_package(const std::vector<PackageLibrary>& libraries, const Pac
                query.runtime->cuda.major > target.driver_cuda->major) {
       // The CUDA runtime the package links must be one the driver serves: a newer major cannot
       // initialise (compatibility-rules.md 9: minor-version compatibility stays within a major).
-      std::string driver = driver_for_cuda(Version{query.runtime->cuda.major, 0}, catalog);
       out.driver_reason = fmt::format(
-          "it needs the CUDA {} runtime ({}), and the driver supports CUDA {}: install a driver "
-          "for CUDA {}.0 or newer{}",
+          "it needs the CUDA {} runtime ({}), and the driver supports CUDA {}: install {}",
           query.runtime->cuda.to_string(), query.runtime->evidence, target.driver_cuda->to_string(),
-          query.runtime->cuda.major, driver.empty() ? "" : " (" + driver + ")");
+          driver_words(Version{query.runtime->cuda.major, 0}, catalog));
       out.fit = Fit::kDriverTooOld;
     }
   }

@@ -298,14 +298,19 @@ std::string driver_for_cuda(Version cuda, const Catalog& catalog) {
   return "";
 }
 
+std::string driver_words(Version cuda, const Catalog& catalog) {
+  std::string driver = driver_for_cuda(cuda, catalog);
+  return fmt::format("a driver for CUDA {} or newer{}", cuda.to_string(),
+                     driver.empty() ? "" : " (" + driver + ")");
+}
+
 std::optional<std::string> driver_cannot_run_gpu(const Target& target, const Catalog& catalog) {
   if (!target.driver_cuda) return std::nullopt;
   const ArchInfo* arch = catalog.arch(target.cc.arch());
   if (!arch || !arch->first_cuda || !(*target.driver_cuda < *arch->first_cuda)) return std::nullopt;
-  std::string driver = driver_for_cuda(*arch->first_cuda, catalog);
-  return fmt::format("the driver supports CUDA {}, and sm_{} needs a driver for CUDA {} or newer{}",
+  return fmt::format("the driver supports CUDA {}, and sm_{} needs {}",
                      target.driver_cuda->to_string(), target.cc.arch(),
-                     arch->first_cuda->to_string(), driver.empty() ? "" : " (" + driver + ")");
+                     driver_words(*arch->first_cuda, catalog));
 }
 
 }  // namespace smcompat

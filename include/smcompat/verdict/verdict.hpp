@@ -100,5 +100,8 @@ std::optional<std::string> driver_cannot_run_gpu(const Target& target,
                                                  const Catalog& catalog = Catalog::builtin());
 /// The minimum Linux driver for a CUDA release, as "570.26 or newer", or "" if not in the table.
 std::string driver_for_cuda(Version cuda, const Catalog& catalog = Catalog::builtin());
+/// The driver to install, in the words every verdict and note uses: "a driver for CUDA 13.0 or
+/// newer (580.65.06 or newer)".
+std::string driver_words(Version cuda, const Catalog& catalog = Catalog::builtin());
 
 }  // namespace smcompat
