@@ -15,6 +15,7 @@
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/util/json_fields.hpp"
 #include "smcompat/util/mapped_file.hpp"
+#include "smcompat/verdict/package.hpp"
 #include "smcompat/verdict/targets.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
@@ -294,6 +295,8 @@ std::vector<Image> judge_scan(const json& doc, const std::string& report,
     std::vector<FileInventory> files;
     std::vector<std::string> names;
     std::vector<std::string> paths;
+    std::vector<std::string> packages;  // per file: the scan's package, for the roll-up
+    std::vector<std::string> members;   // per file: the member (or path) role patterns match
   };
   std::map<std::string, size_t> image_of_path;  // image path -> subject
   std::vector<Subject> subjects;
@@ -327,6 +330,8 @@ std::vector<Image> judge_scan(const json& doc, const std::string& report,
       }
       subjects[s].paths.push_back(inv.path);
       subjects[s].names.push_back(display_name(f));
+      subjects[s].packages.push_back(json_string(f, "package"));
+      subjects[s].members.push_back(inv.member.empty() ? inv.path : inv.member);
       subjects[s].files.push_back(std::move(inv));
     }
   }
@@ -362,15 +367,34 @@ std::vector<Image> judge_scan(const json& doc, const std::string& report,
       r.cc = c.cc;
       r.driver_cuda = c.driver_cuda;
       r.hosts = c.hosts;
+      // Per package, the one roll-up scan, advise and the doctor use (judge_package): the
+      // libraries that load on this class's GPU decide; the image is its worst package.
+      std::map<std::string, std::vector<size_t>> files_of;  // package -> file indices
+      std::vector<std::optional<FileVerdict>> verdicts(s.files.size());
       for (size_t i = 0; i < s.files.size(); ++i) {
         FileVerdict v = judge_file(s.files[i], *c.target);
         if (!v.has_device_code) continue;
-        r.verdict = worse(r.verdict, v.verdict);
         ++r.files[static_cast<size_t>(v.verdict)];
-        if (v.verdict == Fit::kNoImage || v.verdict == Fit::kUnsupportedPtx) {
-          if (r.failing_files.size() < kNamedFiles) r.failing_files.push_back(s.names[i]);
-        } else if (v.verdict == Fit::kPtxJit && r.jit_files.size() < kNamedFiles) {
-          r.jit_files.push_back(s.names[i]);
+        verdicts[i] = std::move(v);
+        files_of[s.packages[i]].push_back(i);
+      }
+      for (const auto& [package, indices] : files_of) {
+        std::vector<PackageLibrary> libraries;
+        for (size_t i : indices) libraries.push_back({s.members[i], *verdicts[i]});
+        PackageFit p = judge_package(libraries, {package, std::nullopt, ""}, *c.target);
+        // The fleet tells the hosts where code JITs: "native; 3 units in 1 library JIT" is one.
+        bool runs = p.fit == Fit::kNative || p.fit == Fit::kCompatibleSass;
+        r.verdict = worse(r.verdict, runs && p.jit_units > 0 ? Fit::kPtxJit : p.fit);
+        for (size_t k = 0; k < indices.size(); ++k) {
+          const JudgedLibrary& l = p.libraries[k];
+          if (!l.decides) continue;
+          const std::string& name = s.names[indices[k]];
+          if (l.fit == Fit::kNoImage || l.fit == Fit::kUnsupportedPtx ||
+              l.fit == Fit::kDriverTooOld) {
+            if (r.failing_files.size() < kNamedFiles) r.failing_files.push_back(name);
+          } else if (l.fit == Fit::kPtxJit && r.jit_files.size() < kNamedFiles) {
+            r.jit_files.push_back(name);
+          }
         }
       }
       if (runtime_major && c.driver_cuda && c.driver_cuda->major < *runtime_major)

@@ -448,6 +448,41 @@ TEST(FleetMerge, PrelinkOnlyLibraryJudgedAsTheScanJudgesIt) {
   EXPECT_EQ(merged.images[0].classes[0].verdict, Fit::kNoImage);
 }
 
+// The fleet judges each package of a scan by the roll-up scan itself uses (judge_package): an
+// optional library without code for the A100 (NCCL EP's libnccl_ep.so, a row of
+// data/package_libraries.json) does not make the A100 nodes fail, as it did when the worst file
+// decided; the scan's own package verdict for the A100 says the same.
+TEST(FleetMerge, PackagesJudgedByTheScansRollUp) {
+  test::TempDir d;
+  fs::create_directories(d.path() + "/root/te");
+  fs::copy_file(fixture("k_80_90.so"), d.path() + "/root/te/libte_core.so");
+  fs::copy_file(fixture("k_90_120.so"), d.path() + "/root/te/libnccl_ep.so");
+  write(d.path() + "/scan.json", scan_json({d.path() + "/root"}));
+  auto by_scan =
+      run_child({SMCOMPAT_CLI, "scan", d.path() + "/root", "--gpu", "A100", "--json"}, {});
+  ASSERT_EQ(by_scan.exit_code, 0) << by_scan.err;
+  EXPECT_EQ(json::parse(by_scan.out)["packages"][0]["verdict"], "native");
+  write(d.path() + "/a100.json", R"({"schema": "smcompat.doctor/1", "hostname": "a100-1",
+    "driver": {"state": "ok", "version": "580.95.05", "cuda": "13.0",
+               "gpus": [{"name": "A100 SXM4 80GB", "cc": "8.0"}]}, "findings": []})");
+  write(d.path() + "/t4.json", R"({"schema": "smcompat.doctor/1", "hostname": "t4-1",
+    "driver": {"state": "ok", "version": "580.95.05", "cuda": "13.0",
+               "gpus": [{"name": "Tesla T4", "cc": "7.5"}]}, "findings": []})");
+  auto merged =
+      merge_reports({d.path() + "/a100.json", d.path() + "/t4.json", d.path() + "/scan.json"});
+  ASSERT_EQ(merged.images.size(), 1u);
+  const Image& im = merged.images[0];
+  EXPECT_EQ(im.hosts_native, std::vector<std::string>{"a100-1"});
+  EXPECT_EQ(im.hosts_failing, std::vector<std::string>{"t4-1"});  // the core has no sm_75
+  size_t t4_classes = 0;
+  for (const auto& c : im.classes)
+    if (c.cc == "7.5") {
+      ++t4_classes;
+      EXPECT_EQ(c.failing_files, std::vector<std::string>{d.path() + "/root/te/libte_core.so"});
+    }
+  EXPECT_EQ(t4_classes, 1u);
+}
+
 // A container image end to end: written with libarchive (an OCI tarball, two layers, the second
 // deleting a library of the first with a whiteout), scanned by the CLI, merged with node reports.
 TEST(FleetMerge, ContainerImageScanJudgedForTheFleet) {
