@@ -17,6 +17,7 @@
 
 #include "smcompat/scan/wheel.hpp"
 #include "smcompat/util/files.hpp"
+#include "smcompat/util/host.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/util/strings.hpp"
 #include "smcompat/util/thread_pool.hpp"
@@ -139,6 +140,8 @@ struct Walker {
 // dist-info RECORD files under a root: relative path -> (distribution, version).
 struct DistIndex {
   std::unordered_map<std::string, std::pair<std::string, std::string>> by_path;
+  /// By distribution name: what its METADATA and RECORD say of the CUDA runtime it needs.
+  std::map<std::string, RuntimeClues> clues;
 };
 
 std::pair<std::string, std::string> dist_name_version(const std::string& dist_info_dir) {
@@ -154,8 +157,11 @@ void index_records(const std::string& site, DistIndex& index) {
   for (const auto& dir : dist_info_dirs(site)) {
     auto [name, version] = dist_name_version(dir);
     std::error_code ec;
-    for (const auto& file : read_installed_distribution(dir).files)
+    InstalledDistribution d = read_installed_distribution(dir);
+    for (const auto& file : d.files)
       index.by_path[fs::weakly_canonical(file, ec).string()] = {name, version};
+    index.clues[name] = {
+        name, host_machine(), std::move(d.requires_dist), bundled_cuda_runtimes(d.files), {}};
   }
 }
 
@@ -569,8 +575,15 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
     }
   }
   for (const auto& p : images) scan_image(p, options, report, builder);
-  for (auto& p : report.packages)
-    if (auto it = runtimes.find(p.name); it != runtimes.end()) p.runtime = it->second;
+  for (auto& p : report.packages) {
+    if (auto it = runtimes.find(p.name); it != runtimes.end()) {
+      p.runtime = it->second;
+    } else if (auto c = dists.clues.find(p.name); c != dists.clues.end()) {
+      RuntimeClues clues = c->second;  // an installed distribution, as the doctor reads it
+      for (size_t fi : p.files) clues.library_paths.push_back(report.files[fi].inventory.path);
+      p.runtime = infer_cuda_runtime(clues);
+    }
+  }
 
   for (auto& p : report.packages) {
     std::set<SmTarget> targets;  // distinct targets across the package's files, in arch order
