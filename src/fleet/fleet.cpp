@@ -16,6 +16,7 @@
 #include "smcompat/util/json_fields.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/verdict/package.hpp"
+#include "smcompat/verdict/runtime_need.hpp"
 #include "smcompat/verdict/targets.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
@@ -349,6 +350,13 @@ std::vector<Image> judge_scan(const json& doc, const std::string& report,
       runtime_major = std::max(runtime_major.value_or(0), major);
     }
   }
+  // What each package needs of the CUDA runtime, as the scan read it (`cuda_runtime`).
+  std::map<std::string, std::optional<RuntimeNeed>> needs;
+  if (doc.contains("packages") && doc["packages"].is_array())
+    for (const auto& p : doc["packages"])
+      if (p.is_object() && p.contains("cuda_runtime") && p["cuda_runtime"].is_object())
+        needs[json_string(p, "name")] = runtime_need(
+            {json_string(p["cuda_runtime"], "cuda"), json_string(p["cuda_runtime"], "evidence")});
   std::string host = json_string(doc, "hostname");
   std::vector<Image> out;
   for (auto& s : subjects) {
@@ -381,7 +389,9 @@ std::vector<Image> judge_scan(const json& doc, const std::string& report,
       for (const auto& [package, indices] : files_of) {
         std::vector<PackageLibrary> libraries;
         for (size_t i : indices) libraries.push_back({s.members[i], *verdicts[i]});
-        PackageFit p = judge_package(libraries, {package, std::nullopt, ""}, *c.target);
+        auto need = needs.find(package);
+        PackageFit p = judge_package(
+            libraries, {package, need == needs.end() ? std::nullopt : need->second, ""}, *c.target);
         // The fleet tells the hosts where code JITs: "native; 3 units in 1 library JIT" is one.
         bool runs = p.fit == Fit::kNative || p.fit == Fit::kCompatibleSass;
         r.verdict = worse(r.verdict, runs && p.jit_units > 0 ? Fit::kPtxJit : p.fit);

@@ -468,7 +468,7 @@ TEST(FleetMerge, PackagesJudgedByTheScansRollUp) {
   write(d.path() + "/t4.json", R"({"schema": "smcompat.doctor/1", "hostname": "t4-1",
     "driver": {"state": "ok", "version": "580.95.05", "cuda": "13.0",
                "gpus": [{"name": "Tesla T4", "cc": "7.5"}]}, "findings": []})");
-  auto merged =
+  FleetReport merged =
       merge_reports({d.path() + "/a100.json", d.path() + "/t4.json", d.path() + "/scan.json"});
   ASSERT_EQ(merged.images.size(), 1u);
   const Image& im = merged.images[0];
@@ -481,6 +481,23 @@ TEST(FleetMerge, PackagesJudgedByTheScansRollUp) {
       EXPECT_EQ(c.failing_files, std::vector<std::string>{d.path() + "/root/te/libte_core.so"});
     }
   EXPECT_EQ(t4_classes, 1u);
+
+  // The package's CUDA runtime (`cuda_runtime` of the scan: METADATA, a bundled libcudart) against
+  // each class's driver: a CUDA 13 package on an A100 whose driver serves CUDA 12.8.
+  json doc = json::parse(scan_json({d.path() + "/root"}));
+  ASSERT_EQ(doc["packages"].size(), 1u);
+  doc["packages"][0]["cuda_runtime"] = {{"cuda", "13"}, {"evidence", "bundles libcudart.so.13"}};
+  write(d.path() + "/scan.json", doc.dump());
+  write(d.path() + "/a100-old.json", R"({"schema": "smcompat.doctor/1", "hostname": "a100-old",
+    "driver": {"state": "ok", "version": "570.124.06", "cuda": "12.8",
+               "gpus": [{"name": "A100 SXM4 80GB", "cc": "8.0"}]}, "findings": []})");
+  merged = merge_reports(
+      {d.path() + "/a100.json", d.path() + "/a100-old.json", d.path() + "/scan.json"});
+  ASSERT_EQ(merged.images.size(), 1u);
+  EXPECT_EQ(merged.images[0].hosts_native, std::vector<std::string>{"a100-1"});
+  EXPECT_EQ(merged.images[0].hosts_failing, std::vector<std::string>{"a100-old"});
+  for (const auto& c : merged.images[0].classes)
+    if (c.hosts == std::vector<std::string>{"a100-old"}) EXPECT_EQ(c.verdict, Fit::kDriverTooOld);
 }
 
 // A container image end to end: written with libarchive (an OCI tarball, two layers, the second
