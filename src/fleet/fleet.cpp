@@ -192,6 +192,9 @@ FileInventory inventory_from_json(const json& file) {
     img.in_container = !e.contains("in_container") || bool_field(e, "in_container");
     img.relocatable = bool_field(e, "relocatable");
     if (auto v = json_string(e, "ptx_version"); !v.empty()) img.ptx_version = Version::parse(v);
+    if (e.contains("kernel_count") && e["kernel_count"].is_number_unsigned() &&
+        e["kernel_count"].get<uint64_t>() <= UINT32_MAX)
+      img.kernels = static_cast<uint32_t>(e["kernel_count"].get<uint64_t>());
     if (img.in_container) {
       bool same = !inv.containers.empty() && inv.containers.back().section == img.section &&
                   inv.containers.back().offset == img.container_offset;
@@ -318,7 +321,10 @@ std::vector<Image> judge_scan(const json& doc, const std::string& report,
     for (const auto& f : doc["files"]) {
       if (!f.is_object()) continue;
       FileInventory inv = inventory_from_json(f);
-      if (inv.images.empty()) continue;
+      // Only kernel-less images (libcufftw): nothing to launch, no file with code.
+      if (std::all_of(inv.images.begin(), inv.images.end(),
+                      [](const DeviceImage& img) { return img.kernelless(); }))
+        continue;
       size_t s;
       if (auto it = image_of_path.find(inv.path); it != image_of_path.end()) {
         s = it->second;

@@ -331,6 +331,9 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
               {"relocatable", img.relocatable},
               {"debug", img.debug}};
       je["ptx_version"] = img.ptx_version ? json(img.ptx_version->to_string()) : json(nullptr);
+      // Counted kernels (null where not counted): a reader judging the file again needs to know
+      // a kernel-less image is no unit (fleet merge).
+      je["kernel_count"] = img.kernels ? json(*img.kernels) : json(nullptr);
       if (!img.identifier.empty()) je["identifier"] = img.identifier;
       if (!img.options.empty()) je["options"] = img.options;
       if (f.verdict) {

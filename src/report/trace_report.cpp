@@ -190,6 +190,16 @@ json trace_to_json(const TraceLog& log, const TraceRenderOptions& options,
     if (!l.error.empty()) lj["error"] = l.error;
     if (l.device) lj["device"] = *l.device;
     if (l.device_cc) lj["device_cc"] = l.device_cc->to_string();
+    if (!l.devices_cc.empty()) {
+      lj["devices_cc"] = json::array();
+      for (const ComputeCapability& cc : l.devices_cc) lj["devices_cc"].push_back(cc.to_string());
+    }
+    if (l.first_use_error) {
+      lj["first_use_error"] = {{"api", l.first_use_api},
+                               {"result", *l.first_use_error},
+                               {"error", l.first_use_error_name}};
+    }
+    if (l.from_outside) lj["from_outside"] = true;
     if (l.driver_cuda) lj["driver_cuda"] = *l.driver_cuda;
     if (l.jit_wall_ms) lj["jit_wall_ms"] = *l.jit_wall_ms;
     if (!l.jit_error_log.empty()) lj["jit_error_log"] = l.jit_error_log;

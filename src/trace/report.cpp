@@ -117,15 +117,27 @@ TraceLog parse_trace(std::string_view text, const std::string& name) {
       l.error = str(j, "error");
       l.device = opt<int>(j, "device");
       if (auto cc = opt<std::string>(j, "device_cc")) l.device_cc = ComputeCapability::parse(*cc);
+      if (auto it = j.find("devices_cc"); it != j.end() && it->is_array())
+        for (const json& c : *it)
+          if (auto cc = c.is_string() ? ComputeCapability::parse(c.get<std::string>())
+                                      : std::nullopt)
+            l.devices_cc.push_back(*cc);
+      // A context-independent load on devices that are all alike is judged for that device.
+      if (!l.device_cc && !l.devices_cc.empty() &&
+          std::all_of(l.devices_cc.begin(), l.devices_cc.end(),
+                      [&](const ComputeCapability& c) { return c == l.devices_cc.front(); }))
+        l.device_cc = l.devices_cc.front();
       l.driver_cuda = opt<int>(j, "driver_cuda");
       l.load_ms = opt<double>(j, "load_ms").value_or(0);
       l.jit_wall_ms = opt<double>(j, "jit_wall_ms");
       l.jit_error_log = str(j, "jit_error_log");
       l.images = parse_images(j);
       l.inventory_error = str(j, "inventory_error");
-      if (auto it = j.find("functions"); it != j.end() && it->is_array())
+      if (auto it = j.find("functions"); it != j.end() && it->is_array()) {
+        l.functions_listed = true;
         for (const json& f : *it)
           if (f.is_object()) l.functions.push_back(parse_function(f));
+      }
       by_id[{pid, l.id}] = log.loads.size();
       log.loads.push_back(std::move(l));
     } else if (ev == "get_function" || ev == "get_kernel") {
@@ -135,7 +147,16 @@ TraceLog parse_trace(std::string_view text, const std::string& name) {
       if (it == by_id.end()) continue;
       TracedLoad& l = log.loads[it->second];
       if (j.value("first_use", false)) l.first_use_ms = opt<double>(j, "ms");
-      if (ev == "get_function" && opt<int>(j, "result").value_or(-1) == 0) {
+      int result = opt<int>(j, "result").value_or(-1);
+      if (result > 0 && !l.first_use_error && !l.got_function) {
+        l.first_use_error = result;
+        l.first_use_error_name = str(j, "error");
+        l.first_use_api = str(j, "api");
+      } else if (result == 0) {
+        l.got_function = true;
+        l.first_use_error.reset();  // a later lookup of another name found code: not a failure
+      }
+      if (ev == "get_function" && result == 0) {
         TracedFunction f = parse_function(j);
         auto same = std::find_if(l.functions.begin(), l.functions.end(),
                                  [&](const TracedFunction& g) { return g.name == f.name; });
@@ -259,8 +280,15 @@ Prediction predict(const std::vector<OfferedImage>& images, ComputeCapability cc
 
 namespace {
 
+// CUresults a lazily loaded library reports at its first kernel lookup when the driver finds no
+// code for the device: NO_BINARY_FOR_GPU, INVALID_PTX, UNSUPPORTED_PTX_VERSION,
+// JIT_COMPILATION_DISABLED.
+bool is_image_error(int result) {
+  return result == 209 || result == 218 || result == 222 || result == 223;
+}
+
 // Classifies one load from the driver's answers (observed).
-void classify(TracedLoad& l) {
+void classify(TracedLoad& l, const JitEnv& env) {
   if (l.result < 0) {
     l.outcome = Fit::kUnknown;
     l.how = "the record carries no result";
@@ -279,6 +307,17 @@ void classify(TracedLoad& l) {
       break;
     }
   }
+  // A library that loaded with no code for the device fails at its first kernel lookup: with an
+  // image error, or with "not found" when the load listed no kernel at all.
+  if (!bv && l.first_use_error &&
+      (is_image_error(*l.first_use_error) || (l.functions_listed && l.functions.empty()))) {
+    l.outcome = Fit::kFailed;
+    l.how = fmt::format("{} at {} (the load itself succeeded: the driver reports it at first use)",
+                        l.first_use_error_name.empty() ? fmt::format("error {}", *l.first_use_error)
+                                                       : l.first_use_error_name,
+                        l.first_use_api.empty() ? "the first lookup" : l.first_use_api);
+    return;
+  }
   if (!bv) {
     l.outcome = Fit::kUnknown;
     l.how = "the driver reported no function attributes";
@@ -286,9 +325,12 @@ void classify(TracedLoad& l) {
   }
   int dev_arch = l.device_cc ? l.device_cc->arch() : -1;
   // SASS of the reported binary version offered? (`a`/`f` and base cubins of one arch share it.)
+  // Under CUDA_FORCE_PTX_JIT=1 the driver ignores SASS: a binary version equal to an offered
+  // cubin's is then the JIT's output (observed: sm_90 + compute_80 gives BINARY_VERSION 90,
+  // PTX_VERSION 80, and a 13 ms load instead of 2 ms).
   const OfferedImage* sass = nullptr;
   for (const OfferedImage& img : l.images)
-    if (img.target.kind == ImageKind::kSass && img.target.arch == *bv) {
+    if (!env.force_ptx_jit && img.target.kind == ImageKind::kSass && img.target.arch == *bv) {
       sass = &img;
       break;
     }
@@ -313,6 +355,17 @@ void classify(TracedLoad& l) {
     l.how = fmt::format("JIT of {} to sm_{}", ptx->target.to_string(), *bv);
     return;
   }
+  // Compiled for the device from PTX the container did not offer: the driver linked in code from
+  // elsewhere (observed: the CUDA runtime hands an -rdc library's empty device-linked container to
+  // cuLibraryLoadData and its pre-link compute_80 code comes back as sm_90 with PTX_VERSION 80).
+  if (*bv == dev_arch && pv && *pv > 0 && *pv != *bv) {
+    l.outcome = Fit::kPtxJit;
+    l.from_outside = true;
+    l.how = fmt::format("JIT of compute_{} code to sm_{}: code the loaded container did not offer "
+                        "(linked in by the driver, e.g. -rdc pre-link code)",
+                        *pv, *bv);
+    return;
+  }
   l.outcome = Fit::kUnknown;
   l.how = fmt::format("binary version {} matches no offered image", *bv);
 }
@@ -321,11 +374,13 @@ void classify(TracedLoad& l) {
 
 void analyze(TraceLog& log, const Catalog& catalog) {
   for (TracedLoad& l : log.loads) {
-    classify(l);
     JitEnv env;
     for (const TracedProcess& p : log.processes)
       if (p.pid == l.pid) env = p.env;
-    if (!l.device_cc || l.images.empty()) continue;
+    classify(l, env);
+    // Nothing to predict from: no device, no images, or the code ran came from outside the
+    // container.
+    if (!l.device_cc || l.images.empty() || l.from_outside) continue;
     std::optional<Version> driver;
     if (l.driver_cuda) driver = Version::from_cuda_int(*l.driver_cuda);
     l.predicted = predict(l.images, *l.device_cc, driver, env, catalog);
@@ -334,7 +389,8 @@ void analyze(TraceLog& log, const Catalog& catalog) {
     if (p.outcome != l.outcome) {
       l.disagrees = true;
     } else if (p.outcome == Fit::kFailed) {
-      l.disagrees = p.error != l.result;
+      // At first use the error names the lookup's failure, not the load's: outcome compared only.
+      l.disagrees = !l.first_use_error && p.error != l.result;
     } else {
       l.disagrees = p.image && l.chosen && p.image->arch != l.chosen->arch;
     }

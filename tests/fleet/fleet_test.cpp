@@ -448,6 +448,52 @@ TEST(FleetMerge, PrelinkOnlyLibraryJudgedAsTheScanJudgesIt) {
   EXPECT_EQ(merged.images[0].classes[0].verdict, Fit::kNoImage);
 }
 
+// nvcc links a kernel-less module of the runtime beside the program's (sm_75 + sm_90 here, no
+// PTX): no GPU can lack what is not there, so scan counts it as no unit. Found on a real H200 node,
+// where libcufftw's only image is a kernel-less sm_75 cubin: fleet merge judged that file no-image
+// (4 no-image files against the scan's 3) because the scan's JSON did not say the image held no
+// kernel; entries now carry `kernel_count`.
+TEST(FleetMerge, KernellessModuleIsNoUnitAsInTheScan) {
+  std::string app = std::string(SMCOMPAT_BINARY_DIR) + "/tests/fixtures/out/app";
+  if (!fs::exists(app)) GTEST_SKIP() << app << " not built (needs nvcc)";
+  test::TempDir d;
+  auto r = run_child({SMCOMPAT_CLI, "scan", app, "--gpu", "RTX 5090", "--json"}, {});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  json scan = json::parse(r.out);
+  json& file = scan["files"][0];
+  ASSERT_EQ(file["verdict"], "ptx-jit");
+  ASSERT_EQ(file["no_code_units"], 1);
+  // The kernel-less module is the first container: sm_75 and sm_90 cubins with no kernel.
+  ASSERT_EQ(file["entries"][0]["kernel_count"], 0);
+  ASSERT_EQ(file["entries"][1]["kernel_count"], 0);
+  ASSERT_EQ(file["container_list"][0]["images"], 2);
+  write(d.path() + "/node.json", R"({"schema": "smcompat.doctor/1", "hostname": "b1",
+    "driver": {"state": "ok", "version": "580.95.05", "cuda": "13.0",
+               "gpus": [{"name": "RTX 5090", "cc": "12.0"}]}, "findings": []})");
+  auto merged_verdict = [&](const json& doc) {
+    write(d.path() + "/scan.json", doc.dump());
+    return merge_reports({d.path() + "/node.json", d.path() + "/scan.json"});
+  };
+  auto merged = merged_verdict(scan);
+  ASSERT_EQ(merged.images.size(), 1u);
+  ASSERT_EQ(merged.images[0].classes.size(), 1u);
+  EXPECT_EQ(merged.images[0].classes[0].verdict, Fit::kPtxJit);
+  EXPECT_EQ(merged.images[0].files_with_code, 1u);
+  // The libcufftw shape: the same file cut to its kernel-less module only has no device code.
+  json only_kernelless = scan;
+  json& cut = only_kernelless["files"][0];
+  cut["entries"] = json::array({file["entries"][0], file["entries"][1]});
+  cut["container_list"] = json::array({file["container_list"][0]});
+  merged = merged_verdict(only_kernelless);
+  EXPECT_TRUE(merged.images.empty());  // like a scan with no device code at all
+  // Written before kernel_count existed, the scan cannot show it: the module then counts.
+  for (auto& e : cut["entries"]) e.erase("kernel_count");
+  merged = merged_verdict(only_kernelless);
+  EXPECT_EQ(merged.images[0].files_with_code, 1u);
+  ASSERT_EQ(merged.images[0].classes.size(), 1u);
+  EXPECT_EQ(merged.images[0].classes[0].files[static_cast<size_t>(Fit::kNoImage)], 1u);
+}
+
 // The fleet judges each package of a scan by the roll-up scan itself uses (judge_package): an
 // optional library without code for the A100 (NCCL EP's libnccl_ep.so, a row of
 // data/package_libraries.json) does not make the A100 nodes fail, as it did when the worst file

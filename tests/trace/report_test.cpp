@@ -133,6 +133,116 @@ TEST(TraceAnalyze, FlagsDisagreement) {
   EXPECT_NE(render_trace_text(log, {}).find("DISAGREES"), std::string::npos);
 }
 
+// ---- records from a real H200 (driver 580.159.04): tests/trace/data/h200-driver-580.159.04 ----
+
+TraceLog h200_trace(const std::string& name) {
+  std::string path =
+      std::string(SMCOMPAT_SOURCE_DIR) + "/tests/trace/data/h200-driver-580.159.04/" + name;
+  auto log = read_trace(path);
+  EXPECT_TRUE(log) << path;
+  TraceLog out = log ? std::move(*log) : TraceLog{};
+  analyze(out);
+  return out;
+}
+
+TEST(TraceRealDriver, ModuleWithNoImageFailsAtLoad) {
+  TraceLog log = h200_trace("sm100-module.records.jsonl");
+  ASSERT_EQ(log.loads.size(), 1u);
+  EXPECT_EQ(log.loads[0].outcome, Fit::kFailed);
+  EXPECT_EQ(log.loads[0].how, "CUDA_ERROR_NO_BINARY_FOR_GPU");
+  EXPECT_FALSE(log.loads[0].disagrees);
+}
+
+TEST(TraceRealDriver, LibraryWithNoImageFailsAtFirstKernelLookup) {
+  TraceLog log = h200_trace("sm100-library.records.jsonl");
+  ASSERT_EQ(log.loads.size(), 1u);
+  const TracedLoad& l = log.loads[0];
+  EXPECT_EQ(l.result, 0);  // the load itself succeeded
+  EXPECT_EQ(l.outcome, Fit::kFailed);
+  EXPECT_EQ(l.first_use_error, 209);
+  EXPECT_EQ(l.first_use_api, "cuLibraryGetKernel");
+  EXPECT_EQ(l.how,
+            "CUDA_ERROR_NO_BINARY_FOR_GPU at cuLibraryGetKernel (the load itself succeeded: the "
+            "driver reports it at first use)");
+  ASSERT_TRUE(l.predicted);
+  EXPECT_EQ(l.predicted->outcome, Fit::kFailed);
+  EXPECT_FALSE(l.disagrees);
+}
+
+TEST(TraceRealDriver, NativeSassReportsItsOwnPtxVersion) {
+  TraceLog log = h200_trace("sm90_ptx80-module.records.jsonl");
+  ASSERT_EQ(log.loads.size(), 1u);
+  EXPECT_EQ(log.loads[0].outcome, Fit::kNative);
+  EXPECT_EQ(log.loads[0].how, "sm_90 SASS on 9.0");
+  EXPECT_FALSE(log.loads[0].disagrees);
+}
+
+TEST(TraceRealDriver, ForcedJitIsNotTakenForTheCubin) {
+  // CUDA_FORCE_PTX_JIT=1, sm_90 + compute_80: BINARY_VERSION 90 is the JIT's output here.
+  TraceLog log = h200_trace("sm90_ptx80-forcejit.records.jsonl");
+  ASSERT_EQ(log.loads.size(), 1u);
+  const TracedLoad& l = log.loads[0];
+  EXPECT_EQ(l.outcome, Fit::kPtxJit);
+  EXPECT_EQ(l.how, "JIT of compute_80 to sm_90");
+  ASSERT_TRUE(l.predicted);
+  EXPECT_EQ(l.predicted->outcome, Fit::kPtxJit);
+  EXPECT_FALSE(l.disagrees);
+}
+
+TEST(TraceRealDriver, RdcPreLinkCodeLinkedByTheDriverIsJitFromOutside) {
+  for (const char* name :
+       {"librt_rdc_ptx80-lazy.records.jsonl", "librt_rdc_sm80_ptx80-lazy.records.jsonl"}) {
+    TraceLog log = h200_trace(name);
+    ASSERT_EQ(log.loads.size(), 1u) << name;
+    const TracedLoad& l = log.loads[0];
+    EXPECT_EQ(l.outcome, Fit::kPtxJit) << name;
+    EXPECT_TRUE(l.from_outside) << name;
+    EXPECT_FALSE(l.predicted) << name;  // the container alone cannot predict it
+    EXPECT_FALSE(l.disagrees) << name;
+    EXPECT_EQ(l.how,
+              "JIT of compute_80 code to sm_90: code the loaded container did not offer (linked "
+              "in by the driver, e.g. -rdc pre-link code)")
+        << name;
+  }
+}
+
+TEST(TraceRealDriver, RdcSassOfAnotherArchIsNotFoundAtFirstUse) {
+  TraceLog log = h200_trace("librt_rdc_sm80-lazy.records.jsonl");
+  ASSERT_EQ(log.loads.size(), 1u);
+  const TracedLoad& l = log.loads[0];
+  EXPECT_EQ(l.outcome, Fit::kFailed);
+  EXPECT_EQ(l.first_use_error, 500);  // CUDA_ERROR_NOT_FOUND, with no kernel listed at load
+  ASSERT_TRUE(l.predicted);
+  EXPECT_EQ(l.predicted->outcome, Fit::kFailed);
+  EXPECT_FALSE(l.disagrees);  // outcome compared, not the lookup's error number
+}
+
+TEST(TraceRealDriver, ContextFreeLoadWithoutDevicesStaysUnknown) {
+  // Recorded by a shim that did not yet list every device: nothing to judge against.
+  TraceLog log = h200_trace("librt_ptx80-eager.records.jsonl");
+  ASSERT_EQ(log.loads.size(), 1u);
+  EXPECT_FALSE(log.loads[0].device_cc);
+  EXPECT_EQ(log.loads[0].outcome, Fit::kUnknown);
+  EXPECT_FALSE(log.loads[0].predicted);
+}
+
+TEST(TraceAnalyze, ContextFreeLoadJudgedForDevicesThatAreAlike) {
+  const char* line =
+      R"({"ev":"load","pid":1,"id":1,"api":"cuLibraryLoadData","result":0,"devices_cc":["9.0","9.0"],"images":[{"target":"compute_80","ptx_isa":"9.0"}],"functions":[{"name":"k","binary_version":90,"ptx_version":80}]})";
+  TraceLog log = parse_trace(line, "x");
+  analyze(log);
+  ASSERT_EQ(log.loads.size(), 1u);
+  EXPECT_EQ(log.loads[0].device_cc->to_string(), "9.0");
+  EXPECT_EQ(log.loads[0].outcome, Fit::kPtxJit);
+  EXPECT_FALSE(log.loads[0].disagrees);
+  std::string mixed = line;
+  mixed.replace(mixed.find(R"(["9.0","9.0"])"), 13, R"(["9.0","8.0"])");
+  log = parse_trace(mixed, "x");
+  analyze(log);
+  EXPECT_FALSE(log.loads[0].device_cc);  // unlike devices: no single device to judge for
+  EXPECT_EQ(log.loads[0].devices_cc.size(), 2u);
+}
+
 TEST(TraceOverride, ImplicationsOfReporting90OnBlackwell) {
   std::vector<std::string> lines = override_implications({9, 0}, {12, 0});
   auto has = [&](const std::string& prefix) {

@@ -79,7 +79,11 @@ struct TracedLoad {
   int result = 0;      ///< CUresult
   std::string error;   ///< CUresult name when result != 0
   std::optional<int> device;
-  std::optional<ComputeCapability> device_cc;  ///< the real CC (never the override)
+  std::optional<ComputeCapability> device_cc;  ///< the real CC (never the override); for a
+                                               ///< context-independent load, every device's
+                                               ///< when they are all the same
+  /// A load with no current context (a library serves every device): each device's real CC.
+  std::vector<ComputeCapability> devices_cc;
   std::optional<int> driver_cuda;              ///< cuDriverGetVersion
   double load_ms = 0;
   std::optional<double> jit_wall_ms;  ///< CU_JIT_WALL_TIME as the driver reported it
@@ -88,12 +92,22 @@ struct TracedLoad {
   std::string inventory_error;
   std::vector<TracedFunction> functions;
   std::optional<double> first_use_ms;  ///< first cuModuleGetFunction / cuLibraryGetKernel
+  /// A library loads lazily: with no image for the device, cuLibraryLoadData succeeds and the
+  /// first cuLibraryGetKernel fails (CUDA_ERROR_NO_BINARY_FOR_GPU; CUDA_ERROR_NOT_FOUND for -rdc
+  /// SASS of another arch), observed on an H200 with driver 580. The first failed lookup, when
+  /// none succeeded.
+  std::optional<int> first_use_error;
+  std::string first_use_error_name;
+  std::string first_use_api;
+  bool got_function = false;    ///< some function or kernel lookup succeeded
+  bool functions_listed = false;  ///< the shim enumerated the functions at load (maybe none)
   bool unloaded = false;
 
   // Filled by analyze():
   Fit outcome = Fit::kUnknown;     ///< one of kObservedFits
   std::optional<SmTarget> chosen;  ///< the offered image the driver's answer points to
   std::string how;                 ///< "sm_80 SASS on 8.6", "JIT of compute_90 to sm_120", ...
+  bool from_outside = false;       ///< the code that ran was not among the offered images
   std::optional<Prediction> predicted;
   bool disagrees = false;  ///< observed and predicted outcome/image differ
 };

@@ -117,6 +117,7 @@ const Aux& aux() {
       int version;
     } entries[] = {{&g_aux.ctx_get_device, "cuCtxGetDevice", 2000},
                    {&g_aux.device_get_attribute, "cuDeviceGetAttribute", 2000},
+                   {&g_aux.device_get_count, "cuDeviceGetCount", 2000},
                    {&g_aux.driver_get_version, "cuDriverGetVersion", 2020},
                    {&g_aux.module_load_data_ex, "cuModuleLoadDataEx", 2010},
                    {&g_aux.module_get_function_count, "cuModuleGetFunctionCount", 12040},

@@ -146,19 +146,31 @@ void emit_unload(std::optional<uint64_t> id, const char* api, CUresult r) {
   }
 }
 
+// The real compute capability of `dev` ("9.0"), read from the driver bypassing any override;
+// empty when the driver does not answer.
+static std::string real_cc(const Aux& a, CUdevice dev) {
+  int major = 0, minor = 0;
+  if (a.device_get_attribute &&
+      a.device_get_attribute(&major, kAttrComputeCapabilityMajor, dev) == kCudaSuccess &&
+      a.device_get_attribute(&minor, kAttrComputeCapabilityMinor, dev) == kCudaSuccess)
+    return std::to_string(major) + "." + std::to_string(minor);
+  return {};
+}
+
 // The device of the calling thread's context, its real compute capability and the driver's CUDA
-// version (all read from the driver, bypassing any override).
+// version. A context-independent load (cuLibraryLoad* with no current context: the CUDA runtime
+// under CUDA_MODULE_LOADING=EAGER, observed on an H200 with driver 580) serves every device, so
+// then every device's capability is recorded instead.
 static void add_device(json& ev) {
   const Aux& a = aux();
   CUdevice dev = -1;
   if (a.ctx_get_device && a.ctx_get_device(&dev) == kCudaSuccess && dev >= 0) {
     ev["device"] = dev;
-    int major = 0, minor = 0;
-    if (a.device_get_attribute &&
-        a.device_get_attribute(&major, kAttrComputeCapabilityMajor, dev) == kCudaSuccess &&
-        a.device_get_attribute(&minor, kAttrComputeCapabilityMinor, dev) == kCudaSuccess) {
-      ev["device_cc"] = std::to_string(major) + "." + std::to_string(minor);
-    }
+    if (std::string cc = real_cc(a, dev); !cc.empty()) ev["device_cc"] = cc;
+  } else if (int count = 0; a.device_get_count && a.device_get_count(&count) == kCudaSuccess) {
+    json all = json::array();
+    for (int d = 0; d < count && d < 64; ++d) all.push_back(real_cc(a, d));
+    ev["devices_cc"] = std::move(all);
   }
   int version = 0;
   if (a.driver_get_version && a.driver_get_version(&version) == kCudaSuccess) {

@@ -169,6 +169,7 @@ struct Aux {
   std::once_flag once;
   PFN_cuCtxGetDevice_v2000 ctx_get_device = nullptr;
   PFN_cuDeviceGetAttribute_v2000 device_get_attribute = nullptr;
+  PFN_cuDeviceGetCount_v2000 device_get_count = nullptr;
   PFN_cuDriverGetVersion_v2020 driver_get_version = nullptr;
   PFN_cuModuleLoadDataEx_v2010 module_load_data_ex = nullptr;
   PFN_cuModuleGetFunctionCount_v12040 module_get_function_count = nullptr;

@@ -167,6 +167,16 @@ def main():
         ratio = nv / tv
         note = "smcompat / torch = %.3f; within +-3 %% required" % ratio
         agree = None if synth else abs(ratio - 1) <= 0.03
+        # +-3 % of throughput means nothing when the two ran at different clocks: a power-bound
+        # GPU (an H200 at 8192^3 BF16) throttles by how much ran before. Compared only when the
+        # SM clocks at the end of the two rows are within 3 % of each other, whichever way it goes.
+        nc = ((nb.get("state") or {}).get("sm_clock_mhz") or 0)
+        tc = ((tb.get("state") or {}).get("sm_clock_mhz") or 0)
+        if agree is not None and nc and tc and abs(nc / tc - 1) > 0.03:
+            agree = None
+            note += ("; not compared: the SM clock ended at %d MHz (smcompat) and %d MHz (torch)"
+                     " - throttled differently (smcompat: %s)" % (
+                         nc, tc, "; ".join(nb.get("notes") or []) or "no notes"))
     else:
         note = "; ".join(x for x in (
             "smcompat: " + (str(nb.get("skip_reason") or "no figure") if nb else "no row")
