@@ -119,8 +119,8 @@ TraceLog parse_trace(std::string_view text, const std::string& name) {
       if (auto cc = opt<std::string>(j, "device_cc")) l.device_cc = ComputeCapability::parse(*cc);
       if (auto it = j.find("devices_cc"); it != j.end() && it->is_array())
         for (const json& c : *it)
-          if (auto cc = c.is_string() ? ComputeCapability::parse(c.get<std::string>())
-                                      : std::nullopt)
+          if (auto cc =
+                  c.is_string() ? ComputeCapability::parse(c.get<std::string>()) : std::nullopt)
             l.devices_cc.push_back(*cc);
       // A context-independent load on devices that are all alike is judged for that device.
       if (!l.device_cc && !l.devices_cc.empty() &&
@@ -361,9 +361,10 @@ void classify(TracedLoad& l, const JitEnv& env) {
   if (*bv == dev_arch && pv && *pv > 0 && *pv != *bv) {
     l.outcome = Fit::kPtxJit;
     l.from_outside = true;
-    l.how = fmt::format("JIT of compute_{} code to sm_{}: code the loaded container did not offer "
-                        "(linked in by the driver, e.g. -rdc pre-link code)",
-                        *pv, *bv);
+    l.how = fmt::format(
+        "JIT of compute_{} code to sm_{}: code the loaded container did not offer "
+        "(linked in by the driver, e.g. -rdc pre-link code)",
+        *pv, *bv);
     return;
   }
   l.outcome = Fit::kUnknown;

@@ -84,7 +84,7 @@ struct TracedLoad {
                                                ///< when they are all the same
   /// A load with no current context (a library serves every device): each device's real CC.
   std::vector<ComputeCapability> devices_cc;
-  std::optional<int> driver_cuda;              ///< cuDriverGetVersion
+  std::optional<int> driver_cuda;  ///< cuDriverGetVersion
   double load_ms = 0;
   std::optional<double> jit_wall_ms;  ///< CU_JIT_WALL_TIME as the driver reported it
   std::string jit_error_log;
@@ -99,7 +99,7 @@ struct TracedLoad {
   std::optional<int> first_use_error;
   std::string first_use_error_name;
   std::string first_use_api;
-  bool got_function = false;    ///< some function or kernel lookup succeeded
+  bool got_function = false;      ///< some function or kernel lookup succeeded
   bool functions_listed = false;  ///< the shim enumerated the functions at load (maybe none)
   bool unloaded = false;
 
