@@ -73,16 +73,14 @@ Result<PrometheusExport> collect_prometheus(const PrometheusRequest& request) {
     PrometheusScanSubject subject{path, {}, 0};
     ScanOptions options;
     options.jobs = request.jobs;
-    if (models->empty()) {  // no GPU to judge for: the scan still counts its errors
-      ScanReport report = scan_paths({path}, options);
-      if (auto e = unreadable(report, path)) return *e;
-      subject.errors = scan_error_count(report);
-    }
+    // One walk per subject, judged for each GPU model (a node with three models read the tree
+    // three times).
+    ScanReport scanned = scan_paths({path}, options);
+    if (auto e = unreadable(scanned, path)) return *e;
+    subject.errors = scan_error_count(scanned);
     for (const Target& t : *models) {
-      options.target = t;
-      ScanReport report = scan_paths({path}, options);
-      if (auto e = unreadable(report, path)) return *e;
-      subject.errors = scan_error_count(report);
+      ScanReport report = scanned;
+      judge_report(report, t);
       subject.judged.push_back({t, std::move(report)});
     }
     run.scans.push_back(std::move(subject));

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "smcompat/util/enum_names.hpp"
+
 namespace smcompat::bench {
 
 namespace {
@@ -15,19 +17,9 @@ std::string toolkit_phrase() {
 
 }  // namespace
 
-const char* to_string(JitRole role) {
-  switch (role) {
-    case JitRole::kExactSass:
-      return "exact-sass";
-    case JitRole::kOlderSass:
-      return "older-sass";
-    case JitRole::kPtxJit:
-      return "ptx-jit";
-    case JitRole::kNeverRuns:
-      return "never-runs";
-  }
-  return "?";
-}
+constexpr std::array<const char*, 4> kJitRoleNames = {"exact-sass", "older-sass", "ptx-jit",
+                                                      "never-runs"};
+const char* to_string(JitRole role) { return enum_name(role, kJitRoleNames, "?"); }
 
 std::vector<JitVariant> jit_variants(ComputeCapability device, std::optional<Version> driver_cuda,
                                      std::span<const EmbeddedImage> images) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "smcompat/util/enum_names.hpp"
+#include "smcompat/util/json_read.hpp"
 
 namespace smcompat::bench {
 
@@ -357,10 +358,9 @@ std::optional<double> BenchResult::percent_of_peak() const {
 }
 
 Result<BenchRun> read_bench_run(std::string_view json_text) {
-  // No exceptions: a parse failure comes back as a discarded value. nlohmann's parser is
-  // iterative, so deeply nested hostile input cannot exhaust the stack while parsing.
-  json doc = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return make_error("not valid JSON (truncated or malformed)");
+  // The one located reader (util/json_read.hpp): nothing throws, and the error says where.
+  // nlohmann's parser is iterative, so deeply nested hostile input cannot exhaust the stack.
+  SMCOMPAT_TRY(json doc, parse_json_document(json_text));
   Reader r;
   const std::string root;
   if (!doc.is_object()) {

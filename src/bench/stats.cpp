@@ -1,8 +1,11 @@
 #include "smcompat/bench/stats.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
+
+#include "smcompat/util/enum_names.hpp"
 
 namespace smcompat::bench {
 
@@ -15,19 +18,9 @@ StopRule StopRule::quick() {
   return r;
 }
 
-const char* to_string(StopReason reason) {
-  switch (reason) {
-    case StopReason::kConverged:
-      return "converged";
-    case StopReason::kTimeout:
-      return "timeout";
-    case StopReason::kMaxSamples:
-      return "max_samples";
-    case StopReason::kError:
-      return "error";
-  }
-  return "error";
-}
+constexpr std::array<const char*, 4> kStopReasonNames = {"converged", "timeout", "max_samples",
+                                                         "error"};
+const char* to_string(StopReason reason) { return enum_name(reason, kStopReasonNames, "error"); }
 
 SampleSummary summarize(std::span<const double> samples_s) {
   SampleSummary s;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include <thread>
 
 #include "smcompat/bench/peaks.hpp"
+#include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/process.hpp"
 
 extern char** environ;
@@ -85,25 +87,9 @@ Error fail(TorchFailure kind, TorchFailure* why, std::string what) {
 
 }  // namespace
 
-const char* to_string(TorchFailure failure) {
-  switch (failure) {
-    case TorchFailure::kNone:
-      return "none";
-    case TorchFailure::kNoInterpreter:
-      return "no_interpreter";
-    case TorchFailure::kNoTorch:
-      return "no_torch";
-    case TorchFailure::kNoCuda:
-      return "no_cuda";
-    case TorchFailure::kTimeout:
-      return "timeout";
-    case TorchFailure::kScriptFailed:
-      return "script_failed";
-    case TorchFailure::kBadOutput:
-      return "bad_output";
-  }
-  return "?";
-}
+constexpr std::array<const char*, 7> kTorchFailureNames = {
+    "none", "no_interpreter", "no_torch", "no_cuda", "timeout", "script_failed", "bad_output"};
+const char* to_string(TorchFailure failure) { return enum_name(failure, kTorchFailureNames, "?"); }
 
 std::string_view torch_bench_script() {
   return {reinterpret_cast<const char*>(embedded::torch_bench_py), embedded::torch_bench_py_size};

@@ -280,7 +280,8 @@ void walk(ByteView bytes, const std::string& path, const std::string& member,
   inv.format = sniff_format(bytes, member.empty() ? path : member);
   if (depth > opt.max_nesting) {
     inv.errors.push_back(
-        make_error(fmt::format("nested more than {} levels deep; not read", opt.max_nesting)));
+        make_error(fmt::format("nested more than {} levels deep; not read", opt.max_nesting))
+            .in_file(inv.display_name()));
     sink(std::move(inv), bytes);
     return;
   }

@@ -8,10 +8,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <set>
 
 #include "rules.hpp"
+#include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/host.hpp"
 #include "smcompat/util/strings.hpp"
 #include "smcompat/verdict/package.hpp"
@@ -22,17 +24,8 @@ namespace smcompat::doctor {
 
 namespace fs = std::filesystem;
 
-const char* to_string(Severity s) {
-  switch (s) {
-    case Severity::kInfo:
-      return "info";
-    case Severity::kWarning:
-      return "warning";
-    case Severity::kError:
-      return "error";
-  }
-  return "?";
-}
+constexpr std::array<const char*, 3> kSeverityNames = {"info", "warning", "error"};
+const char* to_string(Severity s) { return enum_name(s, kSeverityNames, "?"); }
 
 std::optional<Severity> parse_severity(std::string_view s) {
   if (s == "info") return Severity::kInfo;

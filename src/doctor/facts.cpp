@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "smcompat/util/files.hpp"
+#include "smcompat/util/process.hpp"
 #include "smcompat/util/strings.hpp"
 
 extern char** environ;
@@ -226,14 +227,11 @@ HostFacts read_host(const Environment& env) {
     h.cxx = find_on_path(cxx, env);
     if (!h.cxx.empty()) break;
   }
-  if (!h.cxx.empty() && h.cxx.find('\'') == std::string::npos) {
-    // Reading the compiler's version runs the compiler, not user code.
-    std::string cmd = fmt::format("'{}' --version 2>/dev/null", h.cxx);
-    if (FILE* p = ::popen(cmd.c_str(), "r")) {
-      char buf[256] = {0};
-      if (std::fgets(buf, sizeof buf, p)) h.cxx_version = std::string(trim(buf));
-      ::pclose(p);
-    }
+  if (!h.cxx.empty()) {
+    // Reading the compiler's version runs the compiler, not user code: no shell, 10 s at most.
+    auto run = run_child({h.cxx, "--version"}, /*search_path=*/false, "", 10);
+    if (run && run->exit_code == 0)
+      h.cxx_version = std::string(trim(run->out.substr(0, run->out.find('\n'))));
   }
   return h;
 }

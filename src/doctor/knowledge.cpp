@@ -33,21 +33,7 @@ std::string release_of(std::string_view version) {
 
 }  // namespace
 
-int compare_versions(std::string_view a, std::string_view b) {
-  a = a.substr(0, a.find('+'));
-  b = b.substr(0, b.find('+'));
-  auto pa = split(a, '.'), pb = split(b, '.');
-  for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
-    auto x = i < pa.size() ? parse_uint(pa[i]).value_or(0) : 0;
-    auto y = i < pb.size() ? parse_uint(pb[i]).value_or(0) : 0;
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
-
 namespace {
-
-int compare_release(std::string_view a, std::string_view b) { return compare_versions(a, b); }
 
 PackageKnowledge load() {
   PackageKnowledge k;
@@ -124,7 +110,7 @@ std::vector<const TorchChannel*> PackageKnowledge::channels_of(
 std::string PackageKnowledge::latest_torch() const {
   std::string best;
   for (auto& c : channels)
-    if (best.empty() || compare_release(c.torch, best) > 0) best = c.torch;
+    if (best.empty() || compare_versions(c.torch, best) > 0) best = c.torch;
   return best;
 }
 

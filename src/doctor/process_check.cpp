@@ -55,6 +55,26 @@ std::string_view next_field(std::string_view& rest) {
 
 // One maps line -> (path, deleted, range); an empty path for mappings that name no file.
 // Returns the reason on a malformed line.
+// The kernel writes a newline in a mapped file's name as the four characters "\012" (proc(5),
+// seq_file_path with "\n" escaped) and leaves a backslash as it is, so a name that really holds
+// "\012" reads the same: the decoded name is taken when such a file exists, else the text.
+std::string decoded_maps_path(std::string_view path) {
+  constexpr std::string_view kEscapedNewline = "\\012";
+  if (path.find(kEscapedNewline) == std::string_view::npos) return std::string(path);
+  std::string decoded;
+  for (size_t i = 0; i < path.size();) {
+    if (path.substr(i, kEscapedNewline.size()) == kEscapedNewline) {
+      decoded += '\n';
+      i += kEscapedNewline.size();
+    } else {
+      decoded += path[i++];
+    }
+  }
+  std::error_code ec;
+  if (fs::exists(decoded, ec) || !fs::exists(std::string(path), ec)) return decoded;
+  return std::string(path);
+}
+
 std::optional<std::string> parse_maps_line(std::string_view line, MappedFile& out) {
   std::string_view rest = line;
   auto range = next_field(rest);
@@ -94,7 +114,7 @@ std::optional<std::string> parse_maps_line(std::string_view line, MappedFile& ou
       starts_with(path, "/SYSV") || starts_with(path, "/dev/"))
     out.path.clear();
   else
-    out.path = std::string(path);
+    out.path = decoded_maps_path(path);
   return std::nullopt;
 }
 

@@ -14,6 +14,7 @@
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/util/json_fields.hpp"
+#include "smcompat/util/json_read.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/verdict/package.hpp"
 #include "smcompat/verdict/runtime_need.hpp"
@@ -45,21 +46,7 @@ Result<Document> read_report(const std::string& path) {
   if (mapped->size() == 0) return make_error("empty file", 0).in_file(path);
   ByteView bytes = mapped->view();
   const auto* begin = reinterpret_cast<const char*>(bytes.data());
-  json doc;
-  try {
-    doc = json::parse(begin, begin + bytes.size());
-  } catch (const json::parse_error& e) {
-    // nlohmann counts bytes from 1; "e.byte" is where reading stopped.
-    uint64_t at = e.byte > 0 ? e.byte - 1 : 0;
-    std::string what = e.what();
-    if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
-    return make_error("not a JSON document: " + what, at).in_file(path);
-  } catch (const json::exception& e) {
-    // A number too large for any type ("9e744073709551615") is out_of_range, not parse_error.
-    std::string what = e.what();
-    if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    return make_error("not a readable JSON document: " + what, 0).in_file(path);
-  }
+  SMCOMPAT_TRY(json doc, parse_json_document(std::string_view(begin, bytes.size()), path));
   if (!doc.is_object())
     return make_error("not a report: the document is not a JSON object", 0).in_file(path);
   std::string schema = json_string(doc, "schema");

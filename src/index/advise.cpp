@@ -25,13 +25,9 @@ bool runs_natively(Fit fit) { return fit == Fit::kNative || fit == Fit::kCompati
 bool jit_only(Fit fit) { return fit == Fit::kPtxJit || fit == Fit::kUnsupportedPtx; }
 
 // "2.9.0+cu128" -> "2.9.0"; the local label (PEP 440) names the build, not the release.
-std::string_view without_local(std::string_view v) { return v.substr(0, v.find('+')); }
 std::string_view local_label(std::string_view v) {
   auto plus = v.find('+');
   return plus == std::string_view::npos ? std::string_view() : v.substr(plus + 1);
-}
-bool same_release(std::string_view a, std::string_view b) {
-  return compare_versions(without_local(a), without_local(b)) == 0;
 }
 // A pin as written after "==": "2.9.0", or a prefix match "2.9.*" (PEP 440 "Version matching").
 bool pin_matches(std::string_view pin, std::string_view version) {
@@ -40,7 +36,7 @@ bool pin_matches(std::string_view pin, std::string_view version) {
     std::string v(without_local(version));
     return starts_with(v + ".", prefix);
   }
-  return same_release(pin, version);
+  return same_public_version(pin, version);
 }
 
 // One PEP 508 requirement, as far as pins need it.
@@ -229,7 +225,7 @@ std::optional<TorchPinned> pinned_by_installed_torch(const WheelIndex& index,
                                                      std::string_view package,
                                                      std::string_view machine) {
   for (const auto& w : index.wheels) {
-    if (w.package != kTorch || !same_release(w.version, torch_installed)) continue;
+    if (w.package != kTorch || !same_public_version(w.version, torch_installed)) continue;
     if (w.machine != machine && w.machine != "any") continue;
     std::string pin = pin_of(w.requires_dist, package, machine);
     if (!pin.empty()) return TorchPinned{w.version, pin};
@@ -375,7 +371,7 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, 
   const bool is_torch = a.package == kTorch;
   auto find_release = [&](const std::string& version) -> const ReleaseFit* {
     for (const auto& r : rs)
-      if (same_release(r.version, version)) return &r;
+      if (same_public_version(r.version, version)) return &r;
     return nullptr;
   };
   std::vector<std::pair<std::string, std::string>> pins;  // for the pip command
@@ -480,7 +476,7 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, 
                                       chosen->version, chosen->torch_pin));
       std::vector<Release> torch_releases = releases_of(index, kTorch, machine);
       for (const auto& tr : torch_releases) {
-        if (!same_release(tr.version, chosen->torch_pin)) continue;
+        if (!same_public_version(tr.version, chosen->torch_pin)) continue;
         ReleaseFit t = judge_release(tr, target, machine);
         if (t.verdict.has_device_code && !runs_natively(t.verdict.fit))
           a.notes.push_back(fmt::format("torch {} does not run natively on {}: {}", t.version,
@@ -488,7 +484,8 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, 
         break;
       }
     }
-    bool already = a.installed_version && same_release(*a.installed_version, chosen->version) &&
+    bool already = a.installed_version &&
+                   same_public_version(*a.installed_version, chosen->version) &&
                    local_label(*a.installed_version) != "cpu" &&
                    !starts_with(local_label(*a.installed_version), "rocm");
     if (already && pins.empty()) {
@@ -502,7 +499,8 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, 
   }
 
   // The installed release, when it is not the recommended one.
-  if (a.installed_version && (!chosen || !same_release(*a.installed_version, chosen->version))) {
+  if (a.installed_version &&
+      (!chosen || !same_public_version(*a.installed_version, chosen->version))) {
     if (const ReleaseFit* inst = find_release(*a.installed_version)) {
       a.notes.push_back(
           fmt::format("installed {} {}: {}", a.package, *a.installed_version, fit_words(*inst)));
@@ -518,7 +516,7 @@ PackageAdvice advise_one(const WheelIndex& index, const std::string& requested, 
       std::string n = normalize_package_name(name);
       if (n == kTorch) continue;
       for (const auto& w : index.wheels) {
-        if (w.package != n || !same_release(w.version, version)) continue;
+        if (w.package != n || !same_public_version(w.version, version)) continue;
         if (w.machine != machine && w.machine != "any") continue;
         std::string pin = pin_of(w.requires_dist, kTorch, machine);
         if (!pin.empty() && !pin_matches(pin, chosen->version))
@@ -647,7 +645,8 @@ std::vector<QueryRow> query_index(const WheelIndex& index, const Target& target,
       auto it = wanted.find(w.package);
       if (it == wanted.end()) continue;
       bool any = it->second.count("") > 0;
-      for (const auto& v : it->second) any = any || (!v.empty() && same_release(w.version, v));
+      for (const auto& v : it->second)
+        any = any || (!v.empty() && same_public_version(w.version, v));
       if (!any) continue;
     }
     if (!machine.empty() && w.machine != machine && w.machine != "any") continue;

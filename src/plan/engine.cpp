@@ -67,10 +67,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <optional>
 #include <span>
 #include <utility>
+
+#include "smcompat/util/enum_names.hpp"
 
 namespace smcompat::plan {
 namespace {
@@ -1088,17 +1091,8 @@ void apply(Editor& ed, const Parsed& parsed, const Desired& want, std::vector<Fl
 
 // ---------------------------------------------------------------------------------------------
 
-std::string_view to_string(Engine e) {
-  switch (e) {
-    case Engine::kVllm:
-      return "vllm";
-    case Engine::kSglang:
-      return "sglang";
-    case Engine::kTrtllm:
-      return "trtllm";
-  }
-  return "?";
-}
+constexpr std::array<const char*, 3> kEngineNames = {"vllm", "sglang", "trtllm"};
+std::string_view to_string(Engine e) { return enum_name(e, kEngineNames, "?"); }
 
 std::optional<Engine> parse_engine(std::string_view name) {
   std::string n;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <exception>
 #include <filesystem>
@@ -24,7 +25,9 @@
 #include <utility>
 #include <vector>
 
+#include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/files.hpp"
+#include "smcompat/util/json_read.hpp"
 
 namespace smcompat::plan {
 
@@ -670,41 +673,10 @@ std::optional<uint64_t> too_deep(std::string_view text) {
   return std::nullopt;
 }
 
-// nlohmann's DOM builder, keeping where a parse stopped and why: json::parse throws out_of_range
-// (no byte offset) for a number too large for a double, and parse_error (with one) for the rest.
-struct LocatingDomParser : nlohmann::detail::json_sax_dom_parser<json> {
-  explicit LocatingDomParser(json& root)
-      : nlohmann::detail::json_sax_dom_parser<json>(root, /*allow_exceptions=*/false) {}
-  template <class Exception>
-  bool parse_error(std::size_t pos, const std::string& last_token, const Exception& ex) {
-    position = pos;
-    token = last_token;
-    what = ex.what();
-    is_parse_error = std::is_same_v<Exception, json::parse_error>;
-    return false;
-  }
-  std::size_t position = 0;
-  std::string token, what;
-  bool is_parse_error = false;
-};
-
 }  // namespace
 
-std::string_view to_string(WeightFormat f) {
-  switch (f) {
-    case WeightFormat::kBf16:
-      return "bf16";
-    case WeightFormat::kFp8:
-      return "fp8";
-    case WeightFormat::kMxfp4:
-      return "mxfp4";
-    case WeightFormat::kNvfp4:
-      return "nvfp4";
-    case WeightFormat::kInt4:
-      return "int4";
-  }
-  return "?";
-}
+constexpr std::array<const char*, 5> kWeightFormatNames = {"bf16", "fp8", "mxfp4", "nvfp4", "int4"};
+std::string_view to_string(WeightFormat f) { return enum_name(f, kWeightFormatNames, "?"); }
 
 double bytes_per_param(WeightFormat f) {
   switch (f) {
@@ -814,23 +786,7 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_vie
                       *at)
         .in_file(file);
   try {
-    json doc;
-    LocatingDomParser sax(doc);
-    if (!json::sax_parse(json_text.begin(), json_text.end(), &sax)) {
-      std::string what = sax.what;
-      if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-      if (sax.is_parse_error) {
-        // "parse error at line 1, column 9: syntax error ...": the line and column are said by
-        // the offset. nlohmann counts bytes from 1; the position is where reading stopped.
-        if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
-        return make_error("not a JSON document: " + what, sax.position > 0 ? sax.position - 1 : 0)
-            .in_file(file);
-      }
-      // A number beyond a double (1e400: out_of_range 406) and the like: at the token's start.
-      uint64_t at = sax.position >= sax.token.size() ? sax.position - sax.token.size() : 0;
-      return make_error("not a JSON document: " + what, std::min<uint64_t>(at, json_text.size()))
-          .in_file(file);
-    }
+    SMCOMPAT_TRY(json doc, parse_json_document(json_text, file));
     auto spec = read_spec(doc, json_text, source);
     if (!spec) return Error(spec.error()).in_file(file);
     return spec;

@@ -252,8 +252,9 @@ ModuleReport analyze(const Module& module, const SmTarget& target_in, const Anal
 
     // Shared memory.
     for (const auto& s : k.shared) {
-      if (s.bytes)
-        k.static_smem += *s.bytes;
+      if (s.bytes)  // saturating: declared sizes near 2^64 must not wrap to a small total
+        k.static_smem =
+            *s.bytes > UINT64_MAX - k.static_smem ? UINT64_MAX : k.static_smem + *s.bytes;
       else
         k.dynamic_smem = true;
     }

@@ -24,9 +24,10 @@ SourceLoc locate(std::string_view text, uint64_t offset) {
 
 std::optional<uint64_t> Variable::size_bytes() const {
   if (!array_count || element_size == 0) return std::nullopt;
+  // A size past 64 bits is still a static size (saturated), never "unknown": unknown reads as a
+  // dynamic buffer, which would let `.b64 s[2^62]` pass a budget check.
   unsigned __int128 v = static_cast<unsigned __int128>(element_size) * vector * *array_count;
-  if (v > UINT64_MAX) return std::nullopt;
-  return static_cast<uint64_t>(v);
+  return v > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(v);
 }
 
 bool Statement::has_modifier(std::string_view m) const {

@@ -1,23 +1,19 @@
 // ptxas discovery and invocation (include/smcompat/ptx/ptxas.hpp). The input goes to a mkstemp
-// file in $TMPDIR; ptxas runs through posix_spawn with its output captured in a second file; both
-// are removed.
+// file in $TMPDIR; ptxas runs through util's child runner with its output captured; the files are
+// removed.
 #include "smcompat/ptx/ptxas.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
-extern char** environ;
+#include "smcompat/util/process.hpp"
 
 namespace smcompat::ptx {
 
@@ -57,10 +53,12 @@ struct TempFile {
 };
 }  // namespace
 
+constexpr double kPtxasTimeoutSeconds = 300;
+
 Result<PtxasOutcome> run_ptxas(const std::string& ptxas, std::string_view text,
                                const SmTarget& target) {
-  TempFile in(".ptx"), out(".o"), log(".log");
-  if (in.fd < 0 || out.fd < 0 || log.fd < 0)
+  TempFile in(".ptx"), out(".o");
+  if (in.fd < 0 || out.fd < 0)
     return make_error("cannot create temporary files for ptxas (set TMPDIR)");
   size_t done = 0;
   while (done < text.size()) {
@@ -70,29 +68,17 @@ Result<PtxasOutcome> run_ptxas(const std::string& ptxas, std::string_view text,
   }
   SmTarget sass = target;
   sass.kind = ImageKind::kSass;
-  std::string arch = "-arch=" + sass.to_string();
-  std::vector<std::string> args = {ptxas, arch, "-c", in.path, "-o", out.path};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, log.fd, 1);
-  posix_spawn_file_actions_adddup2(&fa, log.fd, 2);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, ptxas.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return make_error(fmt::format("cannot run {}: {}", ptxas, std::strerror(rc)));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  // The one child runner (util/process.hpp): no shell, and a timeout, because a PTX file can
+  // make ptxas run for minutes.
+  auto run = run_child({ptxas, "-arch=" + sass.to_string(), "-c", in.path, "-o", out.path},
+                       /*search_path=*/false, "", kPtxasTimeoutSeconds);
+  if (!run) return make_error(fmt::format("cannot run {}: {}", ptxas, run.error().what));
   PtxasOutcome o;
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  o.accepted = o.exit_code == 0;
-  std::ifstream lf(log.path);
-  std::stringstream ss;
-  ss << lf.rdbuf();
-  o.log = ss.str();
+  o.exit_code = run->exit_code;
+  o.log = run->out + run->err_tail;
+  if (run->timed_out)
+    o.log += fmt::format("\nsmcompat: ptxas stopped after {} s", kPtxasTimeoutSeconds);
+  o.accepted = o.exit_code == 0 && !run->timed_out;
   return o;
 }
 

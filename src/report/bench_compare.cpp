@@ -2,9 +2,11 @@
 // bench_report.hpp): configurations are matched by (suite, name, devices); a value change counts
 // as a change only when the two timing summaries differ beyond their noise
 // (bench::differs_beyond_noise), so a rerun on a quiet machine does not report noise as news.
+#include <array>
 #include <tuple>
 
 #include "smcompat/report/bench_report.hpp"
+#include "smcompat/util/enum_names.hpp"
 
 namespace smcompat {
 
@@ -16,16 +18,9 @@ bool same_config(const bench::BenchResult& a, const bench::BenchResult& b) {
 
 }  // namespace
 
+constexpr std::array<const char*, 3> kStatusNames = {"compared", "new", "missing"};
 const char* to_string(BenchComparisonRow::Status status) {
-  switch (status) {
-    case BenchComparisonRow::Status::kCompared:
-      return "compared";
-    case BenchComparisonRow::Status::kNew:
-      return "new";
-    case BenchComparisonRow::Status::kMissing:
-      return "missing";
-  }
-  return "compared";
+  return enum_name(status, kStatusNames, "compared");
 }
 
 BenchComparison compare_bench_runs(const bench::BenchRun& baseline,

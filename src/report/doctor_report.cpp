@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "markdown_text.hpp"
 #include "smcompat/report/json_document.hpp"
 #include "smcompat/report/scan_report.hpp"
 #include "smcompat/util/strings.hpp"
@@ -307,11 +308,12 @@ std::string render_doctor_markdown(const DoctorReport& r) {
                       t.observed ? "present" : "what-if");
   if (r.targets.empty()) md += "- GPU: none judged (ask with `--gpu NAME`)\n";
   for (auto& t : r.toolkits)
-    md += fmt::format("- CUDA toolkit: `{}` (CUDA {})\n", t.root,
+    md += fmt::format("- CUDA toolkit: {} (CUDA {})\n", markdown_code(t.root),
                       t.version ? t.version->to_string() : "?");
   for (auto& e : r.envs) {
-    md += fmt::format("- Python {} ({}): `{}`", e.python_version, e.kind, e.prefix);
-    if (e.torch) md += fmt::format(" — torch {}", e.torch->version);
+    md += fmt::format("- Python {} ({}): {}", markdown_text(e.python_version), e.kind,
+                      markdown_code(e.prefix));
+    if (e.torch) md += fmt::format(" — torch {}", markdown_text(e.torch->version));
     md += "\n";
   }
   if (!r.verdicts.empty()) {
@@ -321,8 +323,9 @@ std::string render_doctor_markdown(const DoctorReport& r) {
     for (auto& v : r.verdicts) {
       std::string code;
       for (auto& t : v.targets) code += (code.empty() ? "" : " ") + t;
-      md += fmt::format("| {} | {} | {} | {} | {} |\n", v.package, v.version, v.gpu,
-                        to_string(v.fit), code);
+      md += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_text(v.package),
+                        markdown_text(v.version), markdown_text(v.gpu), to_string(v.fit),
+                        code);  // targets smcompat wrote ("sm_80"), not read text
     }
   }
   md += "\n" + render_findings_markdown(r.findings);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "markdown_text.hpp"
 #include "smcompat/report/doctor_report.hpp"
 #include "smcompat/report/json_document.hpp"
 #include "smcompat/util/strings.hpp"
@@ -149,11 +150,11 @@ std::string prompt_bundle(std::string_view error_text, const Explanation& e,
       md += fmt::format("- GPU: {} (compute capability {}, {})\n", t.name, t.cc.to_string(),
                         t.observed ? "observed" : "asked with --gpu, not present");
     for (auto& tk : doc->toolkits)
-      md += fmt::format("- CUDA toolkit: {} (CUDA {})\n", tk.root,
+      md += fmt::format("- CUDA toolkit: {} (CUDA {})\n", markdown_code(tk.root),
                         tk.version ? tk.version->to_string() : "?");
     for (auto& pe : doc->envs) {
-      md +=
-          fmt::format("- Python {} environment ({}): {}\n", pe.python_version, pe.kind, pe.prefix);
+      md += fmt::format("- Python {} environment ({}): {}\n", markdown_text(pe.python_version),
+                        pe.kind, markdown_code(pe.prefix));
       if (pe.torch)
         md += fmt::format("  - torch {} (CUDA {})\n", pe.torch->version,
                           pe.torch->cuda ? pe.torch->cuda->to_string() : "?");
@@ -161,7 +162,8 @@ std::string prompt_bundle(std::string_view error_text, const Explanation& e,
     if (!doc->verdicts.empty()) {
       md += "\n| package | version | GPU | verdict (predicted) |\n|---|---|---|---|\n";
       for (auto& v : doc->verdicts)
-        md += fmt::format("| {} | {} | {} | {} |\n", v.package, v.version, v.gpu, to_string(v.fit));
+        md += fmt::format("| {} | {} | {} | {} |\n", markdown_text(v.package),
+                          markdown_text(v.version), markdown_text(v.gpu), to_string(v.fit));
     }
     if (!doc->findings.empty()) {
       md += "\n### Findings\n\n";

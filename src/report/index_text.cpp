@@ -49,7 +49,7 @@ std::string releases_table(const PackageAdvice& a, const Style& st) {
   for (const auto& r : a.releases) {
     std::string mark;
     if (a.recommended && r.version == *a.recommended) mark = st.green("← recommended");
-    if (a.installed_version && same_release(r.version, *a.installed_version))
+    if (a.installed_version && same_public_version(r.version, *a.installed_version))
       mark += (mark.empty() ? "" : ", ") + std::string("installed");
     t.add_row({r.version, verdict_cell(r.verdict, st), dash(cuda_cell(r.cuda)), dash(r.torch_pin),
                r.filename, mark});

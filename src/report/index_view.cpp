@@ -35,13 +35,9 @@ std::vector<std::pair<std::string, std::string>> header_facts(const IndexAnswerC
   return out;
 }
 
-bool same_release(const std::string& a, const std::string& b) {
-  return compare_versions(a.substr(0, a.find('+')), b.substr(0, b.find('+'))) == 0;
-}
-
 const ReleaseFit* find_release(const PackageAdvice& a, const std::string& version) {
   for (const auto& r : a.releases)
-    if (same_release(r.version, version)) return &r;
+    if (same_public_version(r.version, version)) return &r;
   return nullptr;
 }
 

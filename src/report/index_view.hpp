@@ -16,8 +16,6 @@ namespace smcompat::index_view {
 /// environment.
 std::vector<std::pair<std::string, std::string>> header_facts(const IndexAnswerContext& context);
 
-/// Whether two versions name one release: PEP 440 order, local labels ("+cu128") ignored.
-bool same_release(const std::string& a, const std::string& b);
 /// The release of `a` with version `version`, if indexed.
 const ReleaseFit* find_release(const PackageAdvice& a, const std::string& version);
 /// The recommended release's fit, if there is one.

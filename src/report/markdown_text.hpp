@@ -26,4 +26,14 @@ inline std::string markdown_text(const std::string& s) {
   return out;
 }
 
+/// A path or command as a code span; text a code span cannot hold (a backtick, a line break, a
+/// control byte) falls back to escaped text.
+inline std::string markdown_code(const std::string& s) {
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (ch == '`' || c < 0x20 || c == 0x7f) return markdown_text(s);
+  }
+  return "`" + s + "`";
+}
+
 }  // namespace smcompat

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <filesystem>
 #include <map>
@@ -19,8 +20,10 @@
 #include <set>
 #include <unordered_map>
 
+#include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/json_fields.hpp"
+#include "smcompat/util/json_read.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/util/strings.hpp"
 
@@ -28,16 +31,10 @@ namespace smcompat {
 
 namespace fs = std::filesystem;
 
+constexpr std::array<const char*, 3> kImageArchiveFormatNames = {"oci-layout", "oci-archive",
+                                                                 "docker-archive"};
 const char* to_string(ImageArchiveFormat format) {
-  switch (format) {
-    case ImageArchiveFormat::kOciLayout:
-      return "oci-layout";
-    case ImageArchiveFormat::kOciArchive:
-      return "oci-archive";
-    case ImageArchiveFormat::kDockerArchive:
-      return "docker-archive";
-  }
-  return "oci-layout";
+  return enum_name(format, kImageArchiveFormatNames, "oci-layout");
 }
 
 std::optional<std::string> normalize_image_path(std::string_view path) {
@@ -119,17 +116,49 @@ class DirectoryStore : public BlobStore {
   std::string where(const std::string& name) const override {
     return (fs::path(root_) / name).string();
   }
-  bool exists(const std::string& name) const override {
-    std::error_code ec;
-    return fs::is_regular_file(where(name), ec);
-  }
+  bool exists(const std::string& name) const override { return !unusable(name); }
   uint64_t size_of(const std::string& name) const override {
     std::error_code ec;
     auto n = fs::file_size(where(name), ec);
     return ec ? 0 : n;
   }
+  /// Why a blob cannot be read, or nullopt when it is a regular file inside the layout. A link
+  /// is followed only while it stays in the layout: one to /proc/self/mem or to a tar elsewhere
+  /// is refused, and what a non-file is gets named.
+  std::optional<Error> unusable(const std::string& name) const {
+    std::error_code ec;
+    fs::path path = where(name);
+    auto link = fs::symlink_status(path, ec);
+    if (ec || link.type() == fs::file_type::not_found)
+      return make_error("blob not found").in_file(path.string());
+    if (link.type() == fs::file_type::symlink) {
+      fs::path target = fs::weakly_canonical(path, ec);
+      fs::path root = fs::weakly_canonical(root_, ec);
+      auto rel = target.lexically_relative(root);
+      if (ec || rel.empty() || *rel.begin() == "..")
+        return make_error("blob is a symbolic link that leaves the layout (to " + target.string() +
+                          "): refused")
+            .in_file(path.string());
+    }
+    auto st = fs::status(path, ec);
+    switch (ec ? fs::file_type::not_found : st.type()) {
+      case fs::file_type::regular:
+        return std::nullopt;
+      case fs::file_type::not_found:
+        return make_error("blob is a link to nothing").in_file(path.string());
+      case fs::file_type::directory:
+        return make_error("blob is a directory, not a file").in_file(path.string());
+      case fs::file_type::fifo:
+        return make_error("blob is a FIFO, not a file: refused").in_file(path.string());
+      case fs::file_type::character:
+      case fs::file_type::block:
+        return make_error("blob is a device, not a file: refused").in_file(path.string());
+      default:
+        return make_error("blob is not a regular file").in_file(path.string());
+    }
+  }
   Result<std::string> read_small(const std::string& name, uint64_t limit) override {
-    if (!exists(name)) return make_error("blob not found").in_file(where(name));
+    if (auto why = unusable(name)) return *why;
     if (size_of(name) > limit)
       return make_error(fmt::format("{} bytes, above the {}-byte limit for JSON documents",
                                     size_of(name), limit))
@@ -139,7 +168,10 @@ class DirectoryStore : public BlobStore {
     return *text;
   }
   Result<LayerStream> open_layer(const std::string& name) override {
-    if (!exists(name)) return make_error("layer blob not found").in_file(where(name));
+    if (auto why = unusable(name)) {
+      if (why->what == "blob not found") why->what = "layer blob not found";
+      return *why;
+    }
     LayerStream s;
     s.inner = new_tar_reader();
     if (!s.inner) return make_error("libarchive: out of memory").in_file(where(name));
@@ -293,14 +325,7 @@ class TarStore : public BlobStore {
 
 Result<nlohmann::json> parse_json(BlobStore& store, const std::string& name, uint64_t limit) {
   SMCOMPAT_TRY(auto text, store.read_small(name, limit));
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return make_error(fmt::format("malformed JSON: {}", e.what()), e.byte ? e.byte - 1 : 0)
-        .in_file(store.where(name));
-  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number no type holds
-    return make_error(fmt::format("malformed JSON: {}", e.what()), 0).in_file(store.where(name));
-  }
+  return parse_json_document(text, store.where(name));
 }
 
 // "sha256:<hex>" -> "blobs/sha256/<hex>", refusing anything that could leave blobs/.

@@ -331,7 +331,6 @@ class ReportBuilder {
       : report_(report), options_(options) {}
   void add(Grouped&& g) {
     ScannedFile sf;
-    if (options_.target) sf.verdict = judge_file(g.inventory, *options_.target);
     sf.package = g.package;
     sf.inventory = std::move(g.inventory);
     auto [it, inserted] = package_index_.try_emplace(g.package, report_.packages.size());
@@ -592,22 +591,6 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
       p.images += f.inventory.images.size();
       p.errors += f.inventory.errors.size();
       for (const auto& img : f.inventory.images) targets.insert(img.target);
-      if (f.verdict) p.resource_warnings += f.verdict->resource_warnings.size();
-      if (f.verdict && f.verdict->partial) p.partial = true;
-    }
-    if (options.target) {
-      // One roll-up for scan, advise and the doctor (verdict/package.hpp).
-      std::vector<PackageLibrary> libraries;
-      for (size_t fi : p.files) {
-        const auto& f = report.files[fi];
-        if (f.verdict)
-          libraries.push_back(
-              {f.inventory.member.empty() ? f.inventory.path : f.inventory.member, *f.verdict});
-      }
-      PackageFit fit =
-          judge_package(libraries, {p.name, runtime_need(p.runtime), ""}, *options.target);
-      if (fit.has_device_code) p.verdict = fit.fit;
-      p.fit = std::move(fit);
     }
     for (const auto& t : targets) {
       auto& list = t.kind == ImageKind::kSass  ? p.sass_targets
@@ -616,7 +599,29 @@ ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& 
       list.push_back(t.to_string());
     }
   }
+  if (options.target) judge_report(report, *options.target);
   return report;
+}
+
+void judge_report(ScanReport& report, const Target& target) {
+  for (auto& f : report.files) f.verdict = judge_file(f.inventory, target);
+  for (auto& p : report.packages) {
+    p.resource_warnings = 0;
+    p.partial = false;
+    p.verdict.reset();
+    // One roll-up for scan, advise and the doctor (verdict/package.hpp).
+    std::vector<PackageLibrary> libraries;
+    for (size_t fi : p.files) {
+      const auto& f = report.files[fi];
+      p.resource_warnings += f.verdict->resource_warnings.size();
+      if (f.verdict->partial) p.partial = true;
+      libraries.push_back(
+          {f.inventory.member.empty() ? f.inventory.path : f.inventory.member, *f.verdict});
+    }
+    PackageFit fit = judge_package(libraries, {p.name, runtime_need(p.runtime), ""}, target);
+    if (fit.has_device_code) p.verdict = fit.fit;
+    p.fit = std::move(fit);
+  }
 }
 
 }  // namespace smcompat

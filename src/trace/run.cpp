@@ -1,7 +1,6 @@
 // Running a command with the trace shim preloaded (fork + execvp, the child's stdin/stdout/stderr
 // untouched), the environment that loads the shim, and finding libsmcompat_trace.so.
 // Environment variables: docs/trace.md.
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "smcompat/probe/driver_abi.hpp"
+#include "smcompat/probe/probe.hpp"
 #include "smcompat/trace/trace.hpp"
 
 namespace smcompat::trace {
@@ -103,22 +102,13 @@ std::optional<std::string> find_shim(const std::string& self_exe) {
 }
 
 std::optional<ComputeCapability> query_device_cc(int ordinal) {
-  // dlopen only (no link-time CUDA dependency); driver-api.md section 7.
-  void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!h) return std::nullopt;
-  using namespace driver;
-  auto init = reinterpret_cast<PFN_cuInit_v2000>(dlsym(h, "cuInit"));
-  auto get = reinterpret_cast<PFN_cuDeviceGet_v2000>(dlsym(h, "cuDeviceGet"));
-  auto attr = reinterpret_cast<PFN_cuDeviceGetAttribute_v2000>(dlsym(h, "cuDeviceGetAttribute"));
-  std::optional<ComputeCapability> cc;
-  CUdevice dev = 0;
-  int major = 0, minor = 0;
-  if (init && get && attr && init(0) == kCudaSuccess && get(&dev, ordinal) == kCudaSuccess &&
-      attr(&major, kAttrComputeCapabilityMajor, dev) == kCudaSuccess &&
-      attr(&minor, kAttrComputeCapabilityMinor, dev) == kCudaSuccess)
-    cc = ComputeCapability{major, minor};
-  // The handle stays open: unloading a driver is not something to do casually.
-  return cc;
+  // The probe's one driver loader, and its true capability (a masquerading device reports the
+  // capability its code is chosen for through NVML: ProbeDevice::true_cc()).
+  auto probed = probe_system();
+  if (!probed) return std::nullopt;
+  for (const ProbeDevice& d : probed->devices)
+    if (d.ordinal == ordinal) return d.true_cc();
+  return std::nullopt;
 }
 
 }  // namespace smcompat::trace

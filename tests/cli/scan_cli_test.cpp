@@ -106,6 +106,13 @@ TEST_F(CliTest, NoColourWhenPipedOrAsked) {
   EXPECT_NE(piped.out.find("no-image"), std::string::npos);
   CliRun forced = run("--color always scan " + p("old.fatbin") + " --gpu 5090");
   EXPECT_NE(forced.out.find("\x1b[31mno-image"), std::string::npos);
+  // A global option after the subcommand is the same option (docs/scan.md lists it there).
+  CliRun after = run("scan " + p("old.fatbin") + " --gpu 5090 --color always");
+  EXPECT_EQ(after.code, forced.code);
+  EXPECT_NE(after.out.find("\x1b[31mno-image"), std::string::npos) << after.out;
+  CliRun after_never = run("scan " + p("old.fatbin") + " --gpu 5090 --color never");
+  EXPECT_EQ(after_never.out, piped.out);
+  EXPECT_EQ(run("scan " + p("old.fatbin") + " --color sometimes").code, 2);
   CliRun gpus = run("gpus 5090 --json");
   EXPECT_EQ(nlohmann::json::parse(gpus.out)["gpus"][0]["cc"], "12.0");
   CliRun arch = run("arch sm_120");

@@ -4,11 +4,16 @@
 // libraries, their owners and the doctor's findings, and torch's run-time cross-checks.
 #include "smcompat/doctor/process_check.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include "doctor/fixture_env.hpp"
@@ -123,6 +128,31 @@ TEST(ParseProcMaps, OverlongFieldsAndOddPaths) {
   ASSERT_EQ(warnings.size(), 3u);
   EXPECT_EQ(warnings[1].what, "malformed maps line: inode \"1x\" is not a decimal number");
   EXPECT_EQ(warnings[2].what, "malformed maps line: device \"0801\" is not MAJOR:MINOR in hex");
+}
+
+// A mapped file whose name holds a newline: the kernel writes it as "\012" in maps (the real
+// /proc/self/maps of this test after mapping such a file). It used to be dropped (the path read
+// "\012" literally, which names no file); it is decoded, and a name that really holds the four
+// characters "\012" stays as it is.
+TEST(ParseProcMaps, NewlineInAMappedFileNameIsDecoded) {
+  TempDir d;
+  for (std::string name : {std::string("lib\nnewline.so"), std::string("lib\\012literal.so")}) {
+    std::string path = d.path() + "/" + name;
+    { std::ofstream(path, std::ios::binary) << std::string(4096, 'x'); }
+    int fd = ::open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0) << path;
+    void* map = ::mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    ASSERT_NE(map, MAP_FAILED);
+    std::ifstream in("/proc/self/maps");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ::munmap(map, 4096);
+    auto files = parse_proc_maps(text, "/proc/self/maps");
+    ASSERT_TRUE(files.ok()) << files.error().to_string();
+    bool found = std::any_of(files->begin(), files->end(),
+                             [&](const MappedFile& f) { return f.path == path; });
+    EXPECT_TRUE(found) << "not listed: " << path;
+  }
 }
 
 // Every prefix, and random byte damage, parses to files or an error: never a crash.

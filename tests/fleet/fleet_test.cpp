@@ -408,6 +408,42 @@ TEST(FleetMerge, RuntimeNewerThanDriverAndDoctorReports) {
   EXPECT_NE(too_old.finding.fix.find("580.65.06"), std::string::npos) << too_old.finding.fix;
 }
 
+// Hostile reports among good ones: a number no type holds (1e400, a 400-digit integer) made
+// nlohmann throw out_of_range.406 through the merge (exit 2, nothing merged); a hostname with a
+// byte that is not UTF-8 aborted the JSON output. Each is now that node's report-unreadable (or
+// its name written with U+FFFD) and the good node is merged.
+TEST(FleetMerge, HugeNumbersAndBadBytesCostOnlyTheirNode) {
+  test::TempDir d;
+  write(d.path() + "/good.json", R"({"schema": "smcompat.doctor/1", "hostname": "good",
+    "driver": {"state": "ok", "version": "580.95.05", "cuda": "13.0",
+               "gpus": [{"name": "H100 SXM", "cc": "9.0"}]}, "findings": []})");
+  write(d.path() + "/exp.json",
+        R"({"schema": "smcompat.doctor/1", "hostname": "exp", "driver": {"state": "ok",
+    "gpus": [{"name": "H100 SXM", "cc": "9.0", "memory_bytes": 1e400}]}})");
+  write(d.path() + "/digits.json", R"({"schema": "smcompat.probe/1", "hostname": "digits", "n": )" +
+                                       std::string(400, '9') + "}");
+  write(d.path() + "/bytes.json", "{\"schema\": \"smcompat.doctor/1\", \"hostname\": \"b\xff\"}");
+  auto r = merge_reports({d.path() + "/good.json", d.path() + "/exp.json",
+                          d.path() + "/digits.json", d.path() + "/bytes.json"});
+  std::vector<std::string> unreadable;
+  for (const auto& f : r.findings)
+    if (f.finding.id == "report-unreadable") unreadable = f.hosts;
+  std::sort(unreadable.begin(), unreadable.end());
+  EXPECT_EQ(unreadable, (std::vector<std::string>{"bytes", "digits", "exp"}));
+  size_t good = 0;
+  for (const auto& n : r.nodes)
+    if (n.host == "good" && n.errors.empty()) ++good;
+  EXPECT_EQ(good, 1u);
+  // The CLI writes the merged document, whatever the inputs held.
+  auto cli =
+      run_child({SMCOMPAT_CLI, "fleet", "merge", d.path() + "/good.json", d.path() + "/exp.json",
+                 d.path() + "/digits.json", d.path() + "/bytes.json", "--json"},
+                {});
+  EXPECT_EQ(cli.exit_code, 1) << cli.err;  // findings at error severity
+  json doc = json::parse(cli.out);
+  EXPECT_EQ(doc["schema"], "smcompat.fleet/1");
+}
+
 // An -rdc library with PTX only (nvcc -rdc, compute_80): its device-linked .nv_fatbin container is
 // empty, and the runtime JIT-links the __nv_relfatbin pre-link code instead. Found by the GPU kit's
 // synthetic run (fleet merge said no-image where scan said ptx-jit): the empty container exists

@@ -234,5 +234,29 @@ TEST(Analysis, SharedMemoryAgainstTheTargetLimits) {
   EXPECT_EQ(on90.kernels[0].smem_optin_limit.value_or(0), 232448u);
 }
 
+// A static array sized past 64 bits (2^62 eight-byte elements; 2^62 four-byte ones is exactly
+// 2^64) read as "dynamic, 0 bytes" and passed the check: it must exceed the resources.
+TEST(Analysis, StaticSharedArrayPast64BitsExceedsResources) {
+  for (const char* decl : {".shared .align 8 .b64 s[4611686018427387904];",
+                           ".shared .align 4 .b32 s[4611686018427387904];"}) {
+    std::string ptx = std::string(".version 8.7\n.target sm_90\n.address_size 64\n") +
+                      ".visible .entry k()\n{\n\t" + decl + "\n\tret;\n}\n";
+    auto m = parse_module(ptx);
+    ASSERT_TRUE(m.ok()) << decl << ": " << m.error().to_string();
+    auto r = analyze(*m, *SmTarget::parse("sm_90"), {});
+    ASSERT_EQ(r.kernels.size(), 1u);
+    const KernelReport& k = r.kernels[0];
+    EXPECT_FALSE(k.dynamic_smem) << decl;
+    EXPECT_EQ(k.static_smem, UINT64_MAX) << decl;
+    EXPECT_EQ(k.outcome, KernelCheck::kExceedsResources) << decl;
+  }
+  // Dimensions whose product passes 64 bits are refused while parsing, at the dimension.
+  auto m = parse_module(
+      ".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\t.shared .b32 "
+      "s[1073741824][17179869184];\n\tret;\n}\n");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().what, "line 6, column 29: array size overflows 64 bits");
+}
+
 }  // namespace
 }  // namespace smcompat::ptx

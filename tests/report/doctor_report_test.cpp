@@ -151,6 +151,18 @@ pip install torch --index-url https://download.pytorch.org/whl/cu128
 )g");
 }
 
+// Names read from the environment cannot break the table or inject markup (a dist-info name, a
+// prefix with a backtick).
+TEST(DoctorReport, MarkdownCellsAreEscaped) {
+  auto r = sample();
+  r.verdicts[0].package = "evil|pkg<script>";
+  r.envs[0].prefix = "/opt/odd`venv";
+  std::string md = render_doctor_markdown(r);
+  EXPECT_NE(md.find("| evil\\|pkg\\<script\\> | 2.6.0+cu124 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("(venv): /opt/odd\\`venv — torch"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<script>"), std::string::npos);
+}
+
 TEST(DoctorReport, FixScript) {
   EXPECT_EQ(render_fix_script(sample()), R"g(#!/bin/sh
 # Written by `smcompat doctor --fix-script`. smcompat never runs it: review every line,

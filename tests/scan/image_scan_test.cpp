@@ -4,6 +4,7 @@
 // whiteouts, opaque directories, hard links across layers, symlinks never scanned, `..` entries
 // ignored; broken images give located errors while the rest is still scanned.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -279,6 +280,51 @@ TEST_F(ImageScanTest, MissingBlobIsALocatedErrorAndTheOtherLayerIsScanned) {
   EXPECT_EQ(files.count("opt/app/lib/libkeep.so"), 0u);
   // The hard link's target was never seen: the link is a warning, not a file.
   EXPECT_EQ(files.count("opt/app/lib/libkeep_link.so"), 0u);
+}
+
+// An OCI layout directory whose layer blob is a link: kept while it stays in the layout; a link
+// out of it (to /proc/self/mem, to a tar elsewhere) is refused, and a FIFO or a device is named
+// as what it is (they read as "blob not found", or would block or never end).
+TEST_F(ImageScanTest, LayoutBlobLinksThatLeaveTheLayoutAreRefused) {
+  auto l1 = layer1();
+  std::string blob = "blobs/sha256/" + ti::sha256_hex(l1.bytes);
+  auto make = [&](const std::string& name) {
+    auto path = (dir_ / name).string();
+    ti::write_layout(path, ti::oci_layout({l1, layer2()}));
+    fs::remove(fs::path(path) / blob);
+    return path;
+  };
+  struct Case {
+    std::string name, target, says;
+    bool fifo = false;
+  };
+  auto outside = (dir_ / "elsewhere.tar").string();
+  ti::write_file(outside, l1.bytes);
+  for (const Case& c : {Case{"to-proc", "/proc/self/mem", "leaves the layout (to /proc/"},
+                        Case{"to-tar", outside, "leaves the layout (to " + outside + ")"},
+                        Case{"to-zero", "/dev/zero", "leaves the layout"},
+                        Case{"fifo", "", "blob is a FIFO, not a file: refused", true}}) {
+    SCOPED_TRACE(c.name);
+    auto path = make(c.name);
+    auto link = fs::path(path) / blob;
+    if (c.fifo)
+      ASSERT_EQ(::mkfifo(link.c_str(), 0600), 0);
+    else
+      fs::create_symlink(c.target, link);
+    ScanReport r = scan(path);
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors[0].file, link.string());
+    EXPECT_NE(r.errors[0].what.find(c.says), std::string::npos) << r.errors[0].what;
+    EXPECT_EQ(files_of(r).count("opt/app/new/libnew.so"), 1u);  // the other layer is scanned
+  }
+  // A link inside the layout is followed.
+  auto path = make("inside");
+  fs::path moved = fs::path(path) / "blobs" / "kept-elsewhere-in-layout";
+  ti::write_file(moved.string(), l1.bytes);
+  fs::create_symlink(moved, fs::path(path) / blob);
+  ScanReport r = scan(path);
+  EXPECT_TRUE(r.errors.empty()) << r.errors.front().to_string();
+  expect_demo(r, path);
 }
 
 TEST_F(ImageScanTest, MalformedIndexJsonIsALocatedError) {

@@ -105,6 +105,54 @@ TEST_F(ScanTest, WheelsAreReadWithoutExtracting) {
   EXPECT_EQ(n, 1u);
 }
 
+// Archives nested past the limit: the error names where (it had an empty `file`).
+TEST_F(ScanTest, NestingPastTheLimitIsALocatedError) {
+  auto zip_of = [&](const fs::path& p, const char* name, const std::vector<uint8_t>& bytes) {
+    int err = 0;
+    zip_t* z = zip_open(p.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+    ASSERT_NE(z, nullptr);
+    zip_source_t* src = zip_source_buffer(z, bytes.data(), bytes.size(), 0);
+    ASSERT_GE(zip_file_add(z, name, src, ZIP_FL_OVERWRITE), 0);
+    ASSERT_EQ(zip_close(z), 0);
+  };
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+  };
+  zip_of(root_ / "inner.zip", "k.fatbin", synth::container({synth::sass_entry(90)}));
+  zip_of(root_ / "outer.zip", "inner.zip", read(root_ / "inner.zip"));
+  fs::remove(root_ / "inner.zip");
+  InspectOptions opt;
+  opt.max_nesting = 1;
+  auto inv = inspect_file((root_ / "outer.zip").string(), opt);
+  bool located = false;
+  for (const auto& f : inv)
+    for (const auto& e : f.errors)
+      if (e.what.find("nested more than 1 levels deep") != std::string::npos) {
+        EXPECT_EQ(e.file, (root_ / "outer.zip").string() + "!inner.zip!k.fatbin");
+        located = true;
+      }
+  EXPECT_TRUE(located);
+}
+
+// One walk judged for several GPUs (export prometheus judges each node's models from one scan):
+// the same verdicts, package roll-ups included, as a scan made for that GPU.
+TEST_F(ScanTest, JudgingAScanAgainEqualsScanningForThatGpu) {
+  make_wheel(root_ / "fancy-1.2-cp311-cp311-linux_x86_64.whl",
+             synth::container({synth::sass_entry(90), synth::ptx_entry(90, "sm_90")}));
+  write(root_ / "old.fatbin", synth::container({synth::sass_entry(80)}));
+  ScanReport once = scan_paths({root_.string()}, {});
+  for (const char* gpu : {"H100 SXM", "RTX 5090", "A100"}) {
+    SCOPED_TRACE(gpu);
+    ScanOptions opt;
+    opt.target = *resolve_target(gpu);
+    ScanReport direct = scan_paths({root_.string()}, opt);
+    ScanReport again = once;
+    judge_report(again, *opt.target);
+    EXPECT_EQ(scan_to_json(again, opt, {}).dump(), scan_to_json(direct, opt, {}).dump());
+  }
+}
+
 TEST_F(ScanTest, WalkProblemsAreReportedAndTheScanGoesOn) {
   write(root_ / "good.fatbin", synth::container({synth::sass_entry(86)}));
   fs::create_directories(root_ / "loop");

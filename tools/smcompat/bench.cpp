@@ -18,6 +18,7 @@
 #include "smcompat/bench/suites.hpp"
 #include "smcompat/bench/torch_runner.hpp"
 #include "smcompat/report/bench_report.hpp"
+#include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
@@ -76,10 +77,8 @@ int emit(const bench::BenchRun& run, const OutputArgs& out, const Context& ctx,
   }
   const BenchComparison* cmp = comparison ? &*comparison : nullptr;
   if (!out.html.empty()) {
-    std::ofstream file(out.html, std::ios::binary | std::ios::trunc);
-    file << render_bench_html(run, cmp);
-    if (!file.flush()) {
-      fmt::print(stderr, "smcompat {}: cannot write {}\n", command, out.html);
+    if (auto e = write_file_atomically(out.html, render_bench_html(run, cmp))) {
+      fmt::print(stderr, "smcompat {}: {}\n", command, e->to_string());
       return kExitError;
     }
     fmt::print(stderr, "smcompat {}: wrote {}\n", command, out.html);

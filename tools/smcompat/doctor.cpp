@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 
 #include "commands.hpp"
 #include "doctor_cli.hpp"
 #include "smcompat/report/doctor_report.hpp"
+#include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
@@ -43,15 +43,8 @@ int run_doctor_cli(Context& ctx, const DoctorCliOptions& o) {
   }
   for (auto& e : report.errors) fmt::print(stderr, "smcompat doctor: {}\n", e);
   if (!o.fix_script.empty()) {
-    std::ofstream out(o.fix_script, std::ios::trunc);
-    if (!out) {
-      fmt::print(stderr, "smcompat doctor: cannot write {}\n", o.fix_script);
-      return kExitError;
-    }
-    out << render_fix_script(report);
-    out.close();
-    if (!out) {
-      fmt::print(stderr, "smcompat doctor: writing {} failed\n", o.fix_script);
+    if (auto e = write_file_atomically(o.fix_script, render_fix_script(report))) {
+      fmt::print(stderr, "smcompat doctor: {}\n", e->to_string());
       return kExitError;
     }
     fmt::print(stderr, "smcompat doctor: wrote {} (review it, then run it yourself: sh {})\n",

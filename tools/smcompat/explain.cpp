@@ -15,6 +15,7 @@
 
 #include "commands.hpp"
 #include "smcompat/report/explain_report.hpp"
+#include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
@@ -77,11 +78,8 @@ int run(Context& ctx, const ExplainCliOptions& o) {
     out = render_explain_text(e, o.output.empty() ? ctx.out_style() : Style::plain());
   }
   if (!o.output.empty()) {
-    std::ofstream f(o.output, std::ios::trunc);
-    f << out;
-    f.close();
-    if (!f) {
-      fmt::print(stderr, "smcompat explain: cannot write {}\n", o.output);
+    if (auto e = write_file_atomically(o.output, out)) {
+      fmt::print(stderr, "smcompat explain: {}\n", e->to_string());
       return kExitError;
     }
     fmt::print(stderr, "smcompat explain: wrote {}\n", o.output);

@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
                  "Colour output: auto, always or never (NO_COLOR is honoured)")
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.require_subcommand(0, 1);
+  // Global options are taken after the subcommand too (`smcompat scan X --color never`):
+  // subcommands created from here on pass options they do not know to the parent.
+  app.fallthrough();
   register_scan(app, ctx);
   register_gpus(app, ctx);
   register_arch(app, ctx);

@@ -4,7 +4,6 @@
 // declaration. Library: include/smcompat/ptx/. Schemas: docs/ptx.md.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -13,6 +12,7 @@
 #include "smcompat/ptx/retarget.hpp"
 #include "smcompat/ptx/sources.hpp"
 #include "smcompat/report/ptx_report.hpp"
+#include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
 
 namespace smcompat::cli {
@@ -146,10 +146,8 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
   }
   bool wrote = false;
   if (r->ok && !o.output.empty()) {
-    std::ofstream out(o.output, std::ios::binary);
-    out << r->text;
-    if (!out) {
-      fmt::print(stderr, "smcompat ptx retarget: cannot write {}\n", o.output);
+    if (auto e = write_file_atomically(o.output, r->text)) {
+      fmt::print(stderr, "smcompat ptx retarget: {}\n", e->to_string());
       return kExitError;
     }
     wrote = true;

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "smcompat/report/trace_report.hpp"
+#include "smcompat/util/files.hpp"
 
 namespace smcompat::cli {
 
@@ -72,9 +73,8 @@ int write_report(const std::string& text, const std::string& output, FILE* fallb
     std::fputs(text.c_str(), fallback);
     return kExitOk;
   }
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  if (!out || !(out << text)) {
-    fmt::print(stderr, "smcompat trace: cannot write {}\n", output);
+  if (auto e = write_file_atomically(output, text)) {
+    fmt::print(stderr, "smcompat trace: {}\n", e->to_string());
     return kExitError;
   }
   return kExitOk;
@@ -114,7 +114,7 @@ int run(const TraceArgs& a, Context& ctx) {
   }
 
   TraceRenderOptions po;
-  std::string records_path;
+  std::string records_path, keep_records;  // keep_records: --records, filled at the end
   bool remove_records = false;
   std::optional<int> exit_status;
   std::string command_text;
@@ -145,12 +145,16 @@ int run(const TraceArgs& a, Context& ctx) {
       records_path = tmpl;
       remove_records = true;
     } else {
-      records_path = std::filesystem::absolute(a.records).string();
-      std::ofstream truncate(records_path, std::ios::trunc);  // a fresh record of this run
-      if (!truncate) {
+      // The shim writes beside the file and the run's records replace it at the end: an
+      // earlier file is never left truncated by a failed run or a full disk.
+      keep_records = std::filesystem::absolute(a.records).string();
+      records_path = keep_records + ".tmp." + std::to_string(::getpid());
+      std::ofstream fresh(records_path, std::ios::trunc);
+      if (!fresh) {
         fmt::print(stderr, "smcompat trace: cannot write {}\n", records_path);
         return kExitError;
       }
+      remove_records = true;
     }
     ro.trace_file = records_path;
     for (const std::string& s : a.command) command_text += (command_text.empty() ? "" : " ") + s;
@@ -191,6 +195,16 @@ int run(const TraceArgs& a, Context& ctx) {
   }
 
   auto log = trace::read_trace(records_path);
+  if (!keep_records.empty()) {
+    std::error_code ec;
+    std::filesystem::rename(records_path, keep_records, ec);
+    if (ec) {
+      fmt::print(stderr, "smcompat trace: cannot write {}: {}\n", keep_records, ec.message());
+      std::filesystem::remove(records_path, ec);
+      return kExitError;
+    }
+    remove_records = false;
+  }
   if (remove_records) {
     std::error_code ec;
     std::filesystem::remove(records_path, ec);

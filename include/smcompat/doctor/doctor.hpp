@@ -14,6 +14,7 @@
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/doctor/facts.hpp"
 #include "smcompat/probe/probe.hpp"
+#include "smcompat/scan/pep440.hpp"  // compare_versions
 #include "smcompat/verdict/fit.hpp"
 #include "smcompat/verdict/package.hpp"
 #include "smcompat/verdict/targets.hpp"
@@ -187,9 +188,6 @@ struct PackageKnowledge {
   /// above it; the first row for older releases); nullptr if the package has none.
   const RuntimeVariantRule* variant_rule(std::string_view package, std::string_view version) const;
 };
-
-/// -1, 0, 1 comparing dotted release numbers ("0.45.2" < "0.50.2"; local tags ignored).
-int compare_versions(std::string_view a, std::string_view b);
 
 /// Applies `rule` to the libraries `dist` ships, for torch's CUDA version and the environment's
 /// override variable.

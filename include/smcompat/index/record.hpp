@@ -14,6 +14,7 @@
 
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/sm_target.hpp"
+#include "smcompat/scan/pep440.hpp"  // compare_versions
 #include "smcompat/util/result.hpp"
 #include "smcompat/util/strings.hpp"  // normalize_package_name
 #include "smcompat/verdict/fit.hpp"
@@ -121,10 +122,6 @@ void add_inventories(WheelRecord& record, const std::vector<FileInventory>& inve
 /// (verdict/runtime_need.hpp). index_wheel() and normalize() call it, so a corrected rule reaches
 /// old records on the next merge.
 void infer_cuda(WheelRecord& record);
-
-/// PEP 440 ordering for the versions PyPI serves (release segments, pre/post/dev, local labels);
-/// negative when a < b.
-int compare_versions(std::string_view a, std::string_view b);
 
 nlohmann::json to_json(const WheelRecord& record);
 nlohmann::json to_json(const WheelIndex& index);

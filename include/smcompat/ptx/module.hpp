@@ -43,7 +43,8 @@ struct Variable {
   bool has_initializer = false;
   SourceLoc loc;
 
-  /// Size in bytes, or nullopt for unsized arrays (extern shared) and unknown element types.
+  /// Size in bytes (UINT64_MAX when it does not fit in 64 bits), or nullopt for unsized arrays
+  /// (extern shared) and unknown element types.
   std::optional<uint64_t> size_bytes() const;
 };
 

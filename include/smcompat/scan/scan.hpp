@@ -125,4 +125,8 @@ bool scan_skips_by_name(std::string_view file_name);
 /// image and `member` the path in its flattened filesystem. Never fails as a whole.
 ScanReport scan_paths(const std::vector<std::string>& paths, const ScanOptions& options);
 
+/// Sets every file's and package's verdict in `report` for `target` (scan_paths does this when
+/// ScanOptions::target is set): one scan judged again for another GPU needs no second walk.
+void judge_report(ScanReport& report, const Target& target);
+
 }  // namespace smcompat
