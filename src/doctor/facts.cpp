@@ -16,6 +16,7 @@
 
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/process.hpp"
+#include "smcompat/util/shell.hpp"
 #include "smcompat/util/strings.hpp"
 
 extern char** environ;
@@ -97,12 +98,7 @@ std::optional<Version> toolkit_version(const std::string& root, std::string* sou
 std::string find_on_path(const std::string& name, const Environment& env) {
   auto it = env.find("PATH");
   if (it == env.end()) return {};
-  for (auto dir : split(it->second, ':')) {
-    if (dir.empty()) continue;
-    std::string p = std::string(dir) + "/" + name;
-    if (is_executable(p)) return p;
-  }
-  return {};
+  return find_executable(name, it->second).value_or("");
 }
 
 std::vector<ToolkitFacts> find_toolkits(const Environment& env, const std::string& usr_local) {

@@ -1104,24 +1104,6 @@ std::optional<Engine> parse_engine(std::string_view name) {
   return std::nullopt;
 }
 
-std::string shell_quote(std::string_view word) {
-  if (word.empty()) return "''";
-  bool plain = std::all_of(word.begin(), word.end(), [](unsigned char c) {
-    return std::isalnum(c) != 0 ||
-           std::string_view("_@%+=:,./-").find(static_cast<char>(c)) != std::string_view::npos;
-  });
-  if (plain) return std::string(word);
-  std::string out = "'";
-  for (char c : word) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  out += '\'';
-  return out;
-}
-
 Result<std::vector<std::string>> split_shell_words(std::string_view text) {
   SMCOMPAT_TRY(auto tokens, tokenize(text));
   std::vector<std::string> words;

@@ -9,6 +9,7 @@
 
 #include "smcompat/report/json_document.hpp"
 #include "smcompat/util/json_text.hpp"
+#include "smcompat/util/shell.hpp"
 #include "smcompat/util/table.hpp"
 
 namespace smcompat {
@@ -40,6 +41,30 @@ std::string fmt_ms(double ms) {
 }
 
 }  // namespace
+
+std::string render_shim_environment(const std::vector<std::pair<std::string, std::string>>& env,
+                                    const std::string& records) {
+  std::string out;
+  for (const auto& [k, v] : env) out += fmt::format("export {}={}\n", k, shell_quote(v));
+  return out + fmt::format("# then run the program; afterwards: smcompat trace --from {}\n",
+                           shell_quote(records));
+}
+
+std::string render_override_preview(ComputeCapability reported, const TraceRenderOptions& o,
+                                    bool scoped) {
+  if (!o.real_cc)
+    return fmt::format(
+        "smcompat trace: reporting compute capability {}; no driver answered here, so what it "
+        "implies cannot be predicted\n",
+        reported.to_string());
+  std::string out = fmt::format(
+      "smcompat trace: reporting compute capability {} instead of {}{}:\n", reported.to_string(),
+      o.real_cc->to_string(), scoped ? " (only to callers in the --only-for libraries)" : "");
+  for (const std::string& line : o.override_implications) out += "  - " + line + "\n";
+  if (!o.override_file_predictions.empty()) out += "  predicted for the images in these files:\n";
+  for (const std::string& line : o.override_file_predictions) out += "    " + line + "\n";
+  return out;
+}
 
 std::string render_trace_text(const TraceLog& log, const TraceRenderOptions& options) {
   Style style = options.color ? Style::for_stream(stdout, Style::Mode::kAlways) : Style::plain();

@@ -13,8 +13,11 @@
 
 #include "smcompat/probe/probe.hpp"
 #include "smcompat/trace/trace.hpp"
+#include "smcompat/util/shell.hpp"
 
 namespace smcompat::trace {
+
+namespace fs = std::filesystem;
 
 std::vector<std::pair<std::string, std::string>> shim_environment(const RunOptions& options) {
   std::vector<std::pair<std::string, std::string>> env;
@@ -109,6 +112,65 @@ std::optional<ComputeCapability> query_device_cc(int ordinal) {
   for (const ProbeDevice& d : probed->devices)
     if (d.ordinal == ordinal) return d.true_cc();
   return std::nullopt;
+}
+
+OverridePreview preview_override(ComputeCapability reported, const std::string& program,
+                                 const std::vector<std::string>& images) {
+  OverridePreview p;
+  p.real_cc = query_device_cc(0);
+  if (!p.real_cc) return p;
+  p.implications = override_implications(reported, *p.real_cc);
+  std::vector<std::string> files = images;
+  const char* path = std::getenv("PATH");
+  if (auto exe = find_executable(program, path ? path : "/usr/bin:/bin"))
+    files.insert(files.begin(), *exe);
+  p.file_predictions = override_implications_for_files(files, reported, *p.real_cc, std::nullopt);
+  return p;
+}
+
+Result<RecordsFile> RecordsFile::create(const std::string& keep) {
+  RecordsFile f;
+  if (keep.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "smcompat-trace-XXXXXX").string();
+    int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) return make_error("cannot create a temporary file for the records");
+    ::close(fd);
+    f.path_ = tmpl;
+    return f;
+  }
+  f.keep_ = fs::absolute(keep).string();
+  f.path_ = f.keep_ + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(f.path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return make_error(std::string("cannot write: ") + std::strerror(errno)).in_file(f.path_);
+  ::close(fd);
+  return f;
+}
+
+RecordsFile::RecordsFile(RecordsFile&& o) noexcept
+    : path_(std::move(o.path_)), keep_(std::move(o.keep_)), done_(o.done_) {
+  o.done_ = true;
+}
+
+RecordsFile::~RecordsFile() {
+  if (done_ || path_.empty()) return;
+  std::error_code ec;
+  fs::remove(path_, ec);
+}
+
+std::optional<Error> RecordsFile::finish() {
+  if (done_) return std::nullopt;
+  done_ = true;
+  std::error_code ec;
+  if (keep_.empty()) {
+    fs::remove(path_, ec);
+    return std::nullopt;
+  }
+  fs::rename(path_, keep_, ec);
+  if (!ec) return std::nullopt;
+  std::string why = ec.message();
+  fs::remove(path_, ec);
+  return make_error("cannot write: " + why).in_file(keep_);
 }
 
 }  // namespace smcompat::trace

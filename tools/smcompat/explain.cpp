@@ -106,6 +106,7 @@ void register_explain(CLI::App& app, Context& ctx) {
   cmd->validate_positionals();
   cmd->prefix_command();
   cmd->allow_extras();
+  cmd->fallthrough(false);  // left-over words are the error text, not the parent's options
   cmd->add_option("--file", o->file, "Read the error text from a log file");
   cmd->add_flag("--json", o->json, "JSON output (schema smcompat.explain/1)");
   cmd->add_flag("--prompt", o->prompt,

@@ -12,11 +12,8 @@
 #include <optional>
 
 #include "commands.hpp"
-#include "smcompat/bench/results.hpp"
 #include "smcompat/plan/engine.hpp"
 #include "smcompat/plan/model.hpp"
-#include "smcompat/plan/probe_gpus.hpp"
-#include "smcompat/probe/probe.hpp"
 #include "smcompat/report/plan_report.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -26,7 +23,6 @@ namespace smcompat::cli {
 namespace {
 
 constexpr long long kMaxWorkload = 10'000'000;
-constexpr size_t kMaxBenchFile = 64u << 20;
 
 struct PlanArgs {
   std::string model;
@@ -50,119 +46,6 @@ int fail(fmt::format_string<T...> f, T&&... args) {
   return kExitError;
 }
 
-// What a dense model would need, from its own counts: the weights in their format, and that
-// tensor parallelism over enough GPUs is the plan there.
-std::string dense_hint(const plan::ModelSpec& m) {
-  double weights = double(m.total_params()) * plan::bytes_per_param(m.attention_format);
-  return fmt::format(
-      "a dense model ({:.1f}B parameters, about {:.1f} GiB of {} weights) needs no expert "
-      "placement: serve it with tensor parallelism (--tensor-parallel-size) over as many GPUs as "
-      "hold those weights plus the KV cache, and data-parallel replicas beyond that",
-      double(m.total_params()) / 1e9, weights / (1ull << 30), plan::to_string(m.attention_format));
-}
-
-bool is_device_memory_row(const bench::BenchResult& r) {
-  if (r.suite != "memory" || r.skipped()) return false;
-  auto op = r.params.find("op");
-  if (r.params.count("host")) return false;
-  return op != r.params.end() &&
-         (op->second == "copy" || op->second == "d2d" || op->second == "triad");
-}
-
-uint64_t row_bytes(const bench::BenchResult& r) {
-  auto it = r.params.find("bytes");
-  if (it == r.params.end()) return 0;
-  return parse_uint(it->second).value_or(0);
-}
-
-// The peaks a `smcompat bench --json` run measured: the best GEMM TFLOPS in the model's compute
-// format (fp8 for FP8 / 4-bit checkpoints when the run has FP8 rows, else bf16) and the best
-// device-memory bandwidth at sizes far beyond any L2 (1 GiB and up; the largest size otherwise).
-std::optional<std::string> read_bench_peaks(const std::string& path, const plan::ModelSpec& model,
-                                            const std::vector<plan::GpuSet>& sets,
-                                            PlanPeaks& peaks) {
-  auto text = read_file_prefix(path, kMaxBenchFile + 1);
-  if (!text) return fmt::format("--bench {}: cannot read the file", path);
-  if (text->size() > kMaxBenchFile) return fmt::format("--bench {}: larger than 64 MiB", path);
-  auto run = bench::read_bench_run(*text);
-  if (!run)
-    return fmt::format("--bench {}: not a `smcompat bench --json` document: {}", path,
-                       run.error().to_string());
-  auto gemm_dtype = [](const bench::BenchResult& r) -> std::string {
-    if ((r.suite != "gemm" && r.suite != "torch.gemm") || r.skipped()) return "";
-    auto it = r.params.find("dtype");
-    if (it == r.params.end()) return "";
-    if (it->second == "bf16") return "bf16";
-    if (it->second.starts_with("fp8")) return "fp8";
-    return "";
-  };
-  bool want_fp8 = model.expert_format != plan::WeightFormat::kBf16;
-  bool has_fp8 = false;
-  for (const auto& r : run->results) has_fp8 = has_fp8 || gemm_dtype(r) == "fp8";
-  std::string fmt_key = want_fp8 && has_fp8 ? "fp8" : "bf16";
-  for (const auto& r : run->results)
-    if (gemm_dtype(r) == fmt_key && *r.value > 0 && (!peaks.tflops || *r.value > *peaks.tflops))
-      peaks.tflops = *r.value;
-  if (peaks.tflops) peaks.tflops_format = fmt_key;
-
-  uint64_t largest = 0;
-  bool big = false;
-  for (const auto& r : run->results)
-    if (is_device_memory_row(r)) {
-      largest = std::max(largest, row_bytes(r));
-      big = big || row_bytes(r) >= (1ull << 30);
-    }
-  for (const auto& r : run->results)
-    if (is_device_memory_row(r) && *r.value > 0 &&
-        (big ? row_bytes(r) >= (1ull << 30) : row_bytes(r) == largest) &&
-        (!peaks.memory_gbs || *r.value > *peaks.memory_gbs))
-      peaks.memory_gbs = *r.value;
-  if (!peaks.tflops && !peaks.memory_gbs)
-    return fmt::format(
-        "--bench {}: no usable figure: no measured bf16/fp8 GEMM row and no device memory "
-        "(copy, d2d, triad) row (run `smcompat bench gemm memory --json -o {}`)",
-        path, path);
-  // Whose figures: every device of the run must be a known GPU, the one every set is planned for
-  // (peaks measured on an unidentified GPU, or on another, say nothing about these).
-  if (run->devices.empty())
-    return fmt::format("--bench {}: the run names no GPU it was measured on", path);
-  for (const auto& d : run->devices) {
-    if (!d.catalog_gpu)
-      return fmt::format(
-          "--bench {}: GPU {} ({}) is not in the catalog, so its figures cannot stand for the "
-          "GPUs planned for",
-          path, d.ordinal, d.name);
-    for (const auto& s : sets)
-      if (s.gpu && s.gpu->name != *d.catalog_gpu)
-        return fmt::format(
-            "--bench {}: measured on {} (GPU {}), but the plan is for {}: its peaks do not apply",
-            path, *d.catalog_gpu, d.ordinal, s.gpu->name);
-  }
-  // A measured figure far from the GPU's specification is a broken run or an edited file, and
-  // would put any step time out of range: between 1 % and 150 % of the catalog's figure.
-  auto implausible = [&](std::optional<double> measured, std::optional<double> spec,
-                         std::string_view what) -> std::optional<std::string> {
-    if (!measured || !spec || *spec <= 0) return std::nullopt;
-    if (*measured >= 0.01 * *spec && *measured <= 1.5 * *spec) return std::nullopt;
-    return fmt::format(
-        "--bench {}: a measured {} of {:.4g} is implausible for {} (specification {:.4g}); "
-        "expected 1 % to 150 % of it",
-        path, what, *measured, sets.front().gpu->name, *spec);
-  };
-  if (!sets.empty() && sets.front().gpu) {
-    const GpuSpec& g = *sets.front().gpu;
-    auto peak = g.peak_tflops.find(peaks.tflops_format == "fp8" ? "fp8" : "fp16_bf16");
-    std::optional<double> spec_tflops;
-    if (peak != g.peak_tflops.end()) spec_tflops = peak->second;
-    if (auto e = implausible(peaks.tflops, spec_tflops, peaks.tflops_format + " GEMM TFLOPS"))
-      return e;
-    if (auto e = implausible(peaks.memory_gbs, g.bandwidth_gbs, "memory bandwidth (GB/s)"))
-      return e;
-  }
-  peaks.source = path;
-  return std::nullopt;
-}
-
 int run_plan(Context& ctx, const PlanArgs& a) {
   for (auto [name, v] : {std::pair{"--batch", a.batch}, std::pair{"--prompt-len", a.prompt_len},
                          std::pair{"--gen-len", a.gen_len}})
@@ -176,35 +59,17 @@ int run_plan(Context& ctx, const PlanArgs& a) {
     return fail(
         "{} has no expert fields (num_experts / n_routed_experts / num_local_experts): smcompat "
         "plan plans mixture-of-experts models; {}",
-        a.model, dense_hint(*model));
+        a.model, plan::dense_model_hint(*model));
 
-  const Catalog& catalog = Catalog::builtin();
-  std::vector<plan::GpuSet> sets;
-  if (a.gpus) {
-    auto parsed = plan::parse_gpu_sets(*a.gpus, catalog);
-    if (!parsed) return fail("{}", parsed.error().to_string());
-    sets = std::move(*parsed);
-  } else {
-    auto probed = probe_system();
-    if (!probed)
-      return fail("probe: {} (pass --gpus, e.g. --gpus 8xH100)", probed.error().to_string());
-    if (probed->status != ProbeStatus::kOk || probed->devices.empty())
-      return fail(
-          "no GPU found on this machine ({}: {}); pass --gpus to plan for GPUs elsewhere, e.g. "
-          "--gpus 8xH100 or --gpus '4x\"RTX PRO 6000\"'",
-          to_string(probed->status), probed->explanation);
-    auto from_probe = plan::gpu_sets_from_probe(*probed, catalog);
-    if (!from_probe)
-      return fail("{}; pass --gpus to name the GPUs", from_probe.error().to_string());
-    sets = std::move(*from_probe);
-  }
+  auto sets = plan::resolve_gpu_sets(a.gpus, Catalog::builtin());
+  if (!sets) return fail("{}", sets.error().to_string());
 
   plan::PlanRequest base;
   base.model = *model;
   base.workload = {int(a.batch), int(a.prompt_len), int(a.gen_len)};
   PlanPeaks peaks;
   if (!a.bench.empty()) {
-    if (auto err = read_bench_peaks(a.bench, *model, sets, peaks)) return fail("{}", *err);
+    if (auto err = read_bench_peaks(a.bench, *model, *sets, peaks)) return fail("{}", *err);
     base.measured_tflops = peaks.tflops;
     base.measured_memory_gbs = peaks.memory_gbs;
   }
@@ -216,7 +81,7 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   options.from = a.from;
   options.peaks = peaks;
   options.python = a.python;
-  auto report = build_plan_report(base, sets, options);
+  auto report = build_plan_report(base, *sets, options);
   if (!report) return fail("{}", report.error().to_string());
 
   const bool fits = report->fits_anywhere();

@@ -87,6 +87,50 @@ struct IndexBuildResult {
 /// for a package, version or wheel is a recorded failure.
 Result<IndexBuildResult> build_wheel_index(const IndexBuildOptions& options);
 
+/// `index build`'s options as the user gave them (text), before they are checked.
+struct IndexBuildRequest {
+  std::vector<std::string> packages;   ///< NAME, NAME==VERSION, NAME with a PEP 440 specifier
+  size_t last = 0;                     ///< 0: every release
+  std::vector<std::string> platforms;  ///< linux_x86_64, linux_aarch64; empty: both
+  std::string output;                  ///< the index file ("" or "-": stdout); resumed if present
+  std::string resume;                  ///< another index whose wheels are done
+  std::string shard;                   ///< "K/N" or ""
+  std::string cache;                   ///< "": default_wheel_cache()
+  bool keep = false;
+  std::string python = "python3";
+  std::string python_version = "3.12";
+  std::string index_url;
+  std::vector<std::string> find_links;
+  std::vector<std::string> pip_args;
+  unsigned jobs = 3;
+};
+
+/// The options of `request`, checked (each error names the option), and the index files that
+/// say which wheels are done: --resume and the output of an earlier run.
+Result<IndexBuildOptions> index_build_options(const IndexBuildRequest& request,
+                                              std::vector<std::string>* resume_paths);
+
+/// Where wheels are downloaded unless told: $XDG_CACHE_HOME/smcompat/wheels, else
+/// ~/.cache/smcompat/wheels, else /tmp/smcompat-wheels.
+std::string default_wheel_cache();
+
+/// Index files read and merged (`index merge`; the wheels already done when a build resumes);
+/// nullopt for no paths. The error names the file.
+Result<std::optional<WheelIndex>> read_merged_index(const std::vector<std::string>& paths);
+
+/// The failures of `built` that `resume` did not hold already (what this run adds).
+std::vector<IndexFailure> new_failures(const WheelIndex& built, const WheelIndex* resume);
+
+/// `index add`: local wheel files scanned one after the other, merged into the index at
+/// `existing` when that file exists.
+struct AddedWheels {
+  WheelIndex merged;
+  std::vector<std::string> problems;  ///< "PATH: what went wrong", one per wheel or record error
+  uint64_t bytes = 0;                 ///< wheel bytes scanned
+  double seconds = 0;                 ///< scanning time
+};
+Result<AddedWheels> add_wheels(const std::vector<std::string>& wheels, const std::string& existing);
+
 /// Today's date in UTC ("2026-11-25"): the `built` of an index.
 std::string utc_date_today();
 

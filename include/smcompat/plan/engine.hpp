@@ -10,6 +10,7 @@
 
 #include "smcompat/plan/plan.hpp"
 #include "smcompat/util/result.hpp"
+#include "smcompat/util/shell.hpp"  // shell_quote (engine command lines)
 
 namespace smcompat::plan {
 
@@ -98,10 +99,6 @@ struct Rewrite {
 /// plan was chosen (the link, the fit) is the caller's to add.
 Result<Rewrite> rewrite_command(std::string_view original, const PlanShape& shape,
                                 const Workload& workload);
-
-/// `word` as the shell reads it back: unchanged when it holds only characters the shell takes
-/// literally ([A-Za-z0-9_@%+=:,./-]), else in single quotes (a ' inside as '\'').
-std::string shell_quote(std::string_view word);
 
 /// Splits a command line into words the way a POSIX shell does before expansion (quotes removed,
 /// backslash escapes, line continuations, comments); the shell's operators come out as words of

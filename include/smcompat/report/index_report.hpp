@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "smcompat/index/advise.hpp"
+#include "smcompat/index/build.hpp"
 #include "smcompat/util/table.hpp"
 
 namespace smcompat {
@@ -91,5 +92,15 @@ nlohmann::json diff_to_json(const std::vector<WheelDiff>& diffs, const std::stri
 
 /// A wheel verdict as JSON (the "verdict" object above).
 nlohmann::json wheel_verdict_json(const WheelVerdict& verdict);
+
+/// `index build`'s closing lines on stderr: the counts and times of the run, then the failures
+/// it added (at most 40, then how many more).
+std::string render_index_build_summary(const IndexBuildResult& built,
+                                       const IndexBuildOptions& options,
+                                       const std::vector<IndexFailure>& added_failures);
+
+/// One line of `index build`'s progress: a terminal line (rewritten in place) or, for a log, the
+/// finished item ("" when this update is not one to log).
+std::string render_index_build_progress(const IndexBuildProgress& progress, bool terminal);
 
 }  // namespace smcompat

@@ -25,6 +25,17 @@ struct TraceRenderOptions {
   std::optional<ComputeCapability> real_cc;  ///< the device's capability queried before the run
 };
 
+/// What `--report-cc` implies, printed before the run: the implications (options.real_cc and
+/// options.override_implications) and the predictions for the program's files, or that no driver
+/// answered. `scoped`: the override is limited to --only-for libraries.
+std::string render_override_preview(ComputeCapability reported, const TraceRenderOptions& options,
+                                    bool scoped);
+
+/// `trace --env`: the shell lines that load the shim (export NAME=value) and the command that
+/// reports on `records` afterwards.
+std::string render_shim_environment(const std::vector<std::pair<std::string, std::string>>& env,
+                                    const std::string& records);
+
 /// Text report for people.
 std::string render_trace_text(const trace::TraceLog& log, const TraceRenderOptions& options);
 /// JSON report, schema kTraceSchema.

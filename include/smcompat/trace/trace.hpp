@@ -183,6 +183,16 @@ std::vector<std::string> override_implications_for_files(
     const std::vector<std::string>& paths, ComputeCapability fake, ComputeCapability real,
     std::optional<Version> driver_cuda, const Catalog& catalog = Catalog::builtin());
 
+/// What --report-cc implies, before a run: the device's real capability (nullopt without a
+/// driver), override_implications(), and override_implications_for_files() for the program's own
+/// file (found as execvp finds it) and `images`.
+struct OverridePreview {
+  std::optional<ComputeCapability> real_cc;
+  std::vector<std::string> implications, file_predictions;
+};
+OverridePreview preview_override(ComputeCapability reported, const std::string& program,
+                                 const std::vector<std::string>& images);
+
 /// Running a command under the shim.
 struct RunOptions {
   std::string shim_path;   ///< libsmcompat_trace.so
@@ -196,8 +206,28 @@ std::vector<std::pair<std::string, std::string>> shim_environment(const RunOptio
 /// number if it was killed), or an error if it could not be started.
 Result<int> run_traced(const std::vector<std::string>& argv, const RunOptions& options);
 
+/// Where the shim writes one run's records: a temporary file removed at the end, or, for
+/// `--records PATH`, a file beside PATH renamed over it once the run is over (an earlier file is
+/// never left truncated by a failed run or a full disk).
+class RecordsFile {
+ public:
+  /// `keep` empty: a temporary file; else the path the records end up at.
+  static Result<RecordsFile> create(const std::string& keep);
+  RecordsFile(RecordsFile&& other) noexcept;
+  RecordsFile& operator=(RecordsFile&&) = delete;
+  ~RecordsFile();  ///< removes the file unless finish() moved it into place
+  const std::string& path() const { return path_; }
+  /// Renames the records into place (kept) or removes them (temporary).
+  std::optional<Error> finish();
+
+ private:
+  RecordsFile() = default;
+  std::string path_, keep_;
+  bool done_ = false;
+};
+
 /// The real compute capability of device `ordinal` as this machine's driver reports it
-/// (libcuda.so.1 through dlopen); nullopt without a usable driver.
+/// (the probe's true_cc()); nullopt without a usable driver.
 std::optional<ComputeCapability> query_device_cc(int ordinal = 0);
 
 /// Locates libsmcompat_trace.so: $SMCOMPAT_TRACE_LIB, else ../lib/ next to the executable
