@@ -8,15 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "commands.hpp"
-#include "smcompat/bench/gemm.hpp"
-#include "smcompat/bench/jit.hpp"
-#include "smcompat/bench/suites.hpp"
-#include "smcompat/bench/torch_runner.hpp"
+#include "smcompat/bench/run.hpp"
 #include "smcompat/report/bench_report.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -25,8 +20,6 @@ namespace smcompat::cli {
 
 namespace {
 
-const std::vector<std::string> kSuites = {"gemm", "memory", "p2p", "launch", "jit"};
-
 struct OutputArgs {
   bool json = false;
   bool markdown = false;
@@ -34,17 +27,8 @@ struct OutputArgs {
   std::string baseline;  // OLD.json, "" = none
 };
 
-struct BenchArgs {
-  std::vector<std::string> suites;
-  std::vector<int> devices;
-  bool quick = false;
-  std::string libcuda = "libcuda.so.1";
-  std::string libnvml = "libnvidia-ml.so.1";
+struct BenchArgs : bench::BenchRequest {
   bool no_nvml = false;
-  std::string cublaslt;
-  bool torch = false;
-  std::string python;
-  std::vector<std::string> rows;
   OutputArgs out;
 };
 
@@ -53,22 +37,12 @@ struct ReportArgs {
   OutputArgs out;
 };
 
-Result<bench::BenchRun> read_run_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot open the file").in_file(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto run = bench::read_bench_run(text.str());
-  if (!run) return Error(run.error()).in_file(path);
-  return run;
-}
-
 // Prints `run` as asked (text on stdout by default; --html writes only the file it names).
 int emit(const bench::BenchRun& run, const OutputArgs& out, const Context& ctx,
          const char* command) {
   std::optional<BenchComparison> comparison;
   if (!out.baseline.empty()) {
-    auto baseline = read_run_file(out.baseline);
+    auto baseline = bench::read_bench_run_file(out.baseline);
     if (!baseline) {
       fmt::print(stderr, "smcompat {}: --baseline: {}\n", command, baseline.error().to_string());
       return kExitError;
@@ -104,75 +78,24 @@ void add_output_options(CLI::App* cmd, OutputArgs& out) {
       ->check(CLI::ExistingFile);
 }
 
-// Appends the torch run's rows to `into` (the native run), keeping one header.
-void merge_runs(bench::BenchRun& into, bench::BenchRun&& torch) {
-  for (auto& [name, version] : torch.libraries) into.libraries.emplace(name, version);
-  for (auto& r : torch.results) into.results.push_back(std::move(r));
-  for (auto& w : torch.warnings) into.warnings.push_back("torch: " + w);
-  if (into.devices.empty()) into.devices = std::move(torch.devices);
-}
-
-int run_bench(const BenchArgs& args, Context& ctx) {
-  // --torch alone runs only the PyTorch script; suites named beside it run too.
-  const bool native = !args.torch || !args.suites.empty();
-  std::optional<bench::BenchRun> run;
-  if (native) {
-    bench::NativeOptions options;
-    options.suites = args.suites;
-    options.devices = args.devices;
-    options.quick = args.quick;
-    options.libcuda = args.libcuda;
-    options.libnvml = args.no_nvml ? "" : args.libnvml;
-    bench::GemmSuiteOptions gemm;
-    if (!args.cublaslt.empty()) gemm.paths.user = args.cublaslt;
-    options.extra_suites["gemm"] = bench::gemm_suite(gemm);
-    options.extra_suites["jit"] = bench::run_jit_suite;
-    if (options.suites.empty()) options.suites = kSuites;
-    options.kernel_provider = [](std::span<const ComputeCapability> ccs,
-                                 std::optional<Version> driver_cuda) {
-      return bench::embedded_device_kernels(ccs, driver_cuda);
-    };
-    // Progress on stderr: a line rewritten in place on a terminal, one line per suite otherwise.
-    const bool tty = isatty(STDERR_FILENO) != 0;
-    options.progress = [tty](std::string_view suite, int started) {
-      if (tty) {
-        fmt::print(stderr, "\r\033[Ksmcompat bench: {} ({} configurations started)", suite,
-                   started);
-      } else if (started == 0) {
-        fmt::print(stderr, "smcompat bench: {}\n", suite);
-      }
-    };
-    auto native_run = bench::run_native_suites(options);
-    if (tty) fmt::print(stderr, "\r\033[K");
-    if (!native_run) {
-      fmt::print(stderr, "smcompat bench: {}\n", native_run.error().to_string());
-      return kExitError;
-    }
-    run = std::move(*native_run);
+int run_bench(BenchArgs args, Context& ctx) {
+  if (args.no_nvml) args.libnvml.clear();
+  args.argv = ctx.argv;
+  // Progress on stderr: a line rewritten in place on a terminal, one line per suite otherwise.
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  args.progress = [tty](std::string_view suite, int started) {
+    if (tty)
+      fmt::print(stderr, "\r\033[Ksmcompat bench: {} ({} configurations started)", suite, started);
+    else if (started == 0)
+      fmt::print(stderr, "smcompat bench: {}\n", suite);
+  };
+  auto run = bench::run_bench(args);
+  if (tty) fmt::print(stderr, "\r\033[K");
+  if (!run) {
+    std::string why = run.error().to_string();  // "smcompat bench --torch: ..." for the script
+    fmt::print(stderr, "smcompat bench{}{}\n", why.starts_with("--torch: ") ? " " : ": ", why);
+    return kExitError;
   }
-  if (args.torch) {
-    bench::TorchOptions options;
-    options.python = args.python;
-    options.quick = args.quick;
-    options.stop = args.quick ? bench::StopRule::quick() : bench::StopRule{};
-    options.rows = args.rows;
-    if (!args.devices.empty()) options.gpu = args.devices.front();
-    options.argv = ctx.argv;
-    options.tool_version = SMCOMPAT_VERSION;
-    bench::TorchFailure why = bench::TorchFailure::kNone;
-    auto torch_run = bench::run_torch_script(options, &why);
-    if (!torch_run) {
-      fmt::print(stderr, "smcompat bench --torch: {}\n", torch_run.error().to_string());
-      return kExitError;
-    }
-    if (run) {
-      merge_runs(*run, std::move(*torch_run));
-    } else {
-      run = std::move(*torch_run);
-    }
-  }
-  run->tool_version = SMCOMPAT_VERSION;
-  run->argv = ctx.argv;
   return emit(*run, args.out, ctx, "bench");
 }
 
@@ -186,7 +109,7 @@ void register_bench(CLI::App& app, Context& ctx) {
   static BenchArgs args;
   cmd->add_option("suite", args.suites,
                   "Suites to run: gemm, memory, p2p, launch, jit (default all)")
-      ->check(CLI::IsMember(kSuites));
+      ->check(CLI::IsMember(bench::kBenchSuites));
   cmd->add_flag("--quick", args.quick, "About a minute: fewer sizes, looser stopping rule");
   cmd->add_option("--device", args.devices, "CUDA ordinal to measure (repeatable; default all)");
   cmd->add_option("--libcuda", args.libcuda, "Driver library to load (default libcuda.so.1)");
@@ -213,7 +136,7 @@ void register_bench(CLI::App& app, Context& ctx) {
       ->check(CLI::ExistingFile);
   add_output_options(report, report_args.out);
   report->callback([&ctx] {
-    auto run = read_run_file(report_args.results);
+    auto run = bench::read_bench_run_file(report_args.results);
     if (!run) {
       fmt::print(stderr, "smcompat bench report: {}\n", run.error().to_string());
       ctx.exit_code = kExitError;
