@@ -409,4 +409,37 @@ PythonEnv read_python_env(const EnvLocation& where, bool scan_code, unsigned job
   return env;
 }
 
+Result<InstalledPackages> read_installed_packages(const std::string& python) {
+  auto locations = locate_python(python, "--python");
+  if (!locations) return locations.error();
+  InstalledPackages env;
+  for (const auto& loc : unique_locations(*locations)) {
+    std::error_code ec;
+    auto dirs = dist_info_dirs(loc.site_packages, &ec);
+    if (ec)
+      return make_error(
+          fmt::format("--python {}: cannot read {}: {}", python, loc.site_packages, ec.message()));
+    env.site_packages.push_back(loc.site_packages);
+    for (const auto& d : dirs) {
+      auto dist = read_installed_distribution(d);
+      if (dist.name.empty()) continue;
+      env.installed.emplace_back(normalize_package_name(dist.name), dist.version);
+    }
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(python, ec)) {
+    env.pip_python = python;
+  } else if (!locations->empty()) {
+    for (const char* name : {"bin/python", "bin/python3"}) {
+      auto candidate = fs::path(locations->front().prefix) / name;
+      if (fs::exists(candidate, ec)) {
+        env.pip_python = candidate.string();
+        break;
+      }
+    }
+  }
+  return env;
+}
+
 }  // namespace smcompat::doctor

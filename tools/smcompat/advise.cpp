@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <set>
 
 #include "commands.hpp"
@@ -28,48 +27,6 @@ struct AdviseArgs {
   std::string gpu, driver, python, platform, index;
   bool json = false, markdown = false, verbose = false;
 };
-
-// The distributions installed in the environment that `python` names (an interpreter, a prefix
-// or a site-packages directory), found the way the doctor finds them (doctor::locate_python:
-// lib/pythonX.Y/site-packages beside the interpreter, without running it).
-struct InstalledEnv {
-  std::vector<std::pair<std::string, std::string>> installed;
-  std::vector<std::string> site_packages;
-  std::string pip_python;  ///< the interpreter for `-m pip`, "" when none is known
-};
-
-Result<InstalledEnv> read_installed(const std::string& python) {
-  auto locations = doctor::locate_python(python, "--python");
-  if (!locations) return locations.error();
-  InstalledEnv env;
-  for (const auto& loc : doctor::unique_locations(*locations)) {
-    std::error_code ec;
-    auto dirs = dist_info_dirs(loc.site_packages, &ec);
-    if (ec)
-      return make_error(
-          fmt::format("--python {}: cannot read {}: {}", python, loc.site_packages, ec.message()));
-    env.site_packages.push_back(loc.site_packages);
-    for (const auto& d : dirs) {
-      auto dist = read_installed_distribution(d);
-      if (dist.name.empty()) continue;
-      env.installed.emplace_back(normalize_package_name(dist.name), dist.version);
-    }
-  }
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_regular_file(python, ec)) {
-    env.pip_python = python;
-  } else if (!locations->empty()) {
-    for (const char* name : {"bin/python", "bin/python3"}) {
-      auto candidate = fs::path(locations->front().prefix) / name;
-      if (fs::exists(candidate, ec)) {
-        env.pip_python = candidate.string();
-        break;
-      }
-    }
-  }
-  return env;
-}
 
 }  // namespace
 
@@ -106,13 +63,9 @@ void register_advise(CLI::App& app, Context& ctx) {
     };
     auto target = resolve_target(a->gpu, a->driver, Catalog::builtin(), "--gpu");
     if (!target) return fail(target.error().what);
-    WheelIndex loaded;
-    if (!a->index.empty()) {
-      auto r = read_wheel_index(a->index);
-      if (!r) return fail(r.error().to_string());
-      loaded = std::move(*r);
-    }
-    const WheelIndex& index = a->index.empty() ? builtin_wheel_index() : loaded;
+    auto loaded = load_wheel_index(a->index);  // "" -> the built-in index
+    if (!loaded) return fail(loaded.error().to_string());
+    const WheelIndex& index = *loaded;
 
     AdviseEnvironment env;
     env.driver_cuda = target->driver_cuda;
@@ -120,7 +73,7 @@ void register_advise(CLI::App& app, Context& ctx) {
         index_answer_context(index, a->index.empty() ? "built-in" : a->index);
     std::vector<std::string> packages = a->packages;
     if (!a->python.empty()) {
-      auto installed = read_installed(a->python);
+      auto installed = doctor::read_installed_packages(a->python);
       if (!installed) return fail(installed.error().what);
       env.installed = installed->installed;
       env.python = installed->pip_python;

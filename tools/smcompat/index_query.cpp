@@ -31,62 +31,6 @@ struct DiffArgs {
   bool json = false, markdown = false;
 };
 
-Result<WheelIndex> load_index(const std::string& path) {
-  if (path.empty()) return builtin_wheel_index();
-  return read_wheel_index(path);
-}
-
-// One side of a diff: a wheel file, an index file, or PKG==VER in the index.
-struct DiffSide {
-  std::vector<WheelRecord> records;
-  bool wheel_file = false;  ///< one wheel, scanned now
-  bool lookup = false;      ///< PKG==VER: the release's wheels for every machine
-};
-
-Result<DiffSide> diff_side(const std::string& arg, const std::string& index_path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_regular_file(arg, ec)) {
-    if (ends_with(to_lower(arg), ".whl")) {
-      auto record = index_wheel(arg);
-      if (!record) return record.error();
-      if (!record->errors.empty())
-        return make_error(fmt::format("cannot read the wheel: {}", record->errors.front()))
-            .in_file(arg);
-      return DiffSide{{std::move(*record)}, true, false};
-    }
-    auto index = read_wheel_index(arg);
-    if (!index) return index.error();
-    return DiffSide{std::move(index->wheels), false, false};
-  }
-  auto eq = arg.find("==");
-  if (eq == std::string::npos || eq == 0 || eq + 2 >= arg.size())
-    return make_error(fmt::format(
-        "'{}' is neither a wheel file, an index file nor PKG==VERSION (no such file)", arg));
-  std::string package = normalize_package_name(trim(std::string_view(arg).substr(0, eq)));
-  std::string version(trim(std::string_view(arg).substr(eq + 2)));
-  auto index = load_index(index_path);
-  if (!index) return index.error();
-  std::vector<WheelRecord> out;
-  for (const auto& w : index->wheels)
-    if (w.package == package && compare_versions(w.version, version) == 0) out.push_back(w);
-  if (out.empty())
-    return make_error(fmt::format("{} {} is not in the {} index{}", package, version,
-                                  index_path.empty() ? "built-in" : index_path,
-                                  index->built.empty() ? "" : " (built " + index->built + ")"));
-  return DiffSide{std::move(out), false, true};
-}
-
-// A wheel file against PKG==VER: the release's wheels for the wheel's machine only, so that a
-// fresh scan of an aarch64 wheel is not also set against the x86_64 one.
-void narrow_to_wheel_machine(DiffSide& lookup, const DiffSide& wheel) {
-  if (!lookup.lookup || !wheel.wheel_file) return;
-  std::vector<WheelRecord> same;
-  for (const auto& r : lookup.records)
-    if (r.machine == wheel.records.front().machine) same.push_back(r);
-  if (!same.empty()) lookup.records = std::move(same);
-}
-
 }  // namespace
 
 void register_index_query(CLI::App& app, Context& ctx) {
@@ -115,7 +59,7 @@ void register_index_query(CLI::App& app, Context& ctx) {
     };
     auto target = resolve_target(q->gpu, q->driver, Catalog::builtin(), "--gpu");
     if (!target) return fail(target.error().what);
-    auto index = load_index(q->index);
+    auto index = load_wheel_index(q->index);
     if (!index) return fail(index.error().to_string());
     auto rows = query_index(*index, *target, q->platform, q->packages);
     IndexAnswerContext context =
@@ -148,9 +92,9 @@ void register_index_query(CLI::App& app, Context& ctx) {
       fmt::print(stderr, "smcompat index diff: {}\n", what);
       ctx.exit_code = kExitError;
     };
-    auto old_side = diff_side(d->old_side, d->index);
+    auto old_side = read_diff_side(d->old_side, d->index);
     if (!old_side) return fail(old_side.error().to_string());
-    auto new_side = diff_side(d->new_side, d->index);
+    auto new_side = read_diff_side(d->new_side, d->index);
     if (!new_side) return fail(new_side.error().to_string());
     narrow_to_wheel_machine(*old_side, *new_side);
     narrow_to_wheel_machine(*new_side, *old_side);

@@ -179,6 +179,17 @@ Result<std::vector<EnvLocation>> locate_python(const std::string& path,
 /// (lib64 -> lib symlinks, a user site that is a venv's, a .pth line naming a site dir) are merged
 /// into the first, whose found_by gains the others'.
 std::vector<EnvLocation> unique_locations(std::vector<EnvLocation> locations);
+
+/// The distributions installed in the environment that `python` names (an interpreter, a prefix
+/// or a site-packages directory), found as locate_python() finds them, without running Python:
+/// (normalised name, version) pairs, the site-packages read, and the interpreter for `-m pip`
+/// ("" when none is known). `advise --python` asks this.
+struct InstalledPackages {
+  std::vector<std::pair<std::string, std::string>> installed;
+  std::vector<std::string> site_packages;
+  std::string pip_python;
+};
+Result<InstalledPackages> read_installed_packages(const std::string& python);
 /// Directories that the .pth files of a site-packages add to sys.path (site module docs: one
 /// path per line, relative to the site dir; lines starting with "import" and "#" are not paths),
 /// kept only if they hold *.dist-info (an installed distribution).

@@ -104,6 +104,22 @@ struct WheelDiff {
 /// Pairs records by (package, machine): the newest version on each side (one record each when
 /// both sides hold a single wheel, whatever their names), and compares them. A key on one side
 /// only is compared with nothing (all added, or all dropped). Lists keep the records' order.
+/// The index a command reads: the file at `path`, or the built-in index when `path` is empty.
+Result<WheelIndex> load_wheel_index(const std::string& path);
+
+/// One side of `index diff`: a wheel file (scanned now), an index file (all its records), or
+/// PKG==VER looked up in the index at `index_path` (the built-in one when empty).
+struct DiffSide {
+  std::vector<WheelRecord> records;
+  bool wheel_file = false;  ///< one wheel, scanned now
+  bool lookup = false;      ///< PKG==VER: the release's wheels for every machine
+};
+Result<DiffSide> read_diff_side(const std::string& arg, const std::string& index_path);
+
+/// A wheel file against PKG==VER: keeps the release's wheels for the wheel's machine only, so a
+/// fresh scan of an aarch64 wheel is not also set against the x86_64 one.
+void narrow_to_wheel_machine(DiffSide& lookup, const DiffSide& wheel);
+
 std::vector<WheelDiff> diff_records(const std::vector<WheelRecord>& old_side,
                                     const std::vector<WheelRecord>& new_side);
 
