@@ -82,4 +82,19 @@ Result<PtxasOutcome> run_ptxas(const std::string& ptxas, std::string_view text,
   return o;
 }
 
+PtxasVerification verify_with_ptxas(std::string_view text, const SmTarget& target) {
+  PtxasVerification v;
+  auto ptxas = find_ptxas();
+  if (!ptxas) {
+    v.note = "no ptxas found ($SMCOMPAT_PTXAS, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH)";
+    return v;
+  }
+  auto run = run_ptxas(*ptxas, text, target);
+  if (run.ok())
+    v.outcome = *run;
+  else
+    v.note = run.error().what;
+  return v;
+}
+
 }  // namespace smcompat::ptx

@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "smcompat/ptx/analysis.hpp"
+#include "smcompat/ptx/files.hpp"
 #include "smcompat/ptx/ptxas.hpp"
 #include "smcompat/ptx/retarget.hpp"
 #include "smcompat/ptx/sources.hpp"
@@ -50,43 +51,36 @@ int run_check(const CheckOptions& o, Context& ctx) {
   std::vector<json> inputs;  // each item built by report/
   PtxCheckTotals totals;
   totals.target = *target;
-  for (const auto& file : o.files) {
-    auto on_error = [&](const Error& e) {
-      ++totals.errors;
-      if (o.json)
-        inputs.push_back(ptx_file_error_json(file, e));
-      else
-        fmt::print(stderr, "{}: {}\n", file, e.to_string());
-    };
-    auto r = for_each_ptx(
-        file,
-        [&](PtxSource&& src) {
-          ++totals.ptx_texts;
-          auto m = parse_module(src.text);
-          if (!m.ok()) {
-            ++totals.errors;
-            if (o.json)
-              inputs.push_back(ptx_parse_error_json(src, m.error()));
-            else
-              fmt::print("{}", render_ptx_parse_error_text(src, m.error(), st));
-            return;
-          }
-          auto rep = analyze(*m, *target, ao);
-          totals.add(rep);
-          if (o.json)
-            inputs.push_back(ptx_module_json(src, rep));
-          else
-            fmt::print("{}", render_ptx_module_text(src, rep, o.all || !src.embedded, st));
-        },
-        on_error);
-    if (!r.ok()) {
-      ++totals.errors;
-      if (o.json)
-        inputs.push_back(ptx_file_error_json(file, r.error()));
-      else
-        fmt::print(stderr, "smcompat ptx check: {}\n", r.error().to_string());
-    }
-  }
+  PtxTextVisitor visit;
+  visit.module = [&](const PtxSource& src, const Module& m) {
+    ++totals.ptx_texts;
+    auto rep = analyze(m, *target, ao);
+    totals.add(rep);
+    if (o.json)
+      inputs.push_back(ptx_module_json(src, rep));
+    else
+      fmt::print("{}", render_ptx_module_text(src, rep, o.all || !src.embedded, st));
+  };
+  visit.parse_error = [&](const PtxSource& src, const Error& e) {
+    ++totals.ptx_texts;
+    ++totals.errors;
+    if (o.json)
+      inputs.push_back(ptx_parse_error_json(src, e));
+    else
+      fmt::print("{}", render_ptx_parse_error_text(src, e, st));
+  };
+  auto file_error = [&](const std::string& file, const Error& e, const char* prefix) {
+    ++totals.errors;
+    if (o.json)
+      inputs.push_back(ptx_file_error_json(file, e));
+    else
+      fmt::print(stderr, "{}: {}\n", prefix ? prefix : file.c_str(), e.to_string());
+  };
+  visit.image_error = [&](const std::string& f, const Error& e) { file_error(f, e, nullptr); };
+  visit.file_error = [&](const std::string& f, const Error& e) {
+    file_error(f, e, "smcompat ptx check");
+  };
+  visit_ptx_texts(o.files, visit);
   if (o.json)
     fmt::print("{}\n", json_text(ptx_check_json(totals, std::move(inputs), ctx.argv)));
   else
@@ -102,25 +96,10 @@ struct RetargetOptions {
   bool verify = false;
 };
 
-Result<std::string> read_ptx_file(const std::string& path) {
-  std::string text;
-  size_t n = 0;
-  auto r = for_each_ptx(path, [&](PtxSource&& s) {
-    if (n++ == 0) text = std::move(s.text);
-  });
-  if (!r.ok()) return std::move(r).error();
-  if (n != 1)
-    return make_error(
-        fmt::format("{} holds {} PTX texts; retarget takes one .ptx file (extract "
-                    "an image first)",
-                    path, n));
-  return text;
-}
-
 int run_retarget(const RetargetOptions& o, Context& ctx) {
   auto to = parse_sm(o.to, "--to");
   if (!to) return kExitError;
-  auto text = read_ptx_file(o.file);
+  auto text = read_single_ptx(o.file);
   if (!text.ok()) {
     fmt::print(stderr, "smcompat ptx retarget: {}\n", text.error().to_string());
     return kExitError;
@@ -131,19 +110,9 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
     return kExitError;
   }
   const Style st = ctx.err_style();
-  std::optional<PtxasOutcome> verified;
-  std::string verify_note;
-  if (r->ok && o.verify) {
-    if (auto ptxas = find_ptxas()) {
-      auto v = run_ptxas(*ptxas, r->text, *to);
-      if (v.ok())
-        verified = *v;
-      else
-        verify_note = v.error().what;
-    } else {
-      verify_note = "no ptxas found ($SMCOMPAT_PTXAS, $CUDA_HOME/bin, /usr/local/cuda/bin, PATH)";
-    }
-  }
+  PtxasVerification verification;
+  if (r->ok && o.verify) verification = verify_with_ptxas(r->text, *to);
+  const std::optional<PtxasOutcome>& verified = verification.outcome;
   bool wrote = false;
   if (r->ok && !o.output.empty()) {
     if (auto e = write_file_atomically(o.output, r->text)) {
@@ -156,7 +125,7 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
   if (wrote) outcome.written = o.output;
   outcome.verify_requested = o.verify;
   outcome.verified = verified;
-  outcome.verify_note = verify_note;
+  outcome.verify_note = verification.note;
   if (o.json) {
     fmt::print("{}\n", json_text(ptx_retarget_json(outcome, ctx.argv)));
   } else {
@@ -182,34 +151,30 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
   if (!target) return kExitError;
   const Style st = ctx.out_style();
   std::vector<json> out_kernels;  // each item built by report/
-  size_t texts = 0, shown = 0;
+  size_t shown = 0;
   bool over = false, failed = false;
-  for (const auto& file : o.files) {
-    auto r = for_each_ptx(file, [&](PtxSource&& src) {
-      ++texts;
-      auto m = parse_module(src.text);
-      if (!m.ok()) {
-        failed = true;
-        fmt::print(stderr, "{}: {}\n", src.display_name(), m.error().what);
-        return;
-      }
-      auto rep = analyze(*m, *target);
-      for (const auto& k : rep.kernels) {
-        if (!o.kernel.empty() && k.name != o.kernel) continue;
-        ++shown;
-        for (const auto& r : k.resources)
-          if (r.resource == "shared memory" && r.outcome != KernelCheck::kRuns) over = true;
-        if (o.json)
-          out_kernels.push_back(ptx_budget_kernel_json(src, k));
-        else
-          fmt::print("{}", render_ptx_budget_text(src, k, *target, st));
-      }
-    });
-    if (!r.ok()) {
-      failed = true;
-      fmt::print(stderr, "smcompat ptx budget: {}\n", r.error().to_string());
+  PtxTextVisitor visit;
+  visit.module = [&](const PtxSource& src, const Module& m) {
+    for (const auto& k : analyze(m, *target).kernels) {
+      if (!o.kernel.empty() && k.name != o.kernel) continue;
+      ++shown;
+      for (const auto& r : k.resources)
+        if (r.resource == "shared memory" && r.outcome != KernelCheck::kRuns) over = true;
+      if (o.json)
+        out_kernels.push_back(ptx_budget_kernel_json(src, k));
+      else
+        fmt::print("{}", render_ptx_budget_text(src, k, *target, st));
     }
-  }
+  };
+  visit.parse_error = [&](const PtxSource& src, const Error& e) {
+    failed = true;
+    fmt::print(stderr, "{}: {}\n", src.display_name(), e.what);
+  };
+  visit.file_error = [&](const std::string&, const Error& e) {
+    failed = true;
+    fmt::print(stderr, "smcompat ptx budget: {}\n", e.to_string());
+  };
+  size_t texts = visit_ptx_texts(o.files, visit);
   if (o.json)
     fmt::print("{}\n", json_text(ptx_budget_json(*target, std::move(out_kernels), ctx.argv)));
   if (failed && shown == 0) return kExitError;

@@ -26,4 +26,12 @@ struct PtxasOutcome {
 Result<PtxasOutcome> run_ptxas(const std::string& ptxas, std::string_view text,
                                const SmTarget& target);
 
+/// `--verify`: `text` assembled for `target` by the ptxas find_ptxas() finds. `note` says why
+/// there is no outcome (no ptxas, or it could not be started).
+struct PtxasVerification {
+  std::optional<PtxasOutcome> outcome;
+  std::string note;
+};
+PtxasVerification verify_with_ptxas(std::string_view text, const SmTarget& target);
+
 }  // namespace smcompat::ptx
