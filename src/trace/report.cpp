@@ -379,7 +379,7 @@ void analyze(TraceLog& log, const Catalog& catalog) {
     for (const TracedProcess& p : log.processes)
       if (p.pid == l.pid) env = p.env;
     classify(l, env);
-    // Nothing to predict from: no device, no images, or the code ran came from outside the
+    // Nothing to predict from: no device, no images, or the code that ran came from outside the
     // container.
     if (!l.device_cc || l.images.empty() || l.from_outside) continue;
     std::optional<Version> driver;
