@@ -1,11 +1,10 @@
-// Comparing a benchmark run with a baseline run (--baseline, include/smcompat/report/
-// bench_report.hpp): configurations are matched by (suite, name, devices); a value change counts
-// as a change only when the two timing summaries differ beyond their noise
-// (bench::differs_beyond_noise), so a rerun on a quiet machine does not report noise as news.
+// Comparing a benchmark run with a baseline run (include/smcompat/bench/compare.hpp).
+#include "smcompat/bench/compare.hpp"
+
 #include <array>
 #include <tuple>
 
-#include "smcompat/report/bench_report.hpp"
+#include "smcompat/bench/stats.hpp"
 #include "smcompat/util/enum_names.hpp"
 
 namespace smcompat {
