@@ -78,10 +78,11 @@ Result<PrometheusExport> collect_prometheus(const PrometheusRequest& request) {
     ScanReport scanned = scan_paths({path}, options);
     if (auto e = unreadable(scanned, path)) return *e;
     subject.errors = scan_error_count(scanned);
-    for (const Target& t : *models) {
-      ScanReport report = scanned;
-      judge_report(report, t);
-      subject.judged.push_back({t, std::move(report)});
+    for (size_t i = 0; i < models->size(); ++i) {
+      // Copies for all but the last model, which takes the walk itself.
+      ScanReport report = i + 1 < models->size() ? scanned : std::move(scanned);
+      judge_report(report, (*models)[i]);
+      subject.judged.push_back({(*models)[i], std::move(report)});
     }
     run.scans.push_back(std::move(subject));
   }

@@ -8,9 +8,11 @@
 
 namespace smcompat {
 
-Result<WheelIndex> load_wheel_index(const std::string& path) {
-  if (path.empty()) return builtin_wheel_index();
-  return read_wheel_index(path);
+Result<std::shared_ptr<const WheelIndex>> load_wheel_index(const std::string& path) {
+  if (path.empty())  // the built-in index lives as long as the process: a non-owning pointer
+    return std::shared_ptr<const WheelIndex>(&builtin_wheel_index(), [](const WheelIndex*) {});
+  SMCOMPAT_TRY(WheelIndex read, read_wheel_index(path));
+  return std::shared_ptr<const WheelIndex>(std::make_shared<WheelIndex>(std::move(read)));
 }
 
 Result<DiffSide> read_diff_side(const std::string& arg, const std::string& index_path) {
@@ -38,12 +40,13 @@ Result<DiffSide> read_diff_side(const std::string& arg, const std::string& index
   auto index = load_wheel_index(index_path);
   if (!index) return index.error();
   std::vector<WheelRecord> out;
-  for (const auto& w : index->wheels)
+  for (const auto& w : (*index)->wheels)
     if (w.package == package && compare_versions(w.version, version) == 0) out.push_back(w);
   if (out.empty())
-    return make_error(fmt::format("{} {} is not in the {} index{}", package, version,
-                                  index_path.empty() ? "built-in" : index_path,
-                                  index->built.empty() ? "" : " (built " + index->built + ")"));
+    return make_error(
+        fmt::format("{} {} is not in the {} index{}", package, version,
+                    index_path.empty() ? "built-in" : index_path,
+                    (*index)->built.empty() ? "" : " (built " + (*index)->built + ")"));
   return DiffSide{std::move(out), false, true};
 }
 

@@ -65,7 +65,7 @@ void register_advise(CLI::App& app, Context& ctx) {
     if (!target) return fail(target.error().what);
     auto loaded = load_wheel_index(a->index);  // "" -> the built-in index
     if (!loaded) return fail(loaded.error().to_string());
-    const WheelIndex& index = *loaded;
+    const WheelIndex& index = **loaded;
 
     AdviseEnvironment env;
     env.driver_cuda = target->driver_cuda;

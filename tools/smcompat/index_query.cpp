@@ -59,11 +59,12 @@ void register_index_query(CLI::App& app, Context& ctx) {
     };
     auto target = resolve_target(q->gpu, q->driver, Catalog::builtin(), "--gpu");
     if (!target) return fail(target.error().what);
-    auto index = load_wheel_index(q->index);
-    if (!index) return fail(index.error().to_string());
-    auto rows = query_index(*index, *target, q->platform, q->packages);
+    auto loaded = load_wheel_index(q->index);
+    if (!loaded) return fail(loaded.error().to_string());
+    const WheelIndex& index = **loaded;
+    auto rows = query_index(index, *target, q->platform, q->packages);
     IndexAnswerContext context =
-        index_answer_context(*index, q->index.empty() ? "built-in" : q->index);
+        index_answer_context(index, q->index.empty() ? "built-in" : q->index);
     context.target = *target;
     context.machine = q->platform;
     context.argv = ctx.argv;

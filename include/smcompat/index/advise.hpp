@@ -3,6 +3,7 @@
 // (diff). Pure functions of a WheelIndex and a Target; the CLI gathers the environment.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -104,8 +105,9 @@ struct WheelDiff {
 /// Pairs records by (package, machine): the newest version on each side (one record each when
 /// both sides hold a single wheel, whatever their names), and compares them. A key on one side
 /// only is compared with nothing (all added, or all dropped). Lists keep the records' order.
-/// The index a command reads: the file at `path`, or the built-in index when `path` is empty.
-Result<WheelIndex> load_wheel_index(const std::string& path);
+/// The index a command reads: the file at `path`, or the built-in index when `path` is empty
+/// (shared, not copied: it is built once per process).
+Result<std::shared_ptr<const WheelIndex>> load_wheel_index(const std::string& path);
 
 /// One side of `index diff`: a wheel file (scanned now), an index file (all its records), or
 /// PKG==VER looked up in the index at `index_path` (the built-in one when empty).
