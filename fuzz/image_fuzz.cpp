@@ -26,7 +26,8 @@ struct Visitor : smcompat::ImageFileVisitor {
     wanted.insert({image, member});
     return true;
   }
-  void file(size_t image, const std::string& member, smcompat::ByteView bytes) override {
+  void file(size_t image, const std::string& member, smcompat::ByteView bytes,
+            smcompat::Backing backing) override {
     check(bytes.size() <= kLimit);
     check(wanted.count({image, member}) == 1);
     check(done.insert({image, member}).second);
@@ -35,7 +36,7 @@ struct Visitor : smcompat::ImageFileVisitor {
     opt.jobs = 1;
     opt.max_decoded_bytes = kLimit;
     opt.max_member_bytes = kLimit;
-    auto inv = smcompat::inspect_member(bytes, "fuzz-input", member, opt);
+    auto inv = smcompat::inspect_member(bytes, "fuzz-input", member, opt, backing);
     check(!inv.empty() && inv[0].member == member);
   }
   void file_error(size_t image, const std::string& member, smcompat::Error) override {

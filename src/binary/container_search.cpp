@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "inventory_internal.hpp"
+#include "smcompat/util/mapped_file.hpp"
 
 namespace smcompat::detail {
 
@@ -130,11 +131,33 @@ DeviceImage image_from_entry(const FatbinEntry& e, const std::string& section, u
 
 // Scans one region (a section, or a whole unparseable file) for containers and bare cubins.
 void scan_region(ByteView buf, ByteView region, const std::string& section,
-                 const InspectOptions& opt, FileInventory& inv) {
+                 const InspectOptions& opt, FileInventory& inv, bool release_pages) {
   const bool relocatable = section == "__nv_relfatbin";
   const bool want_zstd = opt.bare_cubins;
   uint64_t pos = 0;
-  while (auto hit = next_magic(region, buf.file_offset(), pos, want_zstd)) {
+  // A large section is searched byte by byte: in a file mapping, what lies behind the search is
+  // dropped every few MiB, so the resident set stays small whatever the section's size.
+  constexpr uint64_t kReleaseStep = 8ull << 20;
+  uint64_t released = 0;
+  auto release_behind = [&](uint64_t upto) {
+    if (!release_pages || upto < released + kReleaseStep) return;
+    release_mapped_pages(region.clamp(released, upto - released));
+    released = upto;
+  };
+  // In a file mapping the search goes window by window, so that a section without a hit (a
+  // 300 MB .text) is dropped as it is searched, not once at its end.
+  auto find_next = [&](uint64_t from) -> std::optional<MagicHit> {
+    while (release_pages && from + kReleaseStep < region.size()) {
+      uint64_t end = from + kReleaseStep;
+      if (auto hit = next_magic(region.clamp(0, end), buf.file_offset(), from, want_zstd))
+        return hit;
+      release_behind(end);
+      from = end - 7;  // candidates whose 4 bytes cross `end` are looked at again
+    }
+    return next_magic(region, buf.file_offset(), from, want_zstd);
+  };
+  while (auto hit = find_next(pos)) {
+    release_behind(hit->offset);
     ByteView at = region.clamp(hit->offset, region.size());
     if (hit->zstd) {
       if (auto frame = bare_cubin_frame(at)) {
@@ -182,6 +205,7 @@ void scan_region(ByteView buf, ByteView region, const std::string& section,
     inv.containers.push_back(std::move(ci));
     pos = hit->offset + std::max<uint64_t>(c->size, 8);
   }
+  if (release_pages) release_mapped_pages(region.clamp(released, region.size()));
 }
 
 }  // namespace smcompat::detail

@@ -9,6 +9,7 @@
 
 #include "inventory_internal.hpp"
 #include "smcompat/binary/elf.hpp"
+#include "smcompat/util/mapped_file.hpp"
 #include "smcompat/util/thread_pool.hpp"
 
 namespace smcompat::detail {
@@ -168,7 +169,7 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
   }
 }
 
-void count_header_level_kernels(ByteView buf, FileInventory& inv) {
+void count_header_level_kernels(ByteView buf, FileInventory& inv, bool release_pages) {
   Scratch scratch;
   for (auto& img : inv.images) {
     if (img.target.kind == ImageKind::kLto || img.kernels || img.decode_error) continue;
@@ -183,6 +184,7 @@ void count_header_level_kernels(ByteView buf, FileInventory& inv) {
     } else if (auto c = parse_cubin(*payload, true)) {
       img.kernels = static_cast<uint32_t>(c->kernels.size());
     }
+    if (release_pages) release_mapped_pages(buf.clamp(img.payload_offset, img.stored_size));
   }
 }
 

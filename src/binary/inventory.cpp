@@ -42,16 +42,17 @@ bool name_is_candidate(std::string_view name) {
 
 using Sink = std::function<void(FileInventory&&, ByteView)>;
 
-void walk(ByteView bytes, const std::string& path, const std::string& member,
+void walk(ByteView bytes, Backing backing, const std::string& path, const std::string& member,
           const InspectOptions& opt, int depth, const Sink& sink);
 
-void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) {
+void inspect_elf(ByteView bytes, Backing backing, const InspectOptions& opt, FileInventory& inv) {
+  const bool release = backing == Backing::kFileMapping;
   auto elf = ElfFile::parse(bytes);
   if (!elf) {
     inv.errors.push_back(elf.error());
     // Still look for validated containers in the raw bytes: a truncated .so loses its section
     // table (at the end of the file) but not its device code.
-    scan_region(bytes, bytes, "<raw>", opt, inv);
+    scan_region(bytes, bytes, "<raw>", opt, inv, release);
     return;
   }
   if (elf->is_cuda()) {
@@ -91,7 +92,7 @@ void inspect_elf(ByteView bytes, const InspectOptions& opt, FileInventory& inv) 
     if (!data)
       parts[i].errors.push_back(data.error());
     else
-      scan_region(bytes, *data, regions[i]->name, opt, parts[i]);
+      scan_region(bytes, *data, regions[i]->name, opt, parts[i], release);
   });
   for (auto& part : parts) {
     size_t base = inv.images.size();
@@ -138,8 +139,9 @@ void inspect_ptx_file(ByteView bytes, FileInventory& inv) {
 }
 
 // "!<arch>\n" static archives: 60-byte member headers, GNU long-name table "//".
-void walk_archive(ByteView bytes, const std::string& path, const std::string& member,
-                  const InspectOptions& opt, int depth, const Sink& sink, FileInventory& self) {
+void walk_archive(ByteView bytes, Backing backing, const std::string& path,
+                  const std::string& member, const InspectOptions& opt, int depth, const Sink& sink,
+                  FileInventory& self) {
   uint64_t pos = 8;
   ByteView long_names;
   while (pos + 60 <= bytes.size()) {
@@ -177,7 +179,7 @@ void walk_archive(ByteView bytes, const std::string& path, const std::string& me
       if (!name.empty() && name.back() == '/') name.pop_back();
       std::string sub = member.empty() ? name : member + "!" + name;
       // Offsets (and the 8-byte alignment of containers) are relative to the member itself.
-      walk(ByteView(data->data(), data->size(), 0), path, sub, opt, depth + 1, sink);
+      walk(ByteView(data->data(), data->size(), 0), backing, path, sub, opt, depth + 1, sink);
     }
     pos += 60 + *size;
     pos += pos & 1;
@@ -192,7 +194,7 @@ struct ZipCloser {
   void operator()(zip_t* z) const { zip_discard(z); }
 };
 
-void walk_zip(ByteView bytes, const std::string& path, const std::string& member,
+void walk_zip(ByteView bytes, Backing backing, const std::string& path, const std::string& member,
               const InspectOptions& opt, int depth, const Sink& sink, FileInventory& self) {
   zip_error_t err;
   zip_error_init(&err);
@@ -238,40 +240,46 @@ void walk_zip(ByteView bytes, const std::string& path, const std::string& member
       sink(std::move(minv), {});
       continue;
     }
-    // Read in chunks so memory grows with the bytes that really arrive, not with the declared
-    // size: a 350 KB wheel declaring a 3.75 GiB member must not allocate (or fail to) 3.75 GiB.
-    // One reservation up front, bounded by what deflate can make of the stored bytes (at most
-    // 1032:1), so the buffer is never copied while it grows (that doubled the peak: a 2 GB
-    // member cost 4 GB); its pages are touched only as bytes arrive.
-    std::vector<uint8_t> data;
+    // Memory follows the bytes that really arrive, not the declared size (a 350 KB wheel may
+    // declare a 3.75 GiB member), and deflate makes at most 1032:1 of the stored bytes; a large
+    // member goes to a temporary file whose pages the walk drops as it finishes with them.
     const uint64_t plausible = (st.valid & ZIP_STAT_COMP_SIZE)
                                    ? std::min<uint64_t>(st.size, st.comp_size * 1032 + 4096)
                                    : std::min<uint64_t>(st.size, 16 << 20);
-    data.reserve(plausible);
-    zip_int64_t got = 0;
-    while (static_cast<uint64_t>(got) < st.size) {
-      uint64_t chunk = std::min<uint64_t>(st.size - got, 16 << 20);
-      data.resize(got + chunk);
-      zip_int64_t r = zip_fread(f.get(), data.data() + got, chunk);
-      if (r < 0) got = -1;
-      if (r <= 0) break;
-      got += r;
-    }
-    if (got >= 0) data.resize(got);
-    if (got < 0 || static_cast<uint64_t>(got) != st.size) {
+    // The zip's compressed pages are done with once inflated: in a file mapping they are dropped
+    // every 16 MiB of output, so a 300 MB member does not keep 300 MB of the wheel resident.
+    uint64_t since_release = 0;
+    SpooledBytes data = SpooledBytes::read(
+        [&](uint8_t* buffer, uint64_t capacity) {
+          auto r = static_cast<int64_t>(zip_fread(f.get(), buffer, capacity));
+          if (backing == Backing::kFileMapping && r > 0 &&
+              (since_release += static_cast<uint64_t>(r)) >= (16u << 20)) {
+            release_mapped_pages(bytes);
+            since_release = 0;
+          }
+          return r;
+        },
+        st.size, plausible);
+    if (backing == Backing::kFileMapping) release_mapped_pages(bytes);
+    if (!data.spool_error().empty() || data.failed() || data.size() != st.size) {
       // libzip verifies the CRC and the declared size: a member that lies about either ends here.
+      std::string why = !data.spool_error().empty() ? data.spool_error()
+                        : data.failed()             ? zip_file_strerror(f.get())
+                                                    : "short read";
       minv.errors.push_back(make_error(
-          fmt::format("zip member does not match its declared size of {} bytes (read {}): {}",
-                      st.size, got, got < 0 ? zip_file_strerror(f.get()) : "short read")));
+          fmt::format("zip member does not match its declared size of {} bytes (read "
+                      "{}): {}",
+                      st.size, data.failed() ? -1 : static_cast<int64_t>(data.size()), why)));
       for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
-    walk(ByteView(data.data(), data.size(), 0), path, sub, opt, depth + 1, sink);
+    walk(data.view(), data.file_backed() ? Backing::kFileMapping : Backing::kMemory, path, sub, opt,
+         depth + 1, sink);
   }
 }
 
-void walk(ByteView bytes, const std::string& path, const std::string& member,
+void walk(ByteView bytes, Backing backing, const std::string& path, const std::string& member,
           const InspectOptions& opt, int depth, const Sink& sink) {
   FileInventory inv;
   inv.path = path;
@@ -288,7 +296,7 @@ void walk(ByteView bytes, const std::string& path, const std::string& member,
   switch (inv.format) {
     case FileFormat::kHostElf:
     case FileFormat::kCubin:
-      inspect_elf(bytes, opt, inv);
+      inspect_elf(bytes, backing, opt, inv);
       break;
     case FileFormat::kFatbin:
       inspect_fatbin_file(bytes, opt, inv);
@@ -297,16 +305,17 @@ void walk(ByteView bytes, const std::string& path, const std::string& member,
       inspect_ptx_file(bytes, inv);
       break;
     case FileFormat::kArchive:
-      walk_archive(bytes, path, member, opt, depth, sink, inv);
+      walk_archive(bytes, backing, path, member, opt, depth, sink, inv);
       break;
     case FileFormat::kZip:
-      walk_zip(bytes, path, member, opt, depth, sink, inv);
+      walk_zip(bytes, backing, path, member, opt, depth, sink, inv);
       break;
     case FileFormat::kUnknown:
       break;
   }
   if (opt.deep && !inv.images.empty()) deep_decode(bytes, opt, inv);
-  if (!inv.images.empty()) detail::count_header_level_kernels(bytes, inv);
+  if (!inv.images.empty())
+    detail::count_header_level_kernels(bytes, inv, backing == Backing::kFileMapping);
   for (auto& e : inv.errors) e.in_file(inv.display_name());
   for (auto& e : inv.warnings) e.in_file(inv.display_name());
   sink(std::move(inv), bytes);
@@ -335,10 +344,10 @@ namespace {
 
 // The walk from `member` ("" for the file itself): the top item first, then the nested members
 // that hold device code or problems, in walk order (the rest are dropped to keep reports small).
-std::vector<FileInventory> inspect_from(ByteView bytes, const std::string& path,
+std::vector<FileInventory> inspect_from(ByteView bytes, Backing backing, const std::string& path,
                                         const std::string& member, const InspectOptions& options) {
   std::vector<FileInventory> out;
-  walk(bytes, path, member, options, 0,
+  walk(bytes, backing, path, member, options, 0,
        [&](FileInventory&& inv, ByteView) { out.push_back(std::move(inv)); });
   std::vector<FileInventory> kept;
   for (size_t i = 0; i < out.size(); ++i) {
@@ -353,14 +362,14 @@ std::vector<FileInventory> inspect_from(ByteView bytes, const std::string& path,
 }  // namespace
 
 std::vector<FileInventory> inspect_buffer(ByteView bytes, const std::string& path,
-                                          const InspectOptions& options) {
-  return inspect_from(bytes, path, "", options);
+                                          const InspectOptions& options, Backing backing) {
+  return inspect_from(bytes, backing, path, "", options);
 }
 
 std::vector<FileInventory> inspect_member(ByteView bytes, const std::string& path,
-                                          const std::string& member,
-                                          const InspectOptions& options) {
-  return inspect_from(bytes, path, member, options);
+                                          const std::string& member, const InspectOptions& options,
+                                          Backing backing) {
+  return inspect_from(bytes, backing, path, member, options);
 }
 
 std::vector<FileInventory> inspect_file(const std::string& path, const InspectOptions& options) {
@@ -371,7 +380,7 @@ std::vector<FileInventory> inspect_file(const std::string& path, const InspectOp
     inv.errors.push_back(mf.error());
     return {std::move(inv)};
   }
-  return inspect_buffer(mf->view(), path, options);
+  return inspect_buffer(mf->view(), path, options, Backing::kFileMapping);
 }
 
 Result<std::vector<uint8_t>> decode_image(ByteView bytes, const DeviceImage& image,
@@ -397,24 +406,25 @@ bool visit_images(const std::string& path, const InspectOptions& options, const 
   }
   InspectOptions shallow = options;
   shallow.deep = false;
-  walk(mf->view(), path, "", shallow, 0, [&](FileInventory&& inv, ByteView bytes) {
-    if (on_error)
-      for (const auto& e : inv.errors) on_error(inv, e);
-    detail::Scratch scratch;
-    for (const auto& img : inv.images) {
-      if (img.target.kind == ImageKind::kLto) continue;
-      auto payload = decode_payload(bytes, img, options.max_decoded_bytes, scratch);
-      if (!payload) {
-        if (on_error) {
-          Error e = payload.error();
-          e.in_file(inv.display_name());
-          on_error(inv, e);
-        }
-        continue;
-      }
-      visit(inv, img, *payload);
-    }
-  });
+  walk(mf->view(), Backing::kFileMapping, path, "", shallow, 0,
+       [&](FileInventory&& inv, ByteView bytes) {
+         if (on_error)
+           for (const auto& e : inv.errors) on_error(inv, e);
+         detail::Scratch scratch;
+         for (const auto& img : inv.images) {
+           if (img.target.kind == ImageKind::kLto) continue;
+           auto payload = decode_payload(bytes, img, options.max_decoded_bytes, scratch);
+           if (!payload) {
+             if (on_error) {
+               Error e = payload.error();
+               e.in_file(inv.display_name());
+               on_error(inv, e);
+             }
+             continue;
+           }
+           visit(inv, img, *payload);
+         }
+       });
   return true;
 }
 

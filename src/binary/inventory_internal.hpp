@@ -21,9 +21,10 @@ DeviceImage image_from_entry(const FatbinEntry& e, const std::string& section, u
                              bool relocatable, uint64_t base_offset);
 
 /// Scans one region (a section, or a whole unparseable file) of `buf` for validated fatbin
-/// containers and, with `opt.bare_cubins`, bare zstd cubins; appends to `inv`.
+/// containers and, with `opt.bare_cubins`, bare zstd cubins; appends to `inv`. With
+/// `release_pages` (`buf` is a file mapping) the pages searched are dropped behind the search.
 void scan_region(ByteView buf, ByteView region, const std::string& section,
-                 const InspectOptions& opt, FileInventory& inv);
+                 const InspectOptions& opt, FileInventory& inv, bool release_pages = false);
 
 /// Decodes an image's payload; the result views either the original bytes (raw payloads) or
 /// `scratch` (valid until the next call with the same scratch).
@@ -35,6 +36,7 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv);
 /// Counts the kernels (cubin) or entries (PTX) of raw images and of compressed ones of at most
 /// kSmallCubinBytes that the deep decode did not (DeviceImage::kernels); an image that does not
 /// decode is left unknown.
-void count_header_level_kernels(ByteView buf, FileInventory& inv);
+/// With `release_pages` (`buf` is a file mapping) each image's stored bytes are dropped after.
+void count_header_level_kernels(ByteView buf, FileInventory& inv, bool release_pages = false);
 
 }  // namespace smcompat::detail

@@ -1,5 +1,6 @@
 // The model reader (include/smcompat/plan/model.hpp): a Hugging Face config.json into the shapes
-// and number formats the cost model needs, and the parameter counts that follow from them.
+// and number formats the cost model needs (its quantization_config: model_quantization.cpp), and
+// the parameter counts that follow from them.
 //
 // Field names and defaults follow the transformers configuration classes of each family
 // (configuration_deepseek.py shipped with DeepSeek-V3, Qwen2MoeConfig, Qwen3MoeConfig,
@@ -18,18 +19,21 @@
 #include <exception>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <optional>
 #include <set>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "model_internal.hpp"
 #include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/json_read.hpp"
 
 namespace smcompat::plan {
+
+using detail::Fields;
+using detail::read_quantization;
 
 namespace {
 
@@ -48,134 +52,6 @@ constexpr int64_t kMaxHeads = 1 << 16;
 constexpr int64_t kMaxExperts = 1 << 16;
 constexpr int64_t kMaxWindow = int64_t{1} << 30;
 
-// One JSON object being read, with the text it came from so that an error can point at the key.
-class Fields {
- public:
-  Fields(const json& obj, std::string_view text, size_t search_from, std::string where)
-      : obj_(obj), text_(text), search_from_(search_from), where_(std::move(where)) {}
-
-  const json& object() const { return obj_; }
-  std::string_view text() const { return text_; }
-  size_t search_from() const { return search_from_; }
-  bool has(const char* key) const {
-    auto it = obj_.find(key);
-    return it != obj_.end() && !it->is_null();
-  }
-  const json* get(const char* key) const {
-    auto it = obj_.find(key);
-    return it == obj_.end() || it->is_null() ? nullptr : &*it;
-  }
-
-  // Where `"key"` first appears in the text (from the start of this object's region), if it does.
-  std::optional<uint64_t> offset_of(const char* key) const {
-    std::string quoted = fmt::format("\"{}\"", key);
-    auto at = text_.find(quoted, search_from_);
-    if (at == std::string_view::npos) return std::nullopt;
-    return at;
-  }
-
-  Error error(const char* key, const std::string& what) const {
-    return make_error(fmt::format("\"{}{}\" {}", where_, key, what), offset_of(key));
-  }
-
-  // An integer field: absent or null gives nullopt; a float with an integral value is accepted
-  // (some exporters write 4096.0); anything else, or a value outside [lo, hi], is an error.
-  Result<std::optional<int64_t>> integer(const char* key, int64_t lo, int64_t hi) const {
-    const json* v = get(key);
-    if (!v) return std::optional<int64_t>{};
-    int64_t n = 0;
-    if (v->is_number_unsigned()) {
-      uint64_t u = v->get<uint64_t>();
-      if (u > static_cast<uint64_t>(hi))
-        return error(key, fmt::format("is {}, above the limit of {}", u, hi));
-      n = static_cast<int64_t>(u);
-    } else if (v->is_number_integer()) {
-      n = v->get<int64_t>();
-    } else if (v->is_number_float()) {
-      double d = v->get<double>();
-      if (!std::isfinite(d) || d != std::floor(d))
-        return error(key, fmt::format("is {}, not a whole number", v->dump()));
-      if (d < static_cast<double>(lo) || d > static_cast<double>(hi))
-        return error(key, fmt::format("is {}, outside [{}, {}]", v->dump(), lo, hi));
-      n = static_cast<int64_t>(d);
-    } else {
-      return error(key, fmt::format("is {}, not a number", describe(*v)));
-    }
-    if (n < lo) {
-      if (n < 0) return error(key, fmt::format("is {}, negative", n));
-      return error(key, fmt::format("is {}, below the minimum of {}", n, lo));
-    }
-    if (n > hi) return error(key, fmt::format("is {}, above the limit of {}", n, hi));
-    return std::optional<int64_t>{n};
-  }
-
-  Result<int> required(const char* key, int64_t lo, int64_t hi) const {
-    SMCOMPAT_TRY(auto v, integer(key, lo, hi));
-    if (!v) return make_error(fmt::format("required field \"{}{}\" is missing", where_, key));
-    return static_cast<int>(*v);
-  }
-
-  Result<int> optional_int(const char* key, int64_t lo, int64_t hi, int fallback) const {
-    SMCOMPAT_TRY(auto v, integer(key, lo, hi));
-    return v ? static_cast<int>(*v) : fallback;
-  }
-
-  // The first of several spellings that is present; `found` (if given) is set to its key.
-  Result<std::optional<int64_t>> first_of(std::initializer_list<const char*> keys, int64_t lo,
-                                          int64_t hi, const char** found = nullptr) const {
-    for (const char* key : keys) {
-      if (!has(key)) continue;
-      if (found) *found = key;
-      return integer(key, lo, hi);
-    }
-    return std::optional<int64_t>{};
-  }
-
-  Result<bool> boolean(const char* key, bool fallback) const {
-    const json* v = get(key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) return error(key, fmt::format("is {}, not true or false", describe(*v)));
-    return v->get<bool>();
-  }
-
-  Result<std::string> string(const char* key) const {
-    const json* v = get(key);
-    if (!v) return std::string();
-    if (!v->is_string()) return error(key, fmt::format("is {}, not a string", describe(*v)));
-    return v->get<std::string>();
-  }
-
-  // A value for an error message, without recursing into it: a scalar as JSON (a string cut to
-  // 40 bytes; invalid UTF-8 replaced, so the dump cannot throw), an array or object by its size.
-  // (nlohmann's dump() recurses once per nesting level: a deeply nested value must not reach it.)
-  static std::string short_dump(const json& v) {
-    auto plural = [](size_t n, const char* one) {
-      return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
-    };
-    if (v.is_array()) return "an array of " + plural(v.size(), "item");
-    if (v.is_object()) return "an object of " + plural(v.size(), "key");
-    constexpr size_t kCut = 37;
-    if (v.is_string() && v.get_ref<const std::string&>().size() > kCut + 3)
-      return json(v.get_ref<const std::string&>().substr(0, kCut))
-                 .dump(-1, ' ', true, json::error_handler_t::replace) +
-             "...";
-    return v.dump(-1, ' ', true, json::error_handler_t::replace);
-  }
-  // "a string (\"4096\")", "a number (4.5)", "an array of 3 items", "null".
-  static std::string describe(const json& v) {
-    if (v.is_array() || v.is_object()) return short_dump(v);
-    if (v.is_null()) return "null";
-    const char* kind = v.is_number() ? "a number" : v.is_boolean() ? "a boolean" : "a string";
-    return fmt::format("{} ({})", kind, short_dump(v));
-  }
-
- private:
-  const json& obj_;
-  std::string_view text_;
-  size_t search_from_;
-  std::string where_;  // "" or "text_config." prefix for messages
-};
-
 std::string name_from_source(std::string_view source) {
   std::string s(source);
   while (!s.empty() && s.back() == '/') s.pop_back();
@@ -191,163 +67,6 @@ std::string name_from_source(std::string_view source) {
   }
   if (base.size() > 5 && base.ends_with(".json")) base.resize(base.size() - 5);
   return base;
-}
-
-// The width a TP slice of block-quantised weights must be a multiple of: the block's two sides
-// ([128, 128] in every checkpoint read here; the least common multiple where they differ, since a
-// split runs along either side). 0 for anything not a pair of positive integers.
-int block_width(const json& b) {
-  if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !b[1].is_number_integer())
-    return 0;
-  int64_t x = b[0].get<int64_t>(), y = b[1].get<int64_t>();
-  if (x <= 0 || y <= 0 || x > 4096 || y > 4096) return 0;
-  return static_cast<int>(std::lcm(x, y));
-}
-
-// Whether the lists of modules kept in 16 bits (modules_to_not_convert, ignore, exclude_modules)
-// cover the attention of every one of `layers` layers. An entry counts when it names a whole
-// attention module (its last "attn"/"attention" followed by nothing but wildcards: "self_attn",
-// "model.layers.*.self_attn*", "re:.*self_attn.*"); one with a layer index
-// ("model.layers.7.self_attn*", as NVIDIA's ModelOpt checkpoints list them, one per layer) covers
-// that layer, one without covers them all. An entry for one projection
-// ("model.layers.0.self_attn.q_proj") or exclusions of some layers only leave the attention
-// quantised (the format is one per kind of weight: the majority's).
-bool attention_left_out(const Fields& f, int layers) {
-  std::vector<bool> covered(static_cast<size_t>(std::max(layers, 0)), false);
-  size_t count = 0;
-  for (const char* key : {"modules_to_not_convert", "ignore", "exclude_modules"}) {
-    const json* list = f.get(key);
-    if (!list || !list->is_array()) continue;
-    for (const auto& m : *list) {
-      if (!m.is_string()) continue;
-      std::string e = m.get<std::string>();
-      std::transform(e.begin(), e.end(), e.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      size_t end = std::string::npos;
-      for (std::string_view token : {"attn", "attention"}) {
-        size_t at = e.rfind(token);
-        if (at != std::string::npos && (end == std::string::npos || at + token.size() > end))
-          end = at + token.size();
-      }
-      if (end == std::string::npos) continue;
-      bool whole = std::all_of(e.begin() + static_cast<std::ptrdiff_t>(end), e.end(),
-                               [](char c) { return c == '*' || c == '.' || c == '$' || c == ')'; });
-      if (!whole) continue;
-      size_t li = e.find("layers.");
-      if (li == std::string::npos || li + 7 >= e.size() ||
-          !std::isdigit(static_cast<unsigned char>(e[li + 7])))
-        return true;  // no particular layer: all of them
-      int64_t index = 0;
-      for (size_t i = li + 7; i < e.size() && std::isdigit(static_cast<unsigned char>(e[i])); ++i)
-        index = std::min<int64_t>(index * 10 + (e[i] - '0'), int64_t{1} << 40);
-      if (index < layers && !covered[static_cast<size_t>(index)]) {
-        covered[static_cast<size_t>(index)] = true;
-        ++count;
-      }
-    }
-  }
-  return layers > 0 && count == static_cast<size_t>(layers);
-}
-
-// quantization_config into the formats of the attention/dense linears and of the experts.
-// Documented layouts: DeepSeek/Qwen FP8 ("quant_method": "fp8", "weight_block_size": [128, 128]);
-// gpt-oss ("mxfp4", with self_attn, router, embeddings in modules_to_not_convert); llm-compressor's
-// "compressed-tensors" (config_groups.*.weights {num_bits, type}); NVIDIA ModelOpt ("modelopt",
-// quant_algo FP8 / NVFP4); AutoAWQ and GPTQ ("awq", "gptq", bits 4).
-Result<void> read_quantization(const json& q, const Fields& top, ModelSpec& spec) {
-  if (!q.is_object()) return top.error("quantization_config", "is not an object");
-  Fields f(q, top.text(), top.offset_of("quantization_config").value_or(top.search_from()),
-           "quantization_config.");
-  SMCOMPAT_TRY(std::string method, f.string("quant_method"));
-  // Modules kept in 16 bits: attention left out of every layer means attention stays kBf16.
-  auto attention_excluded = [&] { return attention_left_out(f, spec.layers); };
-  auto both = [&](WeightFormat w) {
-    spec.attention_format = w;
-    spec.expert_format = w;
-  };
-  if (method == "fp8") {
-    both(WeightFormat::kFp8);
-    spec.quantization = "fp8";
-    if (const json* b = f.get("weight_block_size")) {
-      spec.weight_block = block_width(*b);
-      if (spec.weight_block > 0)
-        spec.quantization +=
-            fmt::format(" block {}x{}", (*b)[0].get<int64_t>(), (*b)[1].get<int64_t>());
-    }
-    if (attention_excluded()) spec.attention_format = WeightFormat::kBf16;
-  } else if (method == "mxfp4") {
-    // gpt-oss: the MoE weights only; attention, router and embeddings stay bf16 (model card).
-    spec.expert_format = WeightFormat::kMxfp4;
-    spec.attention_format = WeightFormat::kBf16;
-    spec.quantization = "mxfp4 (experts)";
-  } else if (method == "modelopt") {
-    SMCOMPAT_TRY(std::string algo, f.string("quant_algo"));
-    if (algo.empty()) {
-      if (const json* inner = f.get("quantization"); inner && inner->is_object()) {
-        auto it = inner->find("quant_algo");
-        if (it != inner->end() && it->is_string()) algo = it->get<std::string>();
-      }
-    }
-    if (algo == "FP8" || algo == "FP8_BLOCK") {
-      both(WeightFormat::kFp8);
-      if (algo == "FP8_BLOCK") spec.weight_block = 128;  // ModelOpt's FP8 blocks are 128x128
-    } else if (algo == "NVFP4" || algo == "MIXED_PRECISION") {
-      both(WeightFormat::kNvfp4);
-    } else {
-      return f.error("quant_algo", fmt::format("is \"{}\", not FP8 or NVFP4", algo));
-    }
-    if (attention_excluded()) spec.attention_format = WeightFormat::kBf16;
-    spec.quantization = "modelopt " + algo;
-  } else if (method == "compressed-tensors") {
-    std::optional<WeightFormat> found;
-    if (const json* groups = f.get("config_groups"); groups && groups->is_object()) {
-      for (const auto& [name, group] : groups->items()) {
-        if (!group.is_object()) continue;
-        auto w = group.find("weights");
-        if (w == group.end() || !w->is_object()) continue;
-        auto bits = w->find("num_bits");
-        auto type = w->find("type");
-        if (bits == w->end() || !bits->is_number_integer()) continue;
-        int64_t nb = bits->get<int64_t>();
-        std::string ty = type != w->end() && type->is_string() ? type->get<std::string>() : "int";
-        if (nb == 8 && ty == "float") {
-          found = WeightFormat::kFp8;
-          auto strategy = w->find("strategy");
-          auto blocks = w->find("block_structure");
-          if (strategy != w->end() && strategy->is_string() && *strategy == "block" &&
-              blocks != w->end())
-            spec.weight_block = block_width(*blocks);
-        } else if (nb == 4 && ty == "float")
-          found = WeightFormat::kNvfp4;
-        else if (nb == 4 && ty == "int")
-          found = WeightFormat::kInt4;
-        if (found) break;
-      }
-    }
-    if (!found)
-      return top.error("quantization_config",
-                       "(compressed-tensors) has no weight "
-                       "scheme read here (8-bit float, 4-bit "
-                       "float or 4-bit int)");
-    both(*found);
-    if (attention_excluded()) spec.attention_format = WeightFormat::kBf16;
-    spec.quantization = fmt::format("compressed-tensors {}", to_string(*found));
-  } else if (method == "awq" || method == "gptq") {
-    SMCOMPAT_TRY(auto bits, f.integer("bits", 1, 64));
-    if (!bits) bits = f.get("w_bit") ? std::optional<int64_t>(4) : std::nullopt;
-    if (bits != 4)
-      return f.error("bits", fmt::format("is {}, only 4-bit {} is read",
-                                         bits ? std::to_string(*bits) : "absent", method));
-    both(WeightFormat::kInt4);
-    spec.quantization = method + " int4";
-  } else if (method.empty()) {
-    return top.error("quantization_config", "has no \"quant_method\"");
-  } else {
-    return f.error("quant_method", fmt::format("is \"{}\", not a method read here (fp8, mxfp4, "
-                                               "modelopt, compressed-tensors, awq, gptq)",
-                                               method));
-  }
-  return {};
 }
 
 // Every product in the counts, in 128 bits, to refuse shapes whose totals would wrap.

@@ -1,6 +1,9 @@
 // The cost model (include/smcompat/plan/plan.hpp). Every formula here is written out, with the
 // reason for it, in docs/plan.md ("The model, term by term"); the tests in tests/plan/ check each
 // term against values computed by hand.
+//
+// The GPU sets and their links are read in gpu_sets.cpp; the candidate plans are ranked, and
+// the winner explained, in ranking.cpp.
 #include "smcompat/plan/plan.hpp"
 
 #include <fmt/format.h>
@@ -9,79 +12,31 @@
 #include <array>
 #include <cmath>
 
+#include "plan_internal.hpp"
 #include "smcompat/util/enum_names.hpp"
-#include "smcompat/util/strings.hpp"
 
 namespace smcompat::plan {
+
+namespace detail {
+
+uint64_t whole_bytes(double bytes) {
+  constexpr double kMax = double(uint64_t(1) << 62);
+  return bytes <= 0 || std::isnan(bytes) ? 0 : bytes >= kMax ? uint64_t(1) << 62 : uint64_t(bytes);
+}
+
+}  // namespace detail
+
+using detail::whole_bytes;
+
 namespace {
 
-constexpr std::array<const char*, 3> kLinkNames = {"nvlink", "pcie-p2p", "pcie-host"};
 constexpr std::array<const char*, 3> kAllToAllNames = {"none", "allgather-reducescatter", "deepep"};
-
-double pcie_x16_gbs(int gen) { return pcie_gbs_per_direction(gen, 16); }
-
-// Per-link constants (docs/plan.md, "Links"): the share of the spec bandwidth NCCL reaches and
-// the latency per ring step.
-// - NVLink: 370 of 450 GB/s per direction with ring all-reduce on 8xH100 (NCCL maintainer,
-//   NVIDIA/nccl-tests#212); the custom all-reduce of vLLM takes 10.1 us for 512 B at TP8
-//   (sgl-project/sglang#2904): 14 ring steps of 0.72 us.
-// - PCIe: all-reduce bus bandwidth 35 GB/s on 4xRTX 5090 at Gen5 (NVIDIA/nccl#1639), 0.56 of
-//   63 GB/s; an 8-byte all-reduce on 8xRTX 4090 takes ~37 us (NVIDIA/nccl#1530): 2.6 us a step.
-// - Without P2P: a 1 GB copy between two RTX 5090 ran at 22.8 GB/s (bench-anchors.md, seed),
-//   0.72 of half the Gen5 link.
-constexpr double kNvlinkEfficiency = 370.0 / 450.0;
-constexpr double kNvlinkStepUs = 10.1 / 14;
-constexpr double kPcieP2pEfficiency = 35.0 / 63.0;
-constexpr double kPcieHostEfficiency = 22.8 / 31.5;
-constexpr double kPcieStepUs = 37.0 / 14;
-
-bool is_geforce(const GpuSpec& g) { return to_lower(g.name).find("geforce") != std::string::npos; }
-
-Link default_link(const GpuSpec& g, std::string_view override_kind) {
-  int gen = g.pcie_gen.value_or(0);
-  Link link;
-  std::string kind(override_kind);
-  if (kind.empty()) kind = g.nvlink_gbs ? "nvlink" : (is_geforce(g) ? "nop2p" : "p2p");
-  if (kind == "nvlink") {
-    double total = g.nvlink_gbs.value_or(0);
-    link = {LinkKind::kNvlink, total / 2, kNvlinkEfficiency, kNvlinkStepUs,
-            fmt::format("catalog: NVLink {:g} GB/s both directions, {:g} per direction", total,
-                        total / 2)};
-  } else if (kind == "p2p") {
-    link = {LinkKind::kPcieP2p, pcie_x16_gbs(gen), kPcieP2pEfficiency, kPcieStepUs,
-            fmt::format("PCIe {} x16 with peer-to-peer access: {:g} GB/s per direction",
-                        gen ? fmt::format("Gen{}", gen) : std::string("(generation unknown)"),
-                        pcie_x16_gbs(gen))};
-  } else {
-    // Without P2P every byte is copied into host memory and out again: half the link.
-    link = {LinkKind::kPcieHost, pcie_x16_gbs(gen) / 2, kPcieHostEfficiency, kPcieStepUs,
-            fmt::format("PCIe {} x16 without peer-to-peer access (staged through host memory): "
-                        "{:g} GB/s per direction",
-                        gen ? fmt::format("Gen{}", gen) : std::string("(generation unknown)"),
-                        pcie_x16_gbs(gen) / 2)};
-  }
-  return link;
-}
-
-std::string_view strip_quotes(std::string_view s) {
-  s = trim(s);
-  if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front())
-    s = s.substr(1, s.size() - 2);
-  return trim(s);
-}
 
 // ---- the terms ----------------------------------------------------------------------------
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 double gib(uint64_t bytes) { return double(bytes) / double(1ull << 30); }
-
-/// Bytes as a whole number: truncated, and held below 2^62 so that sums of a few terms stay in
-/// range however large the request (a cast of a double beyond uint64_t is undefined).
-uint64_t whole_bytes(double bytes) {
-  constexpr double kMax = double(uint64_t(1) << 62);
-  return bytes <= 0 || std::isnan(bytes) ? 0 : bytes >= kMax ? uint64_t(1) << 62 : uint64_t(bytes);
-}
 
 /// Layers of each kind on the busiest pipeline stage.
 struct StageLayers {
@@ -168,21 +123,7 @@ ComputeFormat compute_format(const ModelSpec& m, const GpuSpec& g, const Catalog
 
 }  // namespace
 
-std::string_view to_string(LinkKind k) { return enum_name(k, kLinkNames); }
 std::string_view to_string(AllToAll a) { return enum_name(a, kAllToAllNames); }
-
-// PCI-SIG base specifications 3.0-6.0; 6.0's FLIT mode is taken at the same efficiency.
-double pcie_gbs_per_direction(int gen, int lanes) {
-  double x16 = 15.75;  // Gen3, and unknown: the oldest a server GPU of this catalog uses
-  if (gen == 4) x16 = 31.5;
-  if (gen == 5) x16 = 63.0;
-  if (gen == 6) x16 = 126.0;
-  return x16 * std::clamp(lanes, 1, 16) / 16.0;
-}
-
-std::string GpuSet::label() const {
-  return fmt::format("{}x {}", count, gpu ? gpu->name : std::string("?"));
-}
 
 std::string PlanShape::name() const {
   std::string s;
@@ -199,54 +140,6 @@ std::string PlanShape::name() const {
   }
   if (a2a != AllToAll::kNone) s += fmt::format(" ({})", to_string(a2a));
   return s;
-}
-
-Result<std::vector<GpuSet>> parse_gpu_sets(std::string_view spec, const Catalog& catalog) {
-  std::vector<GpuSet> sets;
-  if (trim(spec).empty()) return make_error("--gpus: empty (expected COUNTxNAME, e.g. 8xH100)");
-  for (std::string_view part : split(spec, ',')) {
-    std::string_view item = trim(part);
-    size_t x = item.find_first_of("xX*");
-    auto count = x == std::string_view::npos ? std::nullopt : parse_uint(trim(item.substr(0, x)));
-    if (!count || *count == 0 || *count > 1024)
-      return make_error(
-          fmt::format("--gpus: '{}' is not COUNTxNAME (a count of 1 to 1024, 'x', a GPU name; "
-                      "e.g. 8xH100, 4x\"RTX PRO 6000\", 2xRTX 5090:nop2p)",
-                      item));
-    std::string_view name = item.substr(x + 1);
-    std::string_view link_kind;
-    if (size_t colon = name.rfind(':'); colon != std::string_view::npos) {
-      link_kind = trim(name.substr(colon + 1));
-      name = name.substr(0, colon);
-      if (link_kind != "nvlink" && link_kind != "p2p" && link_kind != "nop2p")
-        return make_error(fmt::format(
-            "--gpus: '{}': unknown link '{}' (use :nvlink, :p2p or :nop2p)", item, link_kind));
-    }
-    name = strip_quotes(name);
-    const GpuSpec* gpu = catalog.find_gpu(name);
-    if (!gpu) {
-      std::string hint;
-      for (const GpuSpec* g : catalog.suggest_gpus(name))
-        hint += (hint.empty() ? "" : ", ") + g->name;
-      return make_error(
-          fmt::format("--gpus: unknown GPU '{}'{} (`smcompat gpus` lists the catalog)", name,
-                      hint.empty() ? std::string() : " — did you mean: " + hint + "?"));
-    }
-    if (link_kind == "nvlink" && !gpu->nvlink_gbs)
-      return make_error(
-          fmt::format("--gpus: '{}': the catalog lists no NVLink for {}", item, gpu->name));
-    if (!gpu->memory_gib)
-      return make_error(fmt::format("--gpus: the catalog has no memory size for {}", gpu->name));
-    GpuSet set;
-    set.count = int(*count);
-    set.gpu = gpu;
-    set.memory_bytes = uint64_t(*gpu->memory_gib * double(1ull << 30));
-    set.link = default_link(*gpu, link_kind);
-    set.pcie_gen = gpu->pcie_gen.value_or(0);
-    set.origin = fmt::format("--gpus {}", item);
-    sets.push_back(set);
-  }
-  return sets;
 }
 
 PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
@@ -562,166 +455,6 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
         gib(e.memory.activations), gib(e.memory.reserve), gib(rq.gpus.memory_bytes)));
   e.fits = e.why_not.empty();
   return e;
-}
-
-namespace {
-
-std::vector<int> divisors(int n) {
-  std::vector<int> out;
-  for (int i = 1; i <= n; ++i)
-    if (n % i == 0) out.push_back(i);
-  return out;
-}
-
-bool heads_split(const ModelSpec& m, int tp) {
-  if (m.heads % tp != 0) return false;
-  if (m.attention == AttentionKind::kMla || m.kv_heads <= 0) return true;
-  return m.kv_heads % tp == 0 || tp % m.kv_heads == 0;
-}
-
-std::vector<PlanShape> candidate_shapes(const ModelSpec& m, int gpus) {
-  std::vector<PlanShape> out;
-  for (int pp : divisors(gpus)) {
-    if (pp > m.layers || pp > 8) continue;
-    int per_stage = gpus / pp;
-    for (int tp : divisors(per_stage)) {
-      if (!heads_split(m, tp)) continue;
-      int dp = per_stage / tp;
-      if (pp > 1 && dp > 1) continue;  // pipelines of replicas: not offered by the engines' CLIs
-      PlanShape s;
-      s.tp = tp;
-      s.dp = dp;
-      s.pp = pp;
-      if (!m.is_moe()) {
-        out.push_back(s);
-        continue;
-      }
-      s.experts = ExpertMode::kTpSharded;
-      out.push_back(s);  // TP-sharded experts (dp > 1: replicas)
-      if (tp * dp == 1) continue;
-      s.experts = ExpertMode::kExpertParallel;
-      if (tp * dp > m.experts) continue;
-      if (dp == 1) {
-        out.push_back(s);  // TPn+EPn: tokens replicated, experts combined by the all-reduce
-      } else {
-        s.dp_attention = true;
-        s.a2a = AllToAll::kAllgatherReduceScatter;
-        out.push_back(s);
-        s.a2a = AllToAll::kDeepEp;
-        out.push_back(s);
-      }
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
-std::vector<PlanEstimate> rank_plans(const PlanRequest& request) {
-  std::vector<PlanEstimate> plans;
-  for (const PlanShape& s : candidate_shapes(request.model, request.gpus.count))
-    plans.push_back(estimate(request, s));
-  sort_plans(plans);
-  return plans;
-}
-
-void sort_plans(std::vector<PlanEstimate>& plans) {
-  std::stable_sort(plans.begin(), plans.end(), [](const PlanEstimate& x, const PlanEstimate& y) {
-    if (x.fits != y.fits) return x.fits;
-    if (x.fits) return x.output_tokens_per_s > y.output_tokens_per_s;
-    if (x.runnable != y.runnable) return x.runnable;
-    return x.memory.total() < y.memory.total();
-  });
-}
-
-FitAdvice fit_advice(const PlanRequest& request) {
-  FitAdvice advice;
-  const ModelSpec& m = request.model;
-  advice.weights_bytes = whole_bytes(
-      double(m.embedding_params()) * 2.0 +
-      double(m.attention_params_per_layer()) * m.layers * bytes_per_param(m.attention_format) +
-      double(m.dense_ffn_params_per_layer()) * m.dense_layers *
-          bytes_per_param(m.attention_format) +
-      (double(m.expert_params()) * m.experts + double(m.shared_ffn_params_per_layer())) *
-          m.moe_layers * bytes_per_param(m.expert_format) +
-      (double(m.router_params_per_layer()) * m.moe_layers +
-       double(m.norm_params_per_layer()) * m.layers) *
-          2.0);
-  PlanEstimate any = estimate(request, PlanShape{});
-  advice.usable_bytes =
-      request.gpus.count *
-      (request.gpus.memory_bytes - std::min(request.gpus.memory_bytes, any.memory.reserve));
-  auto fits = [](const PlanRequest& rq) {
-    for (const PlanEstimate& e : rank_plans(rq))
-      if (e.fits) return true;
-    return false;
-  };
-  for (int n = request.gpus.count + 1; n <= 64 && !advice.gpus_needed; ++n) {
-    PlanRequest more = request;
-    more.gpus.count = n;
-    if (fits(more)) advice.gpus_needed = n;
-  }
-  for (WeightFormat f :
-       {WeightFormat::kFp8, WeightFormat::kNvfp4, WeightFormat::kMxfp4, WeightFormat::kInt4}) {
-    if (bytes_per_param(f) >= bytes_per_param(m.expert_format)) continue;
-    PlanRequest smaller = request;
-    smaller.model.expert_format = f;
-    smaller.model.attention_format =
-        bytes_per_param(f) < bytes_per_param(m.attention_format) ? f : m.attention_format;
-    if (fits(smaller)) advice.formats_that_fit.push_back(f);
-    FitAdvice::SmallerFormat most{f, 0, ""};
-    for (const PlanEstimate& e : rank_plans(smaller))
-      if (e.runnable && e.max_batch_that_fits > most.max_batch)
-        most = {f, e.max_batch_that_fits, e.shape.name()};
-    advice.smaller_formats.push_back(most);
-  }
-  return advice;
-}
-
-std::string why_wins(const PlanEstimate& w, const PlanEstimate& r) {
-  const StepCost& a = w.decode;
-  const StepCost& b = r.decode;
-  double ratio = r.output_tokens_per_s > 0 ? w.output_tokens_per_s / r.output_tokens_per_s : 0;
-  // The term that differs most (in seconds per step) is the reason. Every term is for a whole
-  // decode step (a pipeline's pp stage-times included), so plans with and without stages compare
-  // like with like.
-  double d_mem = b.memory_s - a.memory_s, d_comp = b.compute_s - a.compute_s,
-         d_comm = b.comm_s - a.comm_s, d_over = b.overhead_s - a.overhead_s,
-         d_prefill = (r.prefill_s - w.prefill_s);
-  // Held-out published figures differ from the model by up to 20 % between plans on one machine
-  // (docs/plan.md, "Calibration"): a closer call is said to be one.
-  std::string lead = fmt::format("{} is {:.2f}x {}'s estimated output tokens/s{}: ", w.shape.name(),
-                                 ratio, r.shape.name(),
-                                 ratio < 1.2 ? " (a close call, within the model's error: measure "
-                                               "both)"
-                                             : "");
-  auto sent = [](const StepCost& c) {
-    return human_bytes(whole_bytes(c.allreduce_bytes + c.all2all_bytes + c.pipeline_bytes));
-  };
-  double best = std::max({d_mem, d_comp, d_comm, d_over});
-  if (best == d_comm && d_comm > 0)
-    return lead + fmt::format(
-                      "each decode step sends {} per GPU instead of {} ({:.2f} vs {:.2f} ms of "
-                      "communication)",
-                      sent(a), sent(b), a.comm_s * 1e3, b.comm_s * 1e3);
-  if (best == d_mem && d_mem > 0)
-    return lead +
-           fmt::format("each decode step reads {} per GPU instead of {} ({:.2f} vs {:.2f} ms)",
-                       human_bytes(whole_bytes(a.weight_bytes_read + a.kv_bytes_read)),
-                       human_bytes(whole_bytes(b.weight_bytes_read + b.kv_bytes_read)),
-                       a.memory_s * 1e3, b.memory_s * 1e3);
-  if (best == d_comp && d_comp > 0)
-    return lead + fmt::format("each decode step computes {:.3g} GFLOP per GPU instead of {:.3g}",
-                              a.flops / 1e9, b.flops / 1e9);
-  if (best == d_over && d_over > 0)
-    return lead + fmt::format(
-                      "each decode step's fixed per-layer costs take {:.2f} ms instead "
-                      "of {:.2f} ms",
-                      a.overhead_s * 1e3, b.overhead_s * 1e3);
-  if (d_prefill > 0)
-    return lead +
-           fmt::format("the prompts take {:.2f} s instead of {:.2f} s", w.prefill_s, r.prefill_s);
-  return lead + "the terms are close; the difference is within the model's error";
 }
 
 }  // namespace smcompat::plan

@@ -456,7 +456,6 @@ struct Reader {
       archive_entry* e = nullptr;
       size_t index = 0;
       int r;
-      std::vector<uint8_t> data;
       while (!entries.empty() &&
              ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK || r == ARCHIVE_WARN)) {
         ++index;
@@ -473,38 +472,32 @@ struct Reader {
           for (const auto& m : members) visitor.file_error(image_index, m, err);
           continue;
         }
-        // Grown in chunks so memory follows the bytes that really arrive, not the declared size
-        // (a truncated layer may declare gigabytes), as for zip members (binary/inventory.cpp).
-        data.clear();
-        uint64_t got = 0;
-        bool failed = false;
-        while (got < declared) {
-          uint64_t chunk = std::min<uint64_t>(declared - got, 16 << 20);
-          data.resize(got + chunk);
-          la_ssize_t n = archive_read_data(a, data.data() + got, chunk);
-          if (n < 0) failed = true;
-          if (n <= 0) break;
-          got += static_cast<uint64_t>(n);
-        }
-        data.resize(got);
-        if (failed || got != declared) {
-          Error err = make_error(fmt::format("layer {}: {} bytes of {} read: {}", li + 1, got,
-                                             declared, archive_message(a)),
-                                 archive_filter_bytes(a, -1))
-                          .in_file(where);
+        // Memory follows the bytes that really arrive, not the declared size (a truncated layer
+        // may declare gigabytes); a large file goes to a temporary file, as zip members do.
+        SpooledBytes data = SpooledBytes::read(
+            [&](uint8_t* buffer, uint64_t capacity) {
+              return static_cast<int64_t>(archive_read_data(a, buffer, capacity));
+            },
+            declared, declared);
+        if (data.failed() || !data.spool_error().empty() || data.size() != declared) {
+          Error err =
+              make_error(
+                  fmt::format("layer {}: {} bytes of {} read: {}", li + 1, data.size(), declared,
+                              data.spool_error().empty() ? archive_message(a) : data.spool_error()),
+                  archive_filter_bytes(a, -1))
+                  .in_file(where);
           for (const auto& m : members) visitor.file_error(image_index, m, err);
           continue;
         }
         for (const auto& m : members)
-          visitor.file(image_index, m, ByteView(data.data(), data.size(), 0));
+          visitor.file(image_index, m, data.view(),
+                       data.file_backed() ? Backing::kFileMapping : Backing::kMemory);
       }
       if (!entries.empty())
         fail_all(make_error(fmt::format("layer {}: {}", li + 1, archive_message(a)),
                             archive_filter_bytes(a, -1))
                      .in_file(where),
                  entries);
-      data.clear();
-      data.shrink_to_fit();
     }
   }
 

@@ -381,7 +381,7 @@ class ImageCollector : public ImageFileVisitor {
     }
     return true;
   }
-  void file(size_t image, const std::string& member, ByteView bytes) override {
+  void file(size_t image, const std::string& member, ByteView bytes, Backing backing) override {
     PerImage& im = at(image);
     if (auto d = dist_info_of(member)) {
       auto& slot = base_name(member) == "METADATA" ? im.metadata : im.record;
@@ -389,7 +389,7 @@ class ImageCollector : public ImageFileVisitor {
       return;
     }
     im.bytes += bytes.size();
-    im.files.emplace_back(member, inspect_member(bytes, path_, member, inspect_));
+    im.files.emplace_back(member, inspect_member(bytes, path_, member, inspect_, backing));
   }
   void file_error(size_t image, const std::string& member, Error error) override {
     if (dist_info_of(member)) return;  // RECORD unreadable: files fall back to folders

@@ -519,13 +519,39 @@ TEST(CudartNames, FileNames) {
   EXPECT_FALSE(v("libcudart.so.12.8.90.1"));
 }
 
+// A layer file above SpooledBytes::kMemoryLimit goes to a temporary file and is handed over as
+// a file mapping (the inventory then drops its pages as it reads); small files stay in memory.
+TEST(ImageMemory, ALargeLayerFileIsHandedOverAsAFileMapping) {
+  std::string big(48u << 20, '\0');
+  big.replace(big.size() - 4, 4, "tail");
+  const std::string tarball = ti::archive_of(ti::docker_save(
+      {{ti::tar({ti::file("opt/big.so", big), ti::file("opt/small.so", "small")}, true), true}}));
+  struct Seen : ImageFileVisitor {
+    std::map<std::string, std::pair<std::string, Backing>> got;
+    bool want(size_t, const std::string&, uint64_t) override { return true; }
+    void file(size_t, const std::string& member, ByteView bytes, Backing backing) override {
+      got[member] = {std::string(bytes.as_string_view()), backing};
+    }
+    void file_error(size_t, const std::string& member, Error e) override {
+      ADD_FAILURE() << member << ": " << e.to_string();
+    }
+  } visitor;
+  auto r = read_image_tar(ByteView(tarball), "big.tar", visitor);
+  EXPECT_TRUE(r.errors.empty());
+  ASSERT_EQ(visitor.got.size(), 2u);
+  EXPECT_EQ(visitor.got["opt/big.so"].second, Backing::kFileMapping);
+  EXPECT_TRUE(visitor.got["opt/big.so"].first == big);  // the same bytes, through the file
+  EXPECT_EQ(visitor.got["opt/small.so"].second, Backing::kMemory);
+  EXPECT_EQ(visitor.got["opt/small.so"].first, "small");
+}
+
 TEST(ImageSniff, HostileBytesNeverCrash) {
   std::string junk(1024, '\0');
   junk.replace(257, 5, "ustar");
   EXPECT_FALSE(sniff_image_tar(ByteView(junk)).has_value());
   struct NoFiles : ImageFileVisitor {
     bool want(size_t, const std::string&, uint64_t) override { return true; }
-    void file(size_t, const std::string&, ByteView) override {}
+    void file(size_t, const std::string&, ByteView, Backing) override {}
     void file_error(size_t, const std::string&, Error) override {}
   } visitor;
   auto r = read_image_tar(ByteView(junk), "junk.tar", visitor);

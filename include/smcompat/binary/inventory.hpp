@@ -90,7 +90,7 @@ struct InspectOptions {
   bool bare_cubins = true;  ///< look for bare zstd cubins outside containers
   unsigned jobs = 0;        ///< threads for the deep decode (0 = all cores)
   uint64_t max_decoded_bytes = 1ull << 30;  ///< per image: decompression-bomb guard
-  uint64_t max_member_bytes = 4ull << 30;   ///< per archive/zip member held in memory
+  uint64_t max_member_bytes = 4ull << 30;   ///< per zip member read (a large one is spooled)
   int max_nesting = 3;                      ///< archives inside wheels inside ...
   /// With `deep`: decode only the images this accepts (all when empty).
   std::function<bool(const DeviceImage&)> deep_filter;
@@ -99,17 +99,24 @@ struct InspectOptions {
 /// What kind of file this is, from its first bytes (never fails; kUnknown if not ours).
 FileFormat sniff_format(ByteView bytes, std::string_view name_hint = {});
 
+/// What holds the bytes given to the inventory: memory of the caller's, or a read-only file
+/// mapping (a MappedFile, a spooled member), whose pages the walk drops from the resident set as
+/// it finishes with them, so that a large file costs the pages being read, not its size.
+enum class Backing { kMemory, kFileMapping };
+
 /// Inventories a buffer (a mapped file). Archives and zips produce one FileInventory per member
 /// that holds device code or errors (members without either are left out), after the first for
 /// the container file itself. Never fails as a whole: problems are recorded per item.
 std::vector<FileInventory> inspect_buffer(ByteView bytes, const std::string& path,
-                                          const InspectOptions& options);
+                                          const InspectOptions& options,
+                                          Backing backing = Backing::kMemory);
 
 /// Inventories bytes that are one member of a container the caller reads itself (a file of a
 /// container image's filesystem): like inspect_buffer(), but every FileInventory carries `path`
 /// and `member` (nested members continue with '!'), and errors name "path!member".
 std::vector<FileInventory> inspect_member(ByteView bytes, const std::string& path,
-                                          const std::string& member, const InspectOptions& options);
+                                          const std::string& member, const InspectOptions& options,
+                                          Backing backing = Backing::kMemory);
 
 /// Maps the file at `path` and inventories it (errors opening it become a FileInventory error).
 std::vector<FileInventory> inspect_file(const std::string& path, const InspectOptions& options);

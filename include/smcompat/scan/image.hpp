@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "smcompat/binary/inventory.hpp"
 #include "smcompat/util/byte_view.hpp"
 #include "smcompat/util/result.hpp"
 
@@ -56,8 +57,9 @@ class ImageFileVisitor {
   /// Every regular file of image `image` (an index into ImageReadResult::images) that survives
   /// flattening, in path order, before any bytes are read; true to be handed its bytes.
   virtual bool want(size_t image, const std::string& member, uint64_t size) = 0;
-  /// The bytes of a wanted file (valid during the call only).
-  virtual void file(size_t image, const std::string& member, ByteView bytes) = 0;
+  /// The bytes of a wanted file (valid during the call only): in memory, or for a large file a
+  /// mapping of a temporary file (`backing`), whose pages the inventory may drop as it reads.
+  virtual void file(size_t image, const std::string& member, ByteView bytes, Backing backing) = 0;
   /// A wanted file whose bytes could not be read (above the size limit, corrupt layer).
   virtual void file_error(size_t image, const std::string& member, Error error) = 0;
 };
