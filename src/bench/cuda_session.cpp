@@ -345,18 +345,6 @@ Result<void> CudaSession::enable_peer_access(int from, int to) {
 
 // ---- NVML ---------------------------------------------------------------------------------------
 
-struct NvmlReader::Api {
-  void* handle = nullptr;
-  PFN_nvmlInit_v2 init = nullptr;
-  PFN_nvmlShutdown shutdown = nullptr;
-  PFN_nvmlErrorString error_string = nullptr;
-  PFN_nvmlDeviceGetHandleByPciBusId_v2 by_pci = nullptr;
-  PFN_nvmlDeviceGetClockInfo clock = nullptr;
-  PFN_nvmlDeviceGetTemperature temperature = nullptr;
-  PFN_nvmlDeviceGetPowerUsage power = nullptr;
-  PFN_nvmlDeviceGetCurrentClocksEventReasons reasons = nullptr;
-};
-
 std::vector<std::string> throttle_reason_names(unsigned long long mask) {
   std::vector<std::string> out;
   for (const auto& [bit, name] : kNvmlClockEventReasons) {
@@ -368,75 +356,49 @@ std::vector<std::string> throttle_reason_names(unsigned long long mask) {
 }
 
 std::unique_ptr<NvmlReader> NvmlReader::open(const std::string& libnvml, std::string* why) {
-  auto fail = [&](std::string text) -> std::unique_ptr<NvmlReader> {
-    if (why) *why = std::move(text);
+  if (libnvml.empty()) {
+    if (why) *why = "NVML not requested";
     return nullptr;
-  };
-  if (libnvml.empty()) return fail("NVML not requested");
-  dlerror();
-  void* h = dlopen(libnvml.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char* e = dlerror();
-    return fail(fmt::format("{} could not be loaded: {}", libnvml, e ? e : "unknown reason"));
   }
-  auto api = std::make_unique<Api>();
-  api->handle = h;
-  const std::pair<void*, const char*> entries[] = {
-      {&api->init, "nvmlInit_v2"},
-      {&api->shutdown, "nvmlShutdown"},
-      {&api->error_string, "nvmlErrorString"},
-      {&api->by_pci, "nvmlDeviceGetHandleByPciBusId_v2"},
-      {&api->clock, "nvmlDeviceGetClockInfo"},
-      {&api->temperature, "nvmlDeviceGetTemperature"},
-      {&api->power, "nvmlDeviceGetPowerUsage"},
-      {&api->reasons, "nvmlDeviceGetCurrentClocksEventReasons"},
-  };
-  for (const auto& [slot, name] : entries) {
-    void* p = dlsym(h, name);
-    std::memcpy(slot, &p, sizeof p);  // POSIX: dlsym's result converts to a function pointer
-  }
-  if (!api->reasons) {  // drivers before the 535 rename
-    void* p = dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
-    std::memcpy(&api->reasons, &p, sizeof p);
-  }
-  if (!api->init || !api->by_pci) return fail(fmt::format("{} lacks nvmlInit_v2", libnvml));
-  if (int r = api->init(); r != kNvmlSuccess) {
-    const char* s = api->error_string ? api->error_string(r) : nullptr;
-    return fail(fmt::format("nvmlInit_v2 failed: {} (NVML error {})", s ? s : "?", r));
+  auto library = NvmlLibrary::open(libnvml, why);
+  if (!library) return nullptr;
+  if (!library->fn().by_pci) {
+    if (why) *why = fmt::format("{} has no nvmlDeviceGetHandleByPciBusId_v2", libnvml);
+    return nullptr;
   }
   std::unique_ptr<NvmlReader> reader(new NvmlReader());
-  reader->api_ = std::move(api);
+  reader->nvml_ = std::move(library);
   return reader;
 }
 
-NvmlReader::~NvmlReader() {
-  if (api_ && api_->shutdown) api_->shutdown();
-}
+NvmlReader::~NvmlReader() = default;
 
 std::optional<DeviceState> NvmlReader::read(const std::string& pci_bus_id) const {
+  const NvmlFunctions& api = nvml_->fn();
   nvmlDevice_t dev = nullptr;
-  if (api_->by_pci(pci_bus_id.c_str(), &dev) != kNvmlSuccess) return std::nullopt;
+  if (api.by_pci(pci_bus_id.c_str(), &dev) != kNvmlSuccess) return std::nullopt;
   DeviceState s;
   unsigned v = 0;
-  if (api_->clock && api_->clock(dev, kNvmlClockSm, &v) == kNvmlSuccess)
+  if (api.clock && api.clock(dev, kNvmlClockSm, &v) == kNvmlSuccess)
     s.sm_clock_mhz = static_cast<int>(v);
-  if (api_->clock && api_->clock(dev, kNvmlClockMem, &v) == kNvmlSuccess)
+  if (api.clock && api.clock(dev, kNvmlClockMem, &v) == kNvmlSuccess)
     s.memory_clock_mhz = static_cast<int>(v);
-  if (api_->temperature && api_->temperature(dev, kNvmlTemperatureGpu, &v) == kNvmlSuccess)
+  if (api.temperature && api.temperature(dev, kNvmlTemperatureGpu, &v) == kNvmlSuccess)
     s.temperature_c = static_cast<int>(v);
-  if (api_->power && api_->power(dev, &v) == kNvmlSuccess) s.power_w = v / 1000.0;
+  if (api.power && api.power(dev, &v) == kNvmlSuccess) s.power_w = v / 1000.0;
   unsigned long long mask = 0;
-  if (api_->reasons && api_->reasons(dev, &mask) == kNvmlSuccess)
+  if (api.clock_event_reasons && api.clock_event_reasons(dev, &mask) == kNvmlSuccess)
     s.throttle_reasons = throttle_reason_names(mask);
   return s;
 }
 
 std::optional<std::vector<std::string>> NvmlReader::throttle_reasons(
     const std::string& pci_bus_id) const {
+  const NvmlFunctions& api = nvml_->fn();
   nvmlDevice_t dev = nullptr;
   unsigned long long mask = 0;
-  if (!api_->reasons || api_->by_pci(pci_bus_id.c_str(), &dev) != kNvmlSuccess ||
-      api_->reasons(dev, &mask) != kNvmlSuccess)
+  if (!api.clock_event_reasons || api.by_pci(pci_bus_id.c_str(), &dev) != kNvmlSuccess ||
+      api.clock_event_reasons(dev, &mask) != kNvmlSuccess)
     return std::nullopt;
   return throttle_reason_names(mask);
 }

@@ -24,6 +24,7 @@
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/probe/driver_abi.hpp"
 #include "smcompat/probe/driver_lookup.hpp"
+#include "smcompat/probe/nvml.hpp"
 #include "smcompat/util/files.hpp"
 
 namespace smcompat {
@@ -159,91 +160,18 @@ struct CudaApi : DriverLookup {
   std::string error_name(CUresult r) const { return cuda_error_text(get_error_name, r); }
 };
 
-// ---- NVML, resolved -----------------------------------------------------------------------------
+// ---- NVML (probe/nvml.hpp) ----------------------------------------------------------------------
 
-struct NvmlApi {
-  void* handle = nullptr;
-  PFN_nvmlInit_v2 init = nullptr;
-  PFN_nvmlShutdown shutdown = nullptr;
-  PFN_nvmlErrorString error_string = nullptr;
-  PFN_nvmlSystemGetDriverVersion driver_version = nullptr;
-  PFN_nvmlSystemGetCudaDriverVersion_v2 cuda_driver_version = nullptr;
-  PFN_nvmlDeviceGetCount_v2 get_count = nullptr;
-  PFN_nvmlDeviceGetHandleByIndex_v2 by_index = nullptr;
-  PFN_nvmlDeviceGetHandleByPciBusId_v2 by_pci = nullptr;
-  PFN_nvmlDeviceGetCudaComputeCapability cc = nullptr;
-  PFN_nvmlDeviceGetNvLinkState nvlink_state = nullptr;
-  PFN_nvmlDeviceGetNvLinkRemotePciInfo_v2 nvlink_remote = nullptr;
-  PFN_nvmlDeviceGetTopologyCommonAncestor common_ancestor = nullptr;
-  PFN_nvmlDeviceGetCurrPcieLinkGeneration pcie_gen_current = nullptr;
-  PFN_nvmlDeviceGetMaxPcieLinkGeneration pcie_gen_max = nullptr;
-  PFN_nvmlDeviceGetCurrPcieLinkWidth pcie_width_current = nullptr;
-  PFN_nvmlDeviceGetMaxPcieLinkWidth pcie_width_max = nullptr;
-  bool initialised = false;
-
-  // Every entry point by its exported name (NVML exports versioned names, no resolver); the CUDA
-  // driver version query falls back to the unversioned name of older drivers.
-  void load_all() {
-    const std::pair<void*, const char*> entries[] = {
-        {&init, "nvmlInit_v2"},
-        {&shutdown, "nvmlShutdown"},
-        {&error_string, "nvmlErrorString"},
-        {&driver_version, "nvmlSystemGetDriverVersion"},
-        {&cuda_driver_version, "nvmlSystemGetCudaDriverVersion_v2"},
-        {&get_count, "nvmlDeviceGetCount_v2"},
-        {&by_index, "nvmlDeviceGetHandleByIndex_v2"},
-        {&by_pci, "nvmlDeviceGetHandleByPciBusId_v2"},
-        {&cc, "nvmlDeviceGetCudaComputeCapability"},
-        {&nvlink_state, "nvmlDeviceGetNvLinkState"},
-        {&nvlink_remote, "nvmlDeviceGetNvLinkRemotePciInfo_v2"},
-        {&common_ancestor, "nvmlDeviceGetTopologyCommonAncestor"},
-        {&pcie_gen_current, "nvmlDeviceGetCurrPcieLinkGeneration"},
-        {&pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration"},
-        {&pcie_width_current, "nvmlDeviceGetCurrPcieLinkWidth"},
-        {&pcie_width_max, "nvmlDeviceGetMaxPcieLinkWidth"},
-    };
-    // Function pointers are stored through their object representation (POSIX: dlsym's result
-    // converts to a function pointer).
-    for (const auto& [slot, name] : entries) {
-      void* p = dlsym(handle, name);
-      std::memcpy(slot, &p, sizeof p);
-    }
-    if (!cuda_driver_version) {
-      void* p = dlsym(handle, "nvmlSystemGetCudaDriverVersion");
-      std::memcpy(&cuda_driver_version, &p, sizeof p);
-    }
-  }
-  std::string error(nvmlReturn_t r) const {
-    const char* s = error_string ? error_string(r) : nullptr;
-    return s ? fmt::format("{} (NVML error {})", s, r) : fmt::format("NVML error {}", r);
-  }
-};
-
-void load_nvml(const ProbeOptions& opt, NvmlApi& nv, ProbeReport& rep) {
+// NVML's facts for the report; nullptr (and `rep.nvml_error`) when it is unavailable.
+std::unique_ptr<NvmlLibrary> load_nvml(const ProbeOptions& opt, ProbeReport& rep) {
   if (!opt.use_nvml) {
     rep.nvml_error = "not requested";
-    return;
+    return nullptr;
   }
-  dlerror();
-  nv.handle = dlopen(opt.libnvml.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!nv.handle) {
-    const char* e = dlerror();
-    rep.nvml_error = fmt::format("{} could not be loaded: {}", opt.libnvml, e ? e : "unknown");
-    return;
-  }
-  rep.nvml_path = loaded_path(nv.handle);
-  nv.load_all();
-  if (!nv.init) {
-    rep.nvml_error = fmt::format("{} has no nvmlInit_v2", rep.nvml_path);
-    return;
-  }
-  nvmlReturn_t r = nv.init();
-  if (r != kNvmlSuccess) {
-    rep.nvml_error = fmt::format("nvmlInit_v2 failed: {}", nv.error(r));
-    return;
-  }
-  nv.initialised = true;
+  auto nvml = NvmlLibrary::open(opt.libnvml, &rep.nvml_error, &rep.nvml_path);
+  if (!nvml) return nullptr;
   rep.nvml_loaded = true;
+  const NvmlFunctions& nv = nvml->fn();
   if (nv.driver_version) {
     char buf[kNvmlDriverVersionBufferSize] = {};
     if (nv.driver_version(buf, sizeof buf) == kNvmlSuccess && buf[0]) {
@@ -263,6 +191,7 @@ void load_nvml(const ProbeOptions& opt, NvmlApi& nv, ProbeReport& rep) {
     else
       rep.warnings.push_back(fmt::format("nvmlDeviceGetCount_v2 failed: {}", nv.error(rc)));
   }
+  return nvml;
 }
 
 // Fills in the status and explanation when the driver loaded but initialisation or device
@@ -402,7 +331,7 @@ void query_device(CudaApi& cu, int ordinal, ProbeDevice& d) {
 
 // The PCIe link of an NVML device. A missing entry point or NOT_SUPPORTED (no PCIe link: an
 // integrated GPU such as GB10) leaves a field unknown silently; any other error also warns.
-void query_pcie(const NvmlApi& nv, nvmlDevice_t h, ProbeDevice& d) {
+void query_pcie(const NvmlFunctions& nv, nvmlDevice_t h, ProbeDevice& d) {
   struct Query {
     NvmlFn<nvmlDevice_t, unsigned*> fn;
     const char* name;
@@ -460,8 +389,9 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
     rep.kernel_module_line = proc->first_line;
   }
 
-  NvmlApi nv;
-  load_nvml(opt, nv, rep);
+  std::unique_ptr<NvmlLibrary> nvml = load_nvml(opt, rep);
+  static const NvmlFunctions kNoNvml;
+  const NvmlFunctions& nv = nvml ? nvml->fn() : kNoNvml;
   if (!rep.driver_version && proc && proc->version) {
     rep.driver_version = proc->version;
     rep.driver_version_source = opt.proc_version_path;
@@ -485,7 +415,6 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
                    "expected.");
     rep.explanation = fmt::format("no NVIDIA driver found: {} could not be loaded ({}).{}",
                                   opt.libcuda, e ? e : "unknown dlopen error", hint);
-    if (nv.initialised && nv.shutdown) nv.shutdown();
     return rep;
   }
   rep.libcuda_path = loaded_path(cu.handle);
@@ -515,7 +444,6 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
         rep.libcuda_path.empty() ? opt.libcuda : rep.libcuda_path);
   };
   auto finish = [&]() -> Result<ProbeReport> {
-    if (nv.initialised && nv.shutdown) nv.shutdown();
     return rep;
   };
 
@@ -523,39 +451,39 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
     rep.status = ProbeStatus::kError;
     rep.explanation = fmt::format("{} does not provide cuInit: it is not a CUDA driver library",
                                   rep.libcuda_path);
-    return finish();
+    return rep;
   }
   if (cu.driver_get_version) {
     int v = 0;
     CUresult r = cu.driver_get_version(&v);
     if (r == kCudaErrorStubLibrary) {
       stub(r);
-      return finish();
+      return rep;
     }
     if (r == kCudaSuccess) rep.cuda_driver_version = v;
   }
   CUresult r = cu.init(0);
   if (r == kCudaErrorStubLibrary || (r != kCudaSuccess && cu.stub_seen)) {
     stub(r);
-    return finish();
+    return rep;
   }
   if (r != kCudaSuccess) {
     classify_failure(opt, cu, r, rep);
-    return finish();
+    return rep;
   }
   int count = 0;
   if (!cu.device_get_count) {
     rep.status = ProbeStatus::kError;
     rep.explanation = "the driver provides no cuDeviceGetCount";
-    return finish();
+    return rep;
   }
   if (CUresult rc = cu.device_get_count(&count)) {
     classify_failure(opt, cu, rc, rep);
-    return finish();
+    return rep;
   }
   if (count <= 0) {
     classify_failure(opt, cu, kCudaErrorNoDevice, rep);
-    return finish();
+    return rep;
   }
   if (count > kMaxDevices) {  // a broken or hostile library must not make the probe hang
     rep.warnings.push_back(
@@ -568,7 +496,7 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
   // Devices, joined with NVML by PCI bus id.
   std::vector<nvmlDevice_t> nvml_by_ordinal(static_cast<size_t>(count), nullptr);
   std::vector<nvmlDevice_t> nvml_by_index;
-  if (nv.initialised && nv.by_index && rep.nvml_device_count) {
+  if (nvml && nv.by_index && rep.nvml_device_count) {
     for (int i = 0; i < std::min(*rep.nvml_device_count, kMaxDevices); ++i) {
       nvmlDevice_t h = nullptr;
       nvml_by_index.push_back(nv.by_index(static_cast<unsigned>(i), &h) == kNvmlSuccess ? h
@@ -578,7 +506,7 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
   for (int i = 0; i < count; ++i) {
     ProbeDevice d;
     query_device(cu, i, d);
-    if (nv.initialised && nv.by_pci && !d.pci_bus_id.empty()) {
+    if (nvml && nv.by_pci && !d.pci_bus_id.empty()) {
       nvmlDevice_t h = nullptr;
       nvmlReturn_t nr = nv.by_pci(d.pci_bus_id.c_str(), &h);
       if (nr == kNvmlSuccess && h) {
@@ -672,12 +600,12 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
                                 rep.cuda_driver_version
                                     ? Version::from_cuda_int(*rep.cuda_driver_version).to_string()
                                     : std::string("unknown"));
-  if (!nv.initialised)
+  if (!nvml)
     rep.warnings.push_back(
         fmt::format("NVML unavailable ({}): no masquerade check, NVLink, PCIe link or "
                     "PCIe topology",
                     rep.nvml_error));
-  return finish();
+  return rep;
 }
 
 }  // namespace smcompat

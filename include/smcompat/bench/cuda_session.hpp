@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "smcompat/bench/results.hpp"
+#include "smcompat/probe/nvml.hpp"
 #include "smcompat/util/result.hpp"
 
 namespace smcompat::bench {
@@ -174,11 +175,9 @@ class NvmlReader {
   /// Only the active throttle reason names (the per-sample check); nullopt if unknown.
   std::optional<std::vector<std::string>> throttle_reasons(const std::string& pci_bus_id) const;
 
-  struct Api;
-
  private:
   NvmlReader() = default;
-  std::unique_ptr<Api> api_;
+  std::unique_ptr<driver::NvmlLibrary> nvml_;  // the probe's loader (probe/nvml.hpp)
 };
 
 /// The names of the throttle bits set in `mask` (idle, application-clock and display-clock bits
