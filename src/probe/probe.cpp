@@ -443,10 +443,6 @@ Result<ProbeReport> probe_system(const ProbeOptions& opt) {
         "LD_LIBRARY_PATH (or the ld.so configuration), or install the NVIDIA driver.",
         rep.libcuda_path.empty() ? opt.libcuda : rep.libcuda_path);
   };
-  auto finish = [&]() -> Result<ProbeReport> {
-    return rep;
-  };
-
   if (!cu.init) {
     rep.status = ProbeStatus::kError;
     rep.explanation = fmt::format("{} does not provide cuInit: it is not a CUDA driver library",
