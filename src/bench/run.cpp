@@ -1,13 +1,13 @@
 // `smcompat bench` as one call (include/smcompat/bench/run.hpp).
 #include "smcompat/bench/run.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <fmt/format.h>
 
 #include "smcompat/bench/gemm.hpp"
 #include "smcompat/bench/jit.hpp"
 #include "smcompat/bench/suites.hpp"
 #include "smcompat/bench/torch_runner.hpp"
+#include "smcompat/util/files.hpp"
 
 namespace smcompat::bench {
 
@@ -67,11 +67,14 @@ Result<BenchRun> run_bench(const BenchRequest& args) {
 }
 
 Result<BenchRun> read_bench_run_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("cannot open the file").in_file(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto run = read_bench_run(text.str());
+  // A run of every suite on eight GPUs is a few hundred KB; anything past 64 MiB is not one.
+  constexpr size_t kMaxBytes = 64u << 20;
+  auto text = read_file_prefix(path, kMaxBytes + 1);
+  if (!text) return make_error("cannot open the file").in_file(path);
+  if (text->size() > kMaxBytes)
+    return make_error(fmt::format("larger than {} MiB: not a bench run", kMaxBytes >> 20))
+        .in_file(path);
+  auto run = read_bench_run(*text);
   if (!run) return Error(run.error()).in_file(path);
   return run;
 }

@@ -8,9 +8,9 @@
 #include <map>
 
 #include "smcompat/bench/results.hpp"
+#include "smcompat/bench/run.hpp"
 #include "smcompat/plan/probe_gpus.hpp"
 #include "smcompat/probe/probe.hpp"
-#include "smcompat/util/files.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat {
@@ -128,8 +128,6 @@ std::string dense_model_hint(const ModelSpec& m) {
 
 namespace {
 
-constexpr size_t kMaxBenchFile = 64u << 20;
-
 bool is_device_memory_row(const bench::BenchResult& r) {
   if (r.suite != "memory" || r.skipped()) return false;
   auto op = r.params.find("op");
@@ -149,13 +147,8 @@ uint64_t row_bytes(const bench::BenchResult& r) {
 std::optional<std::string> read_bench_peaks(const std::string& path, const plan::ModelSpec& model,
                                             const std::vector<plan::GpuSet>& sets,
                                             PlanPeaks& peaks) {
-  auto text = read_file_prefix(path, kMaxBenchFile + 1);
-  if (!text) return fmt::format("--bench {}: cannot read the file", path);
-  if (text->size() > kMaxBenchFile) return fmt::format("--bench {}: larger than 64 MiB", path);
-  auto run = bench::read_bench_run(*text);
-  if (!run)
-    return fmt::format("--bench {}: not a `smcompat bench --json` document: {}", path,
-                       run.error().to_string());
+  auto run = bench::read_bench_run_file(path);
+  if (!run) return fmt::format("--bench: {}", run.error().to_string());
   auto gemm_dtype = [](const bench::BenchResult& r) -> std::string {
     if ((r.suite != "gemm" && r.suite != "torch.gemm") || r.skipped()) return "";
     auto it = r.params.find("dtype");

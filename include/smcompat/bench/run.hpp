@@ -36,8 +36,9 @@ struct BenchRequest {
 /// the script could not run (prefixed "--torch: ").
 Result<BenchRun> run_bench(const BenchRequest& request);
 
-/// A recorded run (`smcompat bench --json` output) read from `path`; errors name the file and
-/// the offset.
+/// A recorded run (`smcompat bench --json` output) read from `path` (at most 64 MiB): the one
+/// reader for `bench --compare`, `bench report` and `plan --bench`; errors name the file and the
+/// offset.
 Result<BenchRun> read_bench_run_file(const std::string& path);
 
 }  // namespace smcompat::bench
