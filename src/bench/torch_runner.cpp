@@ -23,15 +23,13 @@
 #include <thread>
 
 #include "smcompat/bench/peaks.hpp"
+#include "smcompat/util/embedded.hpp"
 #include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/process.hpp"
 
-extern char** environ;
+SMCOMPAT_EMBEDDED(torch_bench_py)
 
-namespace smcompat::embedded {
-extern const unsigned char torch_bench_py[];
-extern const std::size_t torch_bench_py_size;
-}  // namespace smcompat::embedded
+extern char** environ;
 
 namespace smcompat::bench {
 
@@ -92,7 +90,7 @@ constexpr std::array<const char*, 7> kTorchFailureNames = {
 const char* to_string(TorchFailure failure) { return enum_name(failure, kTorchFailureNames, "?"); }
 
 std::string_view torch_bench_script() {
-  return {reinterpret_cast<const char*>(embedded::torch_bench_py), embedded::torch_bench_py_size};
+  return embedded_text(embedded::torch_bench_py, embedded::torch_bench_py_size);
 }
 
 const std::vector<std::string>& torch_row_kinds() {

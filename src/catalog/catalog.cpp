@@ -9,14 +9,12 @@
 #include <tuple>
 #include <utility>
 
+#include "smcompat/util/embedded.hpp"
 #include "smcompat/util/strings.hpp"
 
-namespace smcompat {
+SMCOMPAT_EMBEDDED(catalog_json)
 
-namespace embedded {
-extern const unsigned char catalog_json[];
-extern const std::size_t catalog_json_size;
-}  // namespace embedded
+namespace smcompat {
 
 namespace {
 
@@ -88,8 +86,7 @@ bool ArchInfo::has_feature(std::string_view feature, ArchVariant variant) const 
 
 const Catalog& Catalog::builtin() {
   static const Catalog catalog = [] {
-    std::string_view text(reinterpret_cast<const char*>(embedded::catalog_json),
-                          embedded::catalog_json_size);
+    std::string_view text = embedded_text(embedded::catalog_json, embedded::catalog_json_size);
     auto parsed = Catalog::from_json(text);
     // The compiled-in catalog is validated by the test suite; an empty catalog is the safe
     // fallback should it ever fail to parse.

@@ -9,13 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "smcompat/doctor/doctor.hpp"
+#include "smcompat/util/embedded.hpp"
 #include "smcompat/util/json_fields.hpp"
 #include "smcompat/util/strings.hpp"
 
-namespace smcompat::embedded {
-extern const unsigned char python_packages_json[];
-extern const std::size_t python_packages_json_size;
-}  // namespace smcompat::embedded
+SMCOMPAT_EMBEDDED(python_packages_json)
 
 namespace smcompat::doctor {
 
@@ -37,8 +35,8 @@ namespace {
 
 PackageKnowledge load() {
   PackageKnowledge k;
-  std::string_view text(reinterpret_cast<const char*>(embedded::python_packages_json),
-                        embedded::python_packages_json_size);
+  std::string_view text =
+      embedded_text(embedded::python_packages_json, embedded::python_packages_json_size);
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded()) return k;  // a broken build-time file: the tests catch this
   k.pytorch_index = json_string(j, "pytorch_index");

@@ -351,7 +351,7 @@ void Rules::package_rules(const PythonEnv& e) {
         variant_missing(e, p, v, pip);
         break;  // the same for every GPU
       }
-      if (v.fit == Fit::kNative || v.fit == Fit::kCompatibleSass) continue;
+      if (runs_natively(v.fit)) continue;
       const GpuPackageInfo* info = k.package(p.dist.name);
       Finding f;
       f.subject = e.prefix;

@@ -7,13 +7,11 @@
 
 #include <algorithm>
 
+#include "smcompat/util/embedded.hpp"
 #include "smcompat/util/json_fields.hpp"
 #include "smcompat/util/strings.hpp"
 
-namespace smcompat::embedded {
-extern const unsigned char failure_modes_json[];
-extern const std::size_t failure_modes_json_size;
-}  // namespace smcompat::embedded
+SMCOMPAT_EMBEDDED(failure_modes_json)
 
 namespace smcompat::explain {
 
@@ -80,8 +78,8 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
 
 const KnowledgeBase& KnowledgeBase::builtin() {
   static const KnowledgeBase kb = [] {
-    std::string_view text(reinterpret_cast<const char*>(embedded::failure_modes_json),
-                          embedded::failure_modes_json_size);
+    std::string_view text =
+        embedded_text(embedded::failure_modes_json, embedded::failure_modes_json_size);
     auto r = from_json(text);
     return r ? std::move(*r) : KnowledgeBase();  // the tests assert the built-in parses
   }();

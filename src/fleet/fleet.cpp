@@ -387,7 +387,7 @@ std::vector<Image> judge_scan(const json& doc, const std::string& report,
         PackageFit p = judge_package(
             libraries, {package, need == needs.end() ? std::nullopt : need->second, ""}, *c.target);
         // The fleet tells the hosts where code JITs: "native; 3 units in 1 library JIT" is one.
-        bool runs = p.fit == Fit::kNative || p.fit == Fit::kCompatibleSass;
+        bool runs = runs_natively(p.fit);
         r.verdict = worse(r.verdict, runs && p.jit_units > 0 ? Fit::kPtxJit : p.fit);
         for (size_t k = 0; k < indices.size(); ++k) {
           const JudgedLibrary& l = p.libraries[k];

@@ -21,7 +21,6 @@ namespace {
 
 constexpr std::string_view kTorch = "torch";
 
-bool runs_natively(Fit fit) { return fit == Fit::kNative || fit == Fit::kCompatibleSass; }
 bool jit_only(Fit fit) { return fit == Fit::kPtxJit || fit == Fit::kUnsupportedPtx; }
 
 // "2.9.0+cu128" -> "2.9.0"; the local label (PEP 440) names the build, not the release.

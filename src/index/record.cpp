@@ -16,16 +16,14 @@
 #include <sstream>
 
 #include "smcompat/scan/wheel.hpp"
+#include "smcompat/util/embedded.hpp"
 #include "smcompat/util/json_read.hpp"
 #include "smcompat/util/mapped_file.hpp"
 #include "smcompat/util/strings.hpp"
 #include "smcompat/verdict/runtime_need.hpp"
 #include "smcompat/verdict/verdict.hpp"
 
-namespace smcompat::embedded {
-extern const unsigned char wheel_index_json[];
-extern const std::size_t wheel_index_json_size;
-}  // namespace smcompat::embedded
+SMCOMPAT_EMBEDDED(wheel_index_json)
 
 namespace smcompat {
 
@@ -511,8 +509,9 @@ Result<WheelIndex> read_wheel_index(const std::string& path) {
 
 const WheelIndex& builtin_wheel_index() {
   static const WheelIndex index = [] {
-    const char* begin = reinterpret_cast<const char*>(embedded::wheel_index_json);
-    auto j = nlohmann::json::parse(begin, begin + embedded::wheel_index_json_size, nullptr, false);
+    std::string_view text =
+        embedded_text(embedded::wheel_index_json, embedded::wheel_index_json_size);
+    auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
     auto parsed = wheel_index_from_json(j, "data/wheel_index.json");
     // The shipped file is checked by the tests; a broken one must not take the tool down.
     return parsed ? std::move(*parsed) : WheelIndex{};

@@ -9,12 +9,11 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 
-namespace smcompat {
-namespace embedded {
-extern const unsigned char ptx_features_json[];
-extern const std::size_t ptx_features_json_size;
-}  // namespace embedded
+#include "smcompat/util/embedded.hpp"
 
+SMCOMPAT_EMBEDDED(ptx_features_json)
+
+namespace smcompat {
 namespace ptx {
 namespace {
 
@@ -123,8 +122,8 @@ std::vector<T> list(const nlohmann::json& j, const char* key) {
 
 const FeatureTable& FeatureTable::builtin() {
   static const FeatureTable table = [] {
-    std::string_view text(reinterpret_cast<const char*>(embedded::ptx_features_json),
-                          embedded::ptx_features_json_size);
+    std::string_view text =
+        embedded_text(embedded::ptx_features_json, embedded::ptx_features_json_size);
     auto t = from_json(text);
     // The embedded file is checked by the test suite; a broken build gets an empty table rather
     // than a crash.

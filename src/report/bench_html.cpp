@@ -16,13 +16,12 @@
 
 #include "bench_view.hpp"
 #include "smcompat/report/bench_report.hpp"
+#include "smcompat/util/embedded.hpp"
 #include "smcompat/util/json_text.hpp"
 
+SMCOMPAT_EMBEDDED(chartjs)
+
 #ifdef SMCOMPAT_HAVE_CHARTJS
-namespace smcompat::embedded {
-extern const unsigned char chartjs[];
-extern const std::size_t chartjs_size;
-}  // namespace smcompat::embedded
 #endif
 
 namespace smcompat {
@@ -34,7 +33,7 @@ using nlohmann::json;
 
 std::string_view chartjs_source() {
 #ifdef SMCOMPAT_HAVE_CHARTJS
-  return {reinterpret_cast<const char*>(embedded::chartjs), embedded::chartjs_size};
+  return embedded_text(embedded::chartjs, embedded::chartjs_size);
 #else
   return {};
 #endif

@@ -54,7 +54,7 @@ void images_that_run(const Catalog& cat, const ArchInfo& a, std::vector<std::str
       if (v == ArchVariant::kFamily && !other.has_f) continue;
       SmTarget s{ImageKind::kSass, other.sm, v};
       Fit f = fit_image(s, a.cc(), std::nullopt, std::nullopt, cat).fit;
-      if (f == Fit::kNative || f == Fit::kCompatibleSass) sass.push_back(s.to_string());
+      if (runs_natively(f)) sass.push_back(s.to_string());
       SmTarget p{ImageKind::kPtx, other.sm, v};
       if (fit_image(p, a.cc(), std::nullopt, std::nullopt, cat).fit == Fit::kPtxJit)
         ptx.push_back(p.to_string());

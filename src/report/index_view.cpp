@@ -45,8 +45,6 @@ const ReleaseFit* recommended_release(const PackageAdvice& a) {
   return a.recommended ? find_release(a, *a.recommended) : nullptr;
 }
 
-bool runs_natively(Fit fit) { return fit == Fit::kNative || fit == Fit::kCompatibleSass; }
-
 std::string native_cell(const PackageAdvice& a) {
   if (!a.indexed) return "not indexed";
   if (!a.device_code) return "no GPU code";

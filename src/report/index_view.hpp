@@ -30,8 +30,6 @@ std::string native_sentence(const PackageAdvice& a);
 
 /// The verdict as a word ("native", ..., "no device code" when the wheel carries none).
 std::string fit_word(const WheelVerdict& v);
-/// Whether a fit runs natively (native or compatible SASS).
-bool runs_natively(Fit fit);
 
 /// Whether any package of the answer was asked for but has no native release, or is unknown.
 bool any_without_native(const std::vector<PackageAdvice>& advice);

@@ -492,8 +492,7 @@ std::vector<std::string> override_implications_for_files(const std::vector<std::
         auto& [count, fate] = for_fake[img.target.to_string()];
         ++count;
         const ImageVerdict& iv = fv.images[i];
-        fate = iv.fit == Fit::kNative || iv.fit == Fit::kCompatibleSass
-                   ? "runs on " + real.to_string()
+        fate = runs_natively(iv.fit)    ? "runs on " + real.to_string()
                : iv.fit == Fit::kPtxJit ? "will be JIT-compiled for " + real.to_string()
                                         : "cannot run: " + iv.reason;
       }

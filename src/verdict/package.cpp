@@ -11,15 +11,13 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "smcompat/util/embedded.hpp"
 #include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/strings.hpp"
 
-namespace smcompat {
+SMCOMPAT_EMBEDDED(package_libraries_json)
 
-namespace embedded {
-extern const unsigned char package_libraries_json[];
-extern const std::size_t package_libraries_json_size;
-}  // namespace embedded
+namespace smcompat {
 
 namespace {
 
@@ -32,8 +30,8 @@ struct RoleRow {
 const std::vector<RoleRow>& role_rows() {
   static const std::vector<RoleRow> rows = [] {
     std::vector<RoleRow> out;
-    std::string_view text(reinterpret_cast<const char*>(embedded::package_libraries_json),
-                          embedded::package_libraries_json_size);
+    std::string_view text =
+        embedded_text(embedded::package_libraries_json, embedded::package_libraries_json_size);
     // Read by the test suite (PackageRoll.OptionalLibraryDoesNotDecide); a file that does not parse
     // leaves only the general rules.
     auto j = nlohmann::json::parse(text, nullptr, false);
@@ -239,8 +237,7 @@ PackageFit judge_package(const std::vector<PackageLibrary>& libraries, const Pac
   } else {
     std::optional<Fit> sass;
     for (const auto* l : deciding)
-      if (l->code_fit == Fit::kNative || l->code_fit == Fit::kCompatibleSass)
-        sass = sass ? worse(*sass, l->code_fit) : l->code_fit;
+      if (runs_natively(l->code_fit)) sass = sass ? worse(*sass, l->code_fit) : l->code_fit;
     out.code_fit = sass.value_or(Fit::kPtxJit);
   }
   out.fit = out.code_fit;
@@ -267,9 +264,7 @@ PackageFit judge_package(const std::vector<PackageLibrary>& libraries, const Pac
 
   // What does not decide and cannot run.
   for (const auto& l : out.libraries) {
-    if (l.decides || l.link_input || l.fit == Fit::kNative || l.fit == Fit::kCompatibleSass ||
-        l.fit == Fit::kPtxJit)
-      continue;
+    if (l.decides || l.link_input || runs_natively(l.fit) || l.fit == Fit::kPtxJit) continue;
     std::string why = l.other_gpus ? "code only for other GPUs"
                       : l.role == LibraryRole::kOptional
                           ? "optional: " + l.why
@@ -279,7 +274,7 @@ PackageFit judge_package(const std::vector<PackageLibrary>& libraries, const Pac
 
   // Words.
   auto route_of = [&](Fit fit) {
-    if ((fit == Fit::kNative || fit == Fit::kCompatibleSass) && out.jit_units)
+    if (runs_natively(fit) && out.jit_units)
       return fmt::format("{}; {} units in {} JIT", to_string(fit), out.jit_units,
                          out.jit_libraries.size() == 1
                              ? out.jit_libraries.front()

@@ -44,6 +44,8 @@ int rank(Fit fit);
 inline bool better(Fit a, Fit b) { return rank(a) < rank(b); }
 inline Fit worse(Fit a, Fit b) { return rank(a) >= rank(b) ? a : b; }
 inline Fit best(Fit a, Fit b) { return rank(a) <= rank(b) ? a : b; }
+/// SASS that runs as it is (native or compatible): no JIT, nothing missing.
+inline bool runs_natively(Fit fit) { return fit == Fit::kNative || fit == Fit::kCompatibleSass; }
 /// What a single image's fit means for the unit holding it (kNotLoadable -> kNoImage).
 Fit as_verdict(Fit image_fit);
 
