@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fake_run.hpp"
@@ -110,26 +111,34 @@ TEST(GemmPlan, MemoryLimit) {
   EXPECT_EQ(plan[4].skip_reason, "needs 6.0 GiB of device memory; the GPU has 7.0 GiB");
 }
 
+// gemm_types(p, variant), which must exist.
+GemmTypes types(Precision p, std::string_view variant = {}) {
+  auto t = gemm_types(p, variant);
+  EXPECT_TRUE(t.has_value()) << variant;
+  return t.value_or(GemmTypes{});
+}
+
+// EXPECT_EQ on each integer field of `t` given, against its value.
+void expect_ints(const GemmTypes& t, std::initializer_list<std::pair<int GemmTypes::*, int>> want) {
+  for (auto [field, value] : want) EXPECT_EQ(t.*field, value);
+}
+
 TEST(GemmTypes, CublasLtValues) {
   // Values from cublasLt.h / cublas_api.h / library_types.h (CUDA 13.0).
-  auto tf32 = *gemm_types(Precision::kTf32);
-  EXPECT_EQ(tf32.a, 0);         // CUDA_R_32F
-  EXPECT_EQ(tf32.compute, 77);  // CUBLAS_COMPUTE_32F_FAST_TF32
-  auto bf16 = *gemm_types(Precision::kBf16);
-  EXPECT_EQ(bf16.a, 14);        // CUDA_R_16BF
-  EXPECT_EQ(bf16.compute, 68);  // CUBLAS_COMPUTE_32F
-  auto fp64 = *gemm_types(Precision::kFp64);
-  EXPECT_EQ(fp64.compute, 70);  // CUBLAS_COMPUTE_64F
-  EXPECT_EQ(fp64.scale, 1);     // CUDA_R_64F
-  auto e5m2 = *gemm_types(Precision::kFp8E5M2);
-  EXPECT_EQ(e5m2.a, 29);  // CUDA_R_8F_E5M2
-  EXPECT_EQ(e5m2.b, 28);  // CUDA_R_8F_E4M3
-  EXPECT_EQ(e5m2.d, 14);
+  // tf32: A CUDA_R_32F (0), compute CUBLAS_COMPUTE_32F_FAST_TF32 (77).
+  expect_ints(types(Precision::kTf32), {{&GemmTypes::a, 0}, {&GemmTypes::compute, 77}});
+  // bf16: A CUDA_R_16BF (14), compute CUBLAS_COMPUTE_32F (68).
+  expect_ints(types(Precision::kBf16), {{&GemmTypes::a, 14}, {&GemmTypes::compute, 68}});
+  // fp64: compute CUBLAS_COMPUTE_64F (70), scale CUDA_R_64F (1).
+  expect_ints(types(Precision::kFp64), {{&GemmTypes::compute, 70}, {&GemmTypes::scale, 1}});
+  // e5m2: A CUDA_R_8F_E5M2 (29), B CUDA_R_8F_E4M3 (28), D 14; per-tensor scale pointers.
+  const GemmTypes e5m2 = types(Precision::kFp8E5M2);
+  expect_ints(e5m2, {{&GemmTypes::a, 29}, {&GemmTypes::b, 28}, {&GemmTypes::d, 14}});
   EXPECT_TRUE(e5m2.scale_pointers);
-  auto nvfp4 = *gemm_types(Precision::kFp4, "nvfp4");
+  const GemmTypes nvfp4 = types(Precision::kFp4, "nvfp4");
   EXPECT_EQ(nvfp4.a, 33);                // CUDA_R_4F_E2M1
   EXPECT_EQ(nvfp4.block_scale_mode, 1);  // CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3
-  auto mxfp8 = *gemm_types(Precision::kFp8E4M3, "mxfp8");
+  const GemmTypes mxfp8 = types(Precision::kFp8E4M3, "mxfp8");
   EXPECT_EQ(mxfp8.block_scale_mode, 2);  // CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0
   EXPECT_FALSE(gemm_types(Precision::kInt8).has_value());
   EXPECT_FALSE(gemm_types(Precision::kFp4).has_value());  // fp4 only block-scaled

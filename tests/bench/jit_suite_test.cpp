@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -66,6 +67,12 @@ std::string joined(const std::vector<std::string>& lines) {
   return s;
 }
 
+// EXPECT_TRUE(has(lines, prefix)) for each prefix, every line in the message.
+void expect_has(const std::vector<std::string>& lines,
+                std::initializer_list<std::string> prefixes) {
+  for (const std::string& prefix : prefixes) EXPECT_TRUE(has(lines, prefix)) << joined(lines);
+}
+
 class FakeDriverSuites : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -75,6 +82,15 @@ class FakeDriverSuites : public ::testing::Test {
   }
   // The jit tests expect nvcc 13.0's images.
   static bool skip_without_images() { return kernel_images_toolkit() != "13.0"; }
+  // The gemm suite's lines for `precision` on a fake H100, cuBLASLt looked for at `library` only.
+  static std::vector<std::string> gemm_on_fake_h100(const std::string& library,
+                                                    Precision precision) {
+    GemmSuiteOptions go;
+    go.paths.user = library;
+    go.paths.system = false;
+    go.precisions = {precision};
+    return run_on_fake("H100", "gemm", gemm_suite(go));
+  }
 };
 
 #define SKIP_WITHOUT_IMAGES() \
@@ -86,19 +102,19 @@ class FakeDriverSuites : public ::testing::Test {
 TEST_F(FakeDriverSuites, JitOnRtx5090) {
   SKIP_WITHOUT_IMAGES();
   const auto lines = run_on_fake("RTX 5090", "jit", run_jit_suite);
-  const std::string all = joined(lines);
-  // Exact SASS and the older-generation PTX load and are measured, with the load time.
-  EXPECT_TRUE(has(lines, "jit smc_mma_f16 sm_120 SASS gpu0||value|load_ms")) << all;
-  EXPECT_TRUE(has(lines, "jit smc_mma_bf16 sm_120 SASS gpu0||value|load_ms")) << all;
-  EXPECT_TRUE(has(lines, "jit smc_triad sm_120 SASS gpu0||value|load_ms")) << all;
-  EXPECT_TRUE(has(lines, "jit smc_mma_f16 compute_80 PTX → JIT gpu0||value|load_ms")) << all;
-  EXPECT_TRUE(has(lines, "jit smc_triad compute_89 PTX → JIT gpu0||value|load_ms")) << all;
-  // compute_75 PTX has no bf16 mma: that row is a skip naming the lookup's CUresult.
-  EXPECT_TRUE(has(lines, "jit smc_mma_bf16 compute_75 PTX → JIT gpu0|smc_mma_bf16 is not in"))
-      << all;
-  // The rules' skips.
-  EXPECT_TRUE(has(lines, "jit older SASS gpu0|no older SASS can run on 12.0")) << all;
-  EXPECT_TRUE(has(lines, "jit sm_89 SASS (never runs) gpu0|sm_89 SASS cannot run on 12.0")) << all;
+  expect_has(lines, {// Exact SASS and the older-generation PTX load and are measured, with the
+                     // load time.
+                     "jit smc_mma_f16 sm_120 SASS gpu0||value|load_ms",
+                     "jit smc_mma_bf16 sm_120 SASS gpu0||value|load_ms",
+                     "jit smc_triad sm_120 SASS gpu0||value|load_ms",
+                     "jit smc_mma_f16 compute_80 PTX → JIT gpu0||value|load_ms",
+                     "jit smc_triad compute_89 PTX → JIT gpu0||value|load_ms",
+                     // compute_75 PTX has no bf16 mma: that row is a skip naming the lookup's
+                     // CUresult.
+                     "jit smc_mma_bf16 compute_75 PTX → JIT gpu0|smc_mma_bf16 is not in",
+                     // The rules' skips.
+                     "jit older SASS gpu0|no older SASS can run on 12.0",
+                     "jit sm_89 SASS (never runs) gpu0|sm_89 SASS cannot run on 12.0"});
 }
 
 TEST_F(FakeDriverSuites, ForcedSm90CubinOnRtx5090IsARecordedSkip) {
@@ -122,10 +138,10 @@ TEST_F(FakeDriverSuites, JitOnH100AndRtx5090) {
   // Each GPU gets its own plan; names carry the ordinal.
   const auto lines = run_on_fake("H100,RTX 5090", "jit", run_jit_suite);
   const std::string all = joined(lines);
-  EXPECT_TRUE(has(lines, "jit smc_mma_f16 sm_90 SASS gpu0||value|load_ms")) << all;
-  EXPECT_TRUE(has(lines, "jit older SASS gpu0|no older SASS can run on 9.0")) << all;
-  EXPECT_TRUE(has(lines, "jit smc_mma_f16 compute_90 PTX → JIT gpu0||value|load_ms")) << all;
-  EXPECT_TRUE(has(lines, "jit smc_mma_f16 sm_120 SASS gpu1||value|load_ms")) << all;
+  expect_has(lines, {"jit smc_mma_f16 sm_90 SASS gpu0||value|load_ms",
+                     "jit older SASS gpu0|no older SASS can run on 9.0",
+                     "jit smc_mma_f16 compute_90 PTX → JIT gpu0||value|load_ms",
+                     "jit smc_mma_f16 sm_120 SASS gpu1||value|load_ms"});
   EXPECT_FALSE(has(lines, "jit smc_mma_f16 sm_90 SASS gpu1")) << all;
 }
 
@@ -133,11 +149,7 @@ TEST_F(FakeDriverSuites, GemmUnderTheFakeDriverIsRecordedSkips) {
   if (!std::filesystem::exists("/usr/local/cuda/lib64/libcublasLt.so.13")) {
     GTEST_SKIP() << "no toolkit cuBLASLt";
   }
-  GemmSuiteOptions go;
-  go.paths.user = "/usr/local/cuda/lib64/libcublasLt.so.13";
-  go.paths.system = false;
-  go.precisions = {Precision::kBf16};
-  const auto lines = run_on_fake("H100", "gemm", gemm_suite(go));
+  const auto lines = gemm_on_fake_h100("/usr/local/cuda/lib64/libcublasLt.so.13", Precision::kBf16);
   ASSERT_FALSE(lines.empty());
   // Whatever cuBLASLt makes of the fake, every row is a skip with its status, none crashes.
   for (const auto& l : lines) {
@@ -148,12 +160,7 @@ TEST_F(FakeDriverSuites, GemmUnderTheFakeDriverIsRecordedSkips) {
 }
 
 TEST_F(FakeDriverSuites, GemmWithoutCublasLt) {
-  GemmSuiteOptions go;
-  go.paths = {};
-  go.paths.user = "/nonexistent/libcublasLt.so.13";
-  go.paths.system = false;
-  go.precisions = {Precision::kFp16};
-  const auto lines = run_on_fake("H100", "gemm", gemm_suite(go));
+  const auto lines = gemm_on_fake_h100("/nonexistent/libcublasLt.so.13", Precision::kFp16);
   ASSERT_FALSE(lines.empty());
   for (const auto& l : lines) {
     EXPECT_NE(l.find("cuBLASLt not loaded; tried: /nonexistent/libcublasLt.so.13"),

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <set>
+#include <utility>
 
 #include "fake_run.hpp"
 #include "smcompat/bench/cuda_session.hpp"
@@ -76,6 +78,12 @@ DeviceKernels test_kernels() {
   return k;
 }
 
+// EXPECT_EQ(result["params"][key], value) for each key and value given, each failure naming its
+// key.
+void expect_params(json result, std::initializer_list<std::pair<const char*, const char*>> want) {
+  for (auto [key, value] : want) EXPECT_EQ(result["params"][key], value) << key;
+}
+
 void expect_relative(double actual, double expected, double tolerance = 1e-5) {
   EXPECT_NEAR(actual, expected, std::abs(expected) * tolerance) << "expected " << expected;
 }
@@ -132,9 +140,8 @@ TEST(BenchNative, H100CopiesMatchTheTimingModel) {
   expect_relative(dtod["percent"].get<double>(), 100.0);
   EXPECT_TRUE(contains(dtod["peak_source"], "H100 SXM")) << dtod["peak_source"];
   expect_relative(dtod["median_s"].get<double>(), 2.0 * kGiB / 3350e9);
-  EXPECT_EQ(dtod["params"]["engine"], "copy_engine");
-  EXPECT_EQ(dtod["params"]["l2_flush"], "true");
-  EXPECT_EQ(dtod["params"]["blocking_kernel"], "false");
+  expect_params(dtod,
+                {{"engine", "copy_engine"}, {"l2_flush", "true"}, {"blocking_kernel", "false"}});
   bool read_plus_written = false;
   for (const auto& n : dtod["notes"]) read_plus_written |= contains(n, "read plus bytes written");
   EXPECT_TRUE(read_plus_written) << dtod["notes"];
@@ -359,9 +366,7 @@ TEST(BenchNative, PcieP2PPairs) {
     json uni = find_result(run, std::string("copy_engine unidirectional 256 MiB ") + pair);
     json bi = find_result(run, std::string("copy_engine bidirectional 256 MiB ") + pair);
     ASSERT_FALSE(uni.is_null()) << pair;
-    EXPECT_EQ(uni["params"]["path"], "pcie");
-    EXPECT_EQ(uni["params"]["p2p_access"], "true");
-    EXPECT_EQ(uni["params"]["nvlink_links"], "0");
+    expect_params(uni, {{"path", "pcie"}, {"p2p_access", "true"}, {"nvlink_links", "0"}});
     expect_relative(uni["value"].get<double>(), 25.0);
     expect_relative(bi["value"].get<double>(), 50.0);  // full duplex: both directions at once
     EXPECT_TRUE(uni["peak"].is_null());
@@ -372,8 +377,7 @@ TEST(BenchNative, NvlinkP2PPairsReachTheCatalogFigure) {
   json run = p2p_run("H100,H100", "1", "4");
   ASSERT_FALSE(run.contains("error")) << run.dump();
   json uni = find_result(run, "copy_engine unidirectional 256 MiB gpu0->gpu1");
-  EXPECT_EQ(uni["params"]["path"], "nvlink");
-  EXPECT_EQ(uni["params"]["nvlink_links"], "4");
+  expect_params(uni, {{"path", "nvlink"}, {"nvlink_links", "4"}});
   expect_relative(uni["value"].get<double>(), 450.0);  // 900 GB/s total, half per direction
   EXPECT_EQ(uni["peak"].get<double>(), 450.0);
   expect_relative(uni["percent"].get<double>(), 100.0);
@@ -387,8 +391,7 @@ TEST(BenchNative, PairsWithoutP2PAreStagedThroughTheHost) {
   json run = p2p_run("H100,H100", "0", "0");
   ASSERT_FALSE(run.contains("error")) << run.dump();
   json uni = find_result(run, "copy_engine unidirectional 256 MiB gpu1->gpu0");
-  EXPECT_EQ(uni["params"]["path"], "staged through host");
-  EXPECT_EQ(uni["params"]["p2p_access"], "false");
+  expect_params(uni, {{"path", "staged through host"}, {"p2p_access", "false"}});
   expect_relative(uni["value"].get<double>(), 12.5);  // down and up at 25 GB/s
   expect_relative(
       find_result(run, "copy_engine bidirectional 256 MiB gpu1->gpu0")["value"].get<double>(),

@@ -14,8 +14,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+#include <string>
 
 #include "smcompat/bench/peaks.hpp"
 
@@ -52,6 +55,20 @@ class TorchRunner : public ::testing::Test {
     o.timeout_s = 20;
     o.on_stderr = [this](std::string_view s) { stderr_.append(s); };
     return o;
+  }
+  /// Runs the script with `o`, which must fail as `expected` with an error that mentions each of
+  /// `mentions`. The error, for more checks, or nothing when the run did not fail (the test's
+  /// ASSERT_TRUE on it then stops it, as an ASSERT_FALSE on the result did).
+  std::optional<smcompat::Error> failure(const TorchOptions& o, TorchFailure expected,
+                                         std::initializer_list<std::string> mentions) {
+    TorchFailure why{};
+    auto r = run_torch_script(o, &why);
+    EXPECT_FALSE(r.ok());
+    if (r.ok()) return std::nullopt;
+    EXPECT_EQ(why, expected) << r.error().what;
+    for (const std::string& m : mentions)
+      EXPECT_NE(r.error().what.find(m), std::string::npos) << r.error().what;
+    return r.error();
   }
   fs::path dir_;
   std::string stderr_;
@@ -191,44 +208,28 @@ TEST(TorchScript, ArgsCarryTheStopRule) {
 }
 
 TEST_F(TorchRunner, MissingInterpreterPath) {
-  TorchFailure why{};
-  auto r = run_torch_script(options((dir_ / "no-such-python").string()), &why);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(why, TorchFailure::kNoInterpreter);
-  EXPECT_NE(r.error().what.find("no-such-python"), std::string::npos) << r.error().what;
-  EXPECT_NE(r.error().what.find("--python"), std::string::npos) << r.error().what;
+  ASSERT_TRUE(failure(options((dir_ / "no-such-python").string()), TorchFailure::kNoInterpreter,
+                      {"no-such-python", "--python"}));
 }
 
 TEST_F(TorchRunner, MissingInterpreterOnPath) {
-  TorchFailure why{};
-  auto r = run_torch_script(options("smcompat-no-such-python3"), &why);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(why, TorchFailure::kNoInterpreter);
-  EXPECT_NE(r.error().what.find("not on PATH"), std::string::npos) << r.error().what;
+  ASSERT_TRUE(
+      failure(options("smcompat-no-such-python3"), TorchFailure::kNoInterpreter, {"not on PATH"}));
 }
 
 TEST_F(TorchRunner, PythonWithoutTorchSaysWhichAndTheFix) {
   if (!have_python3()) GTEST_SKIP() << "python3 not on PATH";
   // -S: no site-packages, so no torch whatever this machine has installed.
   std::string py = fake("python-without-torch", "exec python3 -S \"$@\"");
-  TorchFailure why{};
-  auto r = run_torch_script(options(py), &why);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(why, TorchFailure::kNoTorch) << r.error().what;
-  EXPECT_NE(r.error().what.find(py), std::string::npos) << r.error().what;
-  EXPECT_NE(r.error().what.find("pip install torch"), std::string::npos) << r.error().what;
-  EXPECT_NE(r.error().what.find("No module named 'torch'"), std::string::npos) << r.error().what;
+  ASSERT_TRUE(failure(options(py), TorchFailure::kNoTorch,
+                      {py, "pip install torch", "No module named 'torch'"}));
 }
 
 TEST_F(TorchRunner, NoCudaIsItsOwnFailure) {
   std::string py = fake("python-no-cuda",
                         "cat >/dev/null; echo 'torch_bench: no CUDA device visible to torch' >&2;"
                         " exit 2");
-  TorchFailure why{};
-  auto r = run_torch_script(options(py), &why);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(why, TorchFailure::kNoCuda);
-  EXPECT_NE(r.error().what.find("no CUDA device"), std::string::npos) << r.error().what;
+  ASSERT_TRUE(failure(options(py), TorchFailure::kNoCuda, {"no CUDA device"}));
 }
 
 TEST_F(TorchRunner, TimeoutKillsTheChildAndItsGroup) {
@@ -238,13 +239,10 @@ TEST_F(TorchRunner, TimeoutKillsTheChildAndItsGroup) {
                                pidfile.string() + "'; echo started >&2; wait");
   TorchOptions o = options(py);
   o.timeout_s = 0.5;
-  TorchFailure why{};
   auto t0 = std::chrono::steady_clock::now();
-  auto r = run_torch_script(o, &why);
+  auto error = failure(o, TorchFailure::kTimeout, {"0.5 s"});
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(why, TorchFailure::kTimeout);
-  EXPECT_NE(r.error().what.find("0.5 s"), std::string::npos) << r.error().what;
+  ASSERT_TRUE(error);
   EXPECT_LT(took, 5.0);
   std::ifstream in(pidfile);
   pid_t shell = 0, sleeper = 0;
@@ -266,35 +264,22 @@ TEST_F(TorchRunner, TimeoutKillsTheChildAndItsGroup) {
 
 TEST_F(TorchRunner, GarbageOnStdoutIsAnError) {
   std::string py = fake("python-garbage", "cat >/dev/null; echo '{\"schema\": oops'");
-  TorchFailure why{};
-  auto r = run_torch_script(options(py), &why);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(why, TorchFailure::kBadOutput);
-  EXPECT_NE(r.error().what.find("not a smcompat.bench/1 document"), std::string::npos)
-      << r.error().what;
+  auto error = failure(options(py), TorchFailure::kBadOutput, {"not a smcompat.bench/1 document"});
+  ASSERT_TRUE(error);
   // {"schema": oops — the parser stops at the 'o' (offset 11).
-  EXPECT_EQ(r.error().offset, std::optional<uint64_t>(11)) << r.error().to_string();
-  EXPECT_EQ(r.error().file, "<torch script stdout>");
+  EXPECT_EQ(error->offset, std::optional<uint64_t>(11)) << error->to_string();
+  EXPECT_EQ(error->file, "<torch script stdout>");
 }
 
 TEST_F(TorchRunner, NothingOnStdoutIsAnError) {
   std::string py = fake("python-silent", "cat >/dev/null; exit 0");
-  TorchFailure why{};
-  auto r = run_torch_script(options(py), &why);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(why, TorchFailure::kBadOutput);
-  EXPECT_NE(r.error().what.find("printed nothing"), std::string::npos) << r.error().what;
+  ASSERT_TRUE(failure(options(py), TorchFailure::kBadOutput, {"printed nothing"}));
 }
 
 TEST_F(TorchRunner, CrashKeepsTheLastWordsAndDoesNotKillUs) {
   // Exits at once without reading the script from stdin: the runner must survive the EPIPE.
   std::string py = fake("python-crash", "echo 'Traceback: boom' >&2; exit 5");
-  TorchFailure why{};
-  auto r = run_torch_script(options(py), &why);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(why, TorchFailure::kScriptFailed);
-  EXPECT_NE(r.error().what.find("exit status 5"), std::string::npos) << r.error().what;
-  EXPECT_NE(r.error().what.find("boom"), std::string::npos) << r.error().what;
+  ASSERT_TRUE(failure(options(py), TorchFailure::kScriptFailed, {"exit status 5", "boom"}));
   EXPECT_NE(stderr_.find("boom"), std::string::npos);
 }
 

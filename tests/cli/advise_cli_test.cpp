@@ -2,52 +2,29 @@
 // hand-built records of tests/index/index_fixtures.hpp, a fake environment on disk for --python,
 // exit codes (0 fine, 1 no native release / a dropped target, 2 usage or I/O), and the JSON.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <zip.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "index/index_fixtures.hpp"
+#include "support/cli_run.hpp"
 #include "support/synth.hpp"
+#include "support/wheel.hpp"
 
 namespace smcompat {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int code;
-  std::string out;
-};
-CliRun run(const std::string& args) {
-  std::string cmd = std::string(SMCOMPAT_CLI) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using testcli::CliRun;
+using testcli::run;
 
 // A wheel (zip, built with libzip) holding one fatbin member and its METADATA.
 void make_wheel(const fs::path& p, const std::vector<uint8_t>& fatbin) {
-  int err = 0;
-  zip_t* z = zip_open(p.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
-  ASSERT_NE(z, nullptr);
-  auto add = [&](const char* name, const void* data, size_t n) {
-    zip_source_t* s = zip_source_buffer(z, data, n, 0);
-    ASSERT_GE(zip_file_add(z, name, s, ZIP_FL_OVERWRITE), 0);
-  };
-  add("fancy/kernels.fatbin", fatbin.data(), fatbin.size());
-  static const char kMeta[] = "Metadata-Version: 2.1\nName: fancy\nVersion: 1.2\n";
-  add("fancy-1.2.dist-info/METADATA", kMeta, sizeof kMeta - 1);
-  ASSERT_EQ(zip_close(z), 0);
+  testwheel::make_wheel(p, fatbin, "Metadata-Version: 2.1\nName: fancy\nVersion: 1.2\n");
 }
 
 class AdviseCli : public ::testing::Test {

@@ -78,8 +78,7 @@ std::map<std::string, std::string> fake_rtx5090_env() {
 }
 
 TEST(CheckCli, LoadedFixturesOnTheFakeRtx5090) {
-  if (!smcompat::testing::have_fixtures())
-    GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
+  SMCOMPAT_SKIP_WITHOUT_DOCTOR_FIXTURES();
   std::string sm120 = fs::canonical(smcompat::testing::fixture_so("k_90_120")).string();
   std::string sm90 = fs::canonical(smcompat::testing::fixture_so("k_80_90")).string();
   std::string ptx = fs::canonical(smcompat::testing::fixture_so("k_ptx80")).string();
@@ -143,8 +142,7 @@ TEST(CheckCli, LoadedFixturesOnTheFakeRtx5090) {
 
 // The process's GPU is numbered by its own CUDA_VISIBLE_DEVICES, not smcompat's.
 TEST(CheckCli, TheProcessesCudaVisibleDevicesPicksItsGpu) {
-  if (!smcompat::testing::have_fixtures())
-    GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
+  SMCOMPAT_SKIP_WITHOUT_DOCTOR_FIXTURES();
   std::string sm120 = fs::canonical(smcompat::testing::fixture_so("k_90_120")).string();
   HeldLibraries held({sm120}, "1");
   ASSERT_TRUE(held.ready());

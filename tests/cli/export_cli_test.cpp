@@ -65,8 +65,7 @@ std::vector<std::string> operator+(std::vector<std::string> a, const std::vector
 class ExportCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!smcompat::testing::have_fixtures())
-      GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
+    SMCOMPAT_SKIP_WITHOUT_DOCTOR_FIXTURES();
     // A folder name with a double quote, a backslash and a newline: all three are escaped.
     lib_dir_ = tmp_.path() + "/libs \"q\"\\b\nn";
     fs::create_directories(lib_dir_);

@@ -1,14 +1,12 @@
 // The smcompat binary end to end: exit codes, --json, colour rules, usage errors.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/cli_run.hpp"
 #include "support/image_builder.hpp"
 #include "support/synth.hpp"
 
@@ -16,19 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int code;
-  std::string out;
-};
-CliRun run(const std::string& args, const std::string& env = "") {
-  std::string cmd = env + " " + SMCOMPAT_CLI + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using smcompat::testcli::CliRun;
+using smcompat::testcli::run;
 
 class CliTest : public ::testing::Test {
  protected:

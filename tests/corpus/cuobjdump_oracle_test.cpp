@@ -28,33 +28,16 @@
 #include <string>
 #include <vector>
 
+#include "support/corpus.hpp"
+#include "support/shell.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path corpus_dir() {
-  if (const char* e = std::getenv("SMCOMPAT_CORPUS"); e && *e) return e;
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : "/root") / ".cache/smcompat-corpus";
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs a shell command; stdout and stderr together.
-std::pair<int, std::string> run(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return {-1, ""};
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using smcompat::testcorpus::corpus_dir;
+using smcompat::testshell::quote;
+using smcompat::testshell::run;  // stdout and stderr together
 
 // (kind, name as cuobjdump spells it): ("sass", "sm_90a"), ("ptx", "sm_120").
 using Listing = std::map<std::pair<std::string, std::string>, size_t>;
@@ -177,22 +160,8 @@ TEST_P(CuobjdumpOracle, PerTargetCountsAgree) {
     if (member.ends_with("/")) continue;
     zip_file_t* zf = zip_fopen_index(za, i, 0);
     ASSERT_NE(zf, nullptr) << member;
-    std::vector<char> buf(1 << 20);
-    zip_int64_t r = zip_fread(zf, buf.data(), buf.size());
-    std::string_view head(buf.data(), r > 0 ? size_t(r) : 0);
-    if (!head.starts_with("\x7f"
-                          "ELF") &&
-        !head.starts_with("!<arch>\n")) {
-      zip_fclose(zf);
-      continue;
-    }
-    fs::path file = tmp / (head.starts_with("!<arch>") ? "member.a" : "member.so");
-    {
-      std::ofstream os(file, std::ios::binary | std::ios::trunc);
-      do os.write(buf.data(), r);
-      while ((r = zip_fread(zf, buf.data(), buf.size())) > 0);
-    }
-    zip_fclose(zf);
+    fs::path file = smcompat::testcorpus::inflate_object_member(zf, tmp);
+    if (file.empty()) continue;
     got.elf_files++;
     compared.insert(member);
 

@@ -14,9 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using smcompat::test::run_child;
-using smcompat::testing::FakeEnv;
-using smcompat::testing::TempDir;
-using smcompat::testing::write_file;
+using namespace smcompat::testing;  // FakeEnv, TempDir, write_file
 
 const std::string kOpenModule =
     "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  "
@@ -28,8 +26,7 @@ const std::string kProprietaryModule =
 class DoctorCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!smcompat::testing::have_fixtures())
-      GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
+    SMCOMPAT_SKIP_WITHOUT_DOCTOR_FIXTURES();
     env_ = std::make_unique<FakeEnv>(tmp_.path(), "cu126");
     env_->add_torch("2.7.0+cu126", "12.6", "k_80_90");
     env_->add("torchvision", "0.22.0+cu126");

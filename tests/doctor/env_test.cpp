@@ -16,10 +16,7 @@ using smcompat::testing::TempDir;
 
 class DoctorEnvTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!smcompat::testing::have_fixtures())
-      GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
-  }
+  void SetUp() override { SMCOMPAT_SKIP_WITHOUT_DOCTOR_FIXTURES(); }
   // A deterministic doctor run: no driver, no toolkit, only the given environment.
   DoctorReport run(const FakeEnv& env, std::vector<std::string> gpus,
                    Environment vars = {{"PATH", "/nonexistent"}}) {

@@ -22,6 +22,12 @@ inline std::string doctor_fixtures_missing() {
   return "doctor fixtures not built in " + std::string(SMCOMPAT_DOCTOR_FIXTURES) +
          " (nvcc was not found when CMake ran: install the CUDA toolkit or set CUDA_HOME)";
 }
+/// In a test body or a fixture's SetUp(): skips the test, saying why, without the fixtures.
+#define SMCOMPAT_SKIP_WITHOUT_DOCTOR_FIXTURES()                     \
+  do {                                                              \
+    if (!smcompat::testing::have_fixtures())                        \
+      GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing(); \
+  } while (0)
 #endif
 
 /// A temporary directory removed at destruction.

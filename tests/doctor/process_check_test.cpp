@@ -209,8 +209,7 @@ std::vector<std::string> ids(const DoctorReport& r) {
 class CheckProcess : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!smcompat::testing::have_fixtures())
-      GTEST_SKIP() << smcompat::testing::doctor_fixtures_missing();
+    SMCOMPAT_SKIP_WITHOUT_DOCTOR_FIXTURES();
     env_ = std::make_unique<FakeEnv>(tmp_.path(), "venv");
     // A distribution whose library is loaded, one whose library is not (must not appear).
     env_->add("gpu-pkg", "1.2.0",
@@ -345,29 +344,23 @@ TEST_F(CheckProcess, TorchRuntimeCrossChecks) {
             "torch reports compute capability 9.0 for device 0, the driver says 12.0 (GeForce RTX "
             "5090)");
 
+  // The findings once torch lists `arch_list` (the rest of `t` as it stands).
+  auto ids_with_arch_list = [&](std::vector<std::string> arch_list) {
+    t.arch_list = std::move(arch_list);
+    o.torch = t;
+    return ids(check_process(o).report);
+  };
   // The list matches the library, the capability the driver: only the GPU's absence remains.
-  t.arch_list = {"sm_90", "sm_80"};
   t.capability = ComputeCapability{12, 0};
-  o.torch = t;
-  c = check_process(o);
-  EXPECT_EQ(ids(c.report),
-            (std::vector<std::string>{"error torch-no-image", "error torch-arch-list-excludes-gpu",
-                                      "info module-loading-lazy", "info alloc-conf-expandable",
-                                      "info tf32"}));
+  const std::vector<std::string> no_image_and_excluded = {
+      "error torch-no-image", "error torch-arch-list-excludes-gpu", "info module-loading-lazy",
+      "info alloc-conf-expandable", "info tf32"};
+  EXPECT_EQ(ids_with_arch_list({"sm_90", "sm_80"}), no_image_and_excluded);
   // The library carries more than the list names (official wheels do: kernels built for one
   // architecture): no contradiction.
-  t.arch_list = {"sm_80"};
-  o.torch = t;
-  c = check_process(o);
-  EXPECT_EQ(ids(c.report),
-            (std::vector<std::string>{"error torch-no-image", "error torch-arch-list-excludes-gpu",
-                                      "info module-loading-lazy", "info alloc-conf-expandable",
-                                      "info tf32"}));
+  EXPECT_EQ(ids_with_arch_list({"sm_80"}), no_image_and_excluded);
   // PTX in the list reaches the GPU by JIT: not "excluded" (the library still says no image).
-  t.arch_list = {"sm_80", "sm_90", "compute_90"};
-  o.torch = t;
-  c = check_process(o);
-  EXPECT_EQ(ids(c.report),
+  EXPECT_EQ(ids_with_arch_list({"sm_80", "sm_90", "compute_90"}),
             (std::vector<std::string>{"error torch-no-image", "warning torch-arch-list-differs",
                                       "info module-loading-lazy", "info alloc-conf-expandable",
                                       "info tf32"}));

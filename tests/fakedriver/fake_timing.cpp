@@ -118,23 +118,59 @@ const smcompat::fake::FakeGpu* gpu_of(int device) {
   return device >= 0 && device < static_cast<int>(gpus.size()) ? &gpus[device] : nullptr;
 }
 
+// Runs `body` on the registry, under its lock, once the entry point `name` has passed its
+// injected failure (none when nullptr) and the driver is ready: the way every entry point starts.
+template <class Body>
+CUresult locked(const char* name, Body&& body) {
+  if (name)
+    if (int f = smcompat::fake::injected_failure(name)) return f;
+  if (CUresult r = check_ready()) return r;
+  auto& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return body(r);
+}
+
+// The stream behind `h` for work that cannot be captured (copies, memsets, event records), in
+// `s`, or the error to return. Lock held.
+CUresult work_stream(Registry& r, CUstream h, FakeStream*& s) {
+  s = stream_of(r, h);
+  if (!s) return kCudaErrorInvalidHandle;
+  return s->capturing ? kCudaErrorStreamCaptureUnsupported : kCudaSuccess;
+}
+
+// Tracks the new handle `p` in `set` and hands it out through `out`. Lock held.
+template <class T>
+CUresult hand_out(std::set<T*>& set, T* p, void** out) {
+  set.insert(p);
+  *out = p;
+  return kCudaSuccess;
+}
+
+// Forgets and frees the handle `h` of the registry's `set`; an unknown or null one is invalid.
+template <class T>
+CUresult destroy_handle(std::set<T*> Registry::*set, void* h) {
+  return locked(nullptr, [&](Registry& r) -> CUresult {
+    auto* p = static_cast<T*>(h);
+    if (!h || !(r.*set).erase(p)) return kCudaErrorInvalidHandle;
+    delete p;
+    return kCudaSuccess;
+  });
+}
+
 // A host<->device copy of `bytes`, pinned or pageable, onto `stream`.
 CUresult host_copy(CUdeviceptr dev, const void* host, std::size_t bytes, CUstream stream,
                    const char* name) {
-  if (int f = smcompat::fake::injected_failure(name)) return f;
-  if (CUresult r = check_ready()) return r;
-  if (!host || bytes == 0) return bytes == 0 ? kCudaSuccess : kCudaErrorInvalidValue;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, stream);
-  if (!s) return kCudaErrorInvalidHandle;
-  if (s->capturing) return kCudaErrorStreamCaptureUnsupported;
-  if (!device_range(r, dev, bytes)) return kCudaErrorInvalidValue;
-  const auto& st = state();
-  enqueue(r, *s,
-          transfer_us(static_cast<double>(bytes),
-                      is_pinned(r, host, bytes) ? st.pcie_gbs : st.pageable_gbs));
-  return kCudaSuccess;
+  return locked(name, [&](Registry& r) -> CUresult {
+    if (!host || bytes == 0) return bytes == 0 ? kCudaSuccess : kCudaErrorInvalidValue;
+    FakeStream* s = nullptr;
+    if (CUresult e = work_stream(r, stream, s)) return e;
+    if (!device_range(r, dev, bytes)) return kCudaErrorInvalidValue;
+    const auto& st = state();
+    enqueue(r, *s,
+            transfer_us(static_cast<double>(bytes),
+                        is_pinned(r, host, bytes) ? st.pcie_gbs : st.pageable_gbs));
+    return kCudaSuccess;
+  });
 }
 
 }  // namespace
@@ -148,17 +184,15 @@ int injected_failure(const char* entry_point) {
 }
 
 int launch_on_stream(void* stream) {
-  if (int f = injected_failure("cuLaunchKernel")) return f;
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, stream);
-  if (!s) return kCudaErrorInvalidHandle;
-  if (s->capturing)
-    ++s->captured_kernels;
-  else
-    enqueue(r, *s, state().kernel_us);
-  return kCudaSuccess;
+  return locked("cuLaunchKernel", [&](Registry& r) -> CUresult {
+    FakeStream* s = stream_of(r, stream);
+    if (!s) return kCudaErrorInvalidHandle;
+    if (s->capturing)
+      ++s->captured_kernels;
+    else
+      enqueue(r, *s, state().kernel_us);
+    return kCudaSuccess;
+  });
 }
 
 }  // namespace smcompat::fake
@@ -189,15 +223,13 @@ CUresult cuMemAlloc_v2(CUdeviceptr* out, std::size_t bytes) {
 }
 
 CUresult cuMemFree_v2(CUdeviceptr p) {
-  if (int f = smcompat::fake::injected_failure("cuMemFree_v2")) return f;
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.device_memory.find(p);
-  if (it == r.device_memory.end()) return kCudaErrorInvalidValue;  // unknown or freed twice
-  r.used_bytes[it->second.device] -= it->second.size;
-  r.device_memory.erase(it);
-  return kCudaSuccess;
+  return locked("cuMemFree_v2", [&](Registry& r) -> CUresult {
+    auto it = r.device_memory.find(p);
+    if (it == r.device_memory.end()) return kCudaErrorInvalidValue;  // unknown or freed twice
+    r.used_bytes[it->second.device] -= it->second.size;
+    r.device_memory.erase(it);
+    return kCudaSuccess;
+  });
 }
 
 CUresult cuMemHostAlloc(void** out, std::size_t bytes, unsigned flags) {
@@ -231,13 +263,11 @@ CUresult cuMemFreeHost(void* p) {
 }
 
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr* out, void* host, unsigned flags) {
-  if (CUresult r = check_ready()) return r;
-  if (!out || flags != 0) return kCudaErrorInvalidValue;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  if (!is_pinned(r, host, 1)) return kCudaErrorInvalidValue;
-  *out = reinterpret_cast<CUdeviceptr>(host);  // unified addressing: the same address
-  return kCudaSuccess;
+  return locked(nullptr, [&](Registry& r) -> CUresult {
+    if (!out || flags != 0 || !is_pinned(r, host, 1)) return kCudaErrorInvalidValue;
+    *out = reinterpret_cast<CUdeviceptr>(host);  // unified addressing: the same address
+    return kCudaSuccess;
+  });
 }
 
 // ---- copies and memset ----
@@ -251,19 +281,16 @@ CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, std::size_t bytes, CUs
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes,
                               CUstream stream) {
-  if (int f = smcompat::fake::injected_failure("cuMemcpyDtoDAsync_v2")) return f;
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, stream);
-  if (!s) return kCudaErrorInvalidHandle;
-  if (s->capturing) return kCudaErrorStreamCaptureUnsupported;
-  const DeviceAllocation* a = device_range(r, src, bytes);
-  const DeviceAllocation* b = device_range(r, dst, bytes);
-  if (!a || !b) return kCudaErrorInvalidValue;
-  // Read once and written once: 2 x bytes through DRAM.
-  enqueue(r, *s, transfer_us(2.0 * static_cast<double>(bytes), gpu_of(b->device)->bandwidth_gbs));
-  return kCudaSuccess;
+  return locked("cuMemcpyDtoDAsync_v2", [&](Registry& r) -> CUresult {
+    FakeStream* s = nullptr;
+    if (CUresult e = work_stream(r, stream, s)) return e;
+    const DeviceAllocation* a = device_range(r, src, bytes);
+    const DeviceAllocation* b = device_range(r, dst, bytes);
+    if (!a || !b) return kCudaErrorInvalidValue;
+    // Read once and written once: 2 x bytes through DRAM.
+    enqueue(r, *s, transfer_us(2.0 * static_cast<double>(bytes), gpu_of(b->device)->bandwidth_gbs));
+    return kCudaSuccess;
+  });
 }
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx,
@@ -274,9 +301,8 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, 
   if (dd < 0 || sd < 0) return kCudaErrorInvalidContext;
   auto& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, stream);
-  if (!s) return kCudaErrorInvalidHandle;
-  if (s->capturing) return kCudaErrorStreamCaptureUnsupported;
+  FakeStream* s = nullptr;
+  if (CUresult e = work_stream(r, stream, s)) return e;
   const DeviceAllocation* a = device_range(r, src, bytes);
   const DeviceAllocation* b = device_range(r, dst, bytes);
   if (!a || !b || a->device != sd || b->device != dd) return kCudaErrorInvalidValue;
@@ -299,17 +325,14 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, 
 }
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, std::size_t bytes, CUstream stream) {
-  if (int f = smcompat::fake::injected_failure("cuMemsetD8Async")) return f;
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, stream);
-  if (!s) return kCudaErrorInvalidHandle;
-  if (s->capturing) return kCudaErrorStreamCaptureUnsupported;
-  const DeviceAllocation* a = device_range(r, dst, bytes);
-  if (!a) return kCudaErrorInvalidValue;
-  enqueue(r, *s, transfer_us(static_cast<double>(bytes), gpu_of(a->device)->bandwidth_gbs));
-  return kCudaSuccess;
+  return locked("cuMemsetD8Async", [&](Registry& r) -> CUresult {
+    FakeStream* s = nullptr;
+    if (CUresult e = work_stream(r, stream, s)) return e;
+    const DeviceAllocation* a = device_range(r, dst, bytes);
+    if (!a) return kCudaErrorInvalidValue;
+    enqueue(r, *s, transfer_us(static_cast<double>(bytes), gpu_of(a->device)->bandwidth_gbs));
+    return kCudaSuccess;
+  });
 }
 
 // ---- peers ----
@@ -328,108 +351,78 @@ CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned flags) {
 
 // ---- streams ----
 CUresult cuStreamCreate(CUstream* out, unsigned flags) {
-  if (int f = smcompat::fake::injected_failure("cuStreamCreate")) return f;
-  if (CUresult r = check_ready()) return r;
-  if (!out || (flags & ~kStreamNonBlocking)) return kCudaErrorInvalidValue;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* s = new FakeStream();
-  s->device = smcompat::fake::current_device();
-  s->ready_us = r.host_now_us;
-  r.streams.insert(s);
-  *out = s;
-  return kCudaSuccess;
+  return locked("cuStreamCreate", [&](Registry& r) -> CUresult {
+    if (!out || (flags & ~kStreamNonBlocking)) return kCudaErrorInvalidValue;
+    auto* s = new FakeStream();
+    s->device = smcompat::fake::current_device();
+    s->ready_us = r.host_now_us;
+    return hand_out(r.streams, s, out);
+  });
 }
 
-CUresult cuStreamDestroy_v2(CUstream h) {
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* s = static_cast<FakeStream*>(h);
-  if (!h || !r.streams.erase(s)) return kCudaErrorInvalidHandle;
-  delete s;
-  return kCudaSuccess;
-}
+CUresult cuStreamDestroy_v2(CUstream h) { return destroy_handle(&Registry::streams, h); }
 
 CUresult cuStreamSynchronize(CUstream h) {
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, h);
-  if (!s) return kCudaErrorInvalidHandle;
-  r.host_now_us = std::max(r.host_now_us, s->ready_us);
-  return kCudaSuccess;
+  return locked(nullptr, [&](Registry& r) -> CUresult {
+    FakeStream* s = stream_of(r, h);
+    if (!s) return kCudaErrorInvalidHandle;
+    r.host_now_us = std::max(r.host_now_us, s->ready_us);
+    return kCudaSuccess;
+  });
 }
 
 CUresult cuStreamWaitEvent(CUstream h, CUevent e, unsigned flags) {
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, h);
-  auto* ev = static_cast<FakeEvent*>(e);
-  if (!s || !r.events.count(ev)) return kCudaErrorInvalidHandle;
-  if (ev->recorded) s->ready_us = std::max(s->ready_us, ev->at_us);
-  return kCudaSuccess;
+  return locked(nullptr, [&](Registry& r) -> CUresult {
+    FakeStream* s = stream_of(r, h);
+    auto* ev = static_cast<FakeEvent*>(e);
+    if (!s || !r.events.count(ev)) return kCudaErrorInvalidHandle;
+    if (ev->recorded) s->ready_us = std::max(s->ready_us, ev->at_us);
+    return kCudaSuccess;
+  });
 }
 
 // ---- events ----
 CUresult cuEventCreate(CUevent* out, unsigned flags) {
-  if (int f = smcompat::fake::injected_failure("cuEventCreate")) return f;
-  if (CUresult r = check_ready()) return r;
-  if (!out) return kCudaErrorInvalidValue;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* e = new FakeEvent();
-  r.events.insert(e);
-  *out = e;
-  return kCudaSuccess;
+  return locked("cuEventCreate", [&](Registry& r) -> CUresult {
+    if (!out) return kCudaErrorInvalidValue;
+    return hand_out(r.events, new FakeEvent(), out);
+  });
 }
 
-CUresult cuEventDestroy_v2(CUevent e) {
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* ev = static_cast<FakeEvent*>(e);
-  if (!r.events.erase(ev)) return kCudaErrorInvalidHandle;
-  delete ev;
-  return kCudaSuccess;
-}
+CUresult cuEventDestroy_v2(CUevent e) { return destroy_handle(&Registry::events, e); }
 
 CUresult cuEventRecord(CUevent e, CUstream h) {
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, h);
-  auto* ev = static_cast<FakeEvent*>(e);
-  if (!s || !r.events.count(ev)) return kCudaErrorInvalidHandle;
-  if (s->capturing) return kCudaErrorStreamCaptureUnsupported;
-  ev->recorded = true;
-  ev->at_us = std::max(s->ready_us, r.host_now_us);
-  return kCudaSuccess;
+  return locked(nullptr, [&](Registry& r) -> CUresult {
+    FakeStream* s = stream_of(r, h);
+    auto* ev = static_cast<FakeEvent*>(e);
+    if (!s || !r.events.count(ev)) return kCudaErrorInvalidHandle;
+    if (s->capturing) return kCudaErrorStreamCaptureUnsupported;
+    ev->recorded = true;
+    ev->at_us = std::max(s->ready_us, r.host_now_us);
+    return kCudaSuccess;
+  });
 }
 
 CUresult cuEventSynchronize(CUevent e) {
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* ev = static_cast<FakeEvent*>(e);
-  if (!r.events.count(ev)) return kCudaErrorInvalidHandle;
-  if (ev->recorded) r.host_now_us = std::max(r.host_now_us, ev->at_us);
-  return kCudaSuccess;
+  return locked(nullptr, [&](Registry& r) -> CUresult {
+    auto* ev = static_cast<FakeEvent*>(e);
+    if (!r.events.count(ev)) return kCudaErrorInvalidHandle;
+    if (ev->recorded) r.host_now_us = std::max(r.host_now_us, ev->at_us);
+    return kCudaSuccess;
+  });
 }
 
 CUresult cuEventElapsedTime_v2(float* ms, CUevent start, CUevent stop) {
-  if (CUresult r = check_ready()) return r;
-  if (!ms) return kCudaErrorInvalidValue;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* a = static_cast<FakeEvent*>(start);
-  auto* b = static_cast<FakeEvent*>(stop);
-  if (!r.events.count(a) || !r.events.count(b)) return kCudaErrorInvalidHandle;
-  if (!a->recorded || !b->recorded) return kCudaErrorInvalidHandle;
-  if (a->at_us > r.host_now_us || b->at_us > r.host_now_us) return kCudaErrorNotReady;
-  *ms = static_cast<float>((b->at_us - a->at_us) / 1000.0);
-  return kCudaSuccess;
+  return locked(nullptr, [&](Registry& r) -> CUresult {
+    if (!ms) return kCudaErrorInvalidValue;
+    auto* a = static_cast<FakeEvent*>(start);
+    auto* b = static_cast<FakeEvent*>(stop);
+    if (!r.events.count(a) || !r.events.count(b)) return kCudaErrorInvalidHandle;
+    if (!a->recorded || !b->recorded) return kCudaErrorInvalidHandle;
+    if (a->at_us > r.host_now_us || b->at_us > r.host_now_us) return kCudaErrorNotReady;
+    *ms = static_cast<float>((b->at_us - a->at_us) / 1000.0);
+    return kCudaSuccess;
+  });
 }
 CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent stop) {
   return cuEventElapsedTime_v2(ms, start, stop);  // same ABI; internal call, not via lookup
@@ -437,79 +430,50 @@ CUresult cuEventElapsedTime(float* ms, CUevent start, CUevent stop) {
 
 // ---- graphs: capture counts kernel launches; a launch costs one kernel time per node ----
 CUresult cuStreamBeginCapture_v2(CUstream h, int mode) {
-  if (int f = smcompat::fake::injected_failure("cuStreamBeginCapture_v2")) return f;
-  if (CUresult r = check_ready()) return r;
-  if (mode < 0 || mode > 2) return kCudaErrorInvalidValue;
-  if (!h) return kCudaErrorStreamCaptureUnsupported;  // the legacy stream cannot be captured
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, h);
-  if (!s) return kCudaErrorInvalidHandle;
-  if (s->capturing) return kCudaErrorInvalidValue;
-  s->capturing = true;
-  s->captured_kernels = 0;
-  return kCudaSuccess;
+  return locked("cuStreamBeginCapture_v2", [&](Registry& r) -> CUresult {
+    if (mode < 0 || mode > 2) return kCudaErrorInvalidValue;
+    if (!h) return kCudaErrorStreamCaptureUnsupported;  // the legacy stream cannot be captured
+    FakeStream* s = stream_of(r, h);
+    if (!s) return kCudaErrorInvalidHandle;
+    if (s->capturing) return kCudaErrorInvalidValue;
+    s->capturing = true;
+    s->captured_kernels = 0;
+    return kCudaSuccess;
+  });
 }
 
 CUresult cuStreamEndCapture(CUstream h, CUgraph* out) {
-  if (CUresult r = check_ready()) return r;
-  if (!out) return kCudaErrorInvalidValue;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  FakeStream* s = stream_of(r, h);
-  if (!s) return kCudaErrorInvalidHandle;
-  if (!s->capturing) return kCudaErrorInvalidValue;
-  s->capturing = false;
-  auto* g = new FakeGraph{s->device, s->captured_kernels};
-  r.graphs.insert(g);
-  *out = g;
-  return kCudaSuccess;
+  return locked(nullptr, [&](Registry& r) -> CUresult {
+    if (!out) return kCudaErrorInvalidValue;
+    FakeStream* s = stream_of(r, h);
+    if (!s) return kCudaErrorInvalidHandle;
+    if (!s->capturing) return kCudaErrorInvalidValue;
+    s->capturing = false;
+    return hand_out(r.graphs, new FakeGraph{s->device, s->captured_kernels}, out);
+  });
 }
 
 CUresult cuGraphInstantiateWithFlags(CUgraphExec* out, CUgraph graph, unsigned long long flags) {
-  if (int f = smcompat::fake::injected_failure("cuGraphInstantiateWithFlags")) return f;
-  if (CUresult r = check_ready()) return r;
-  if (!out) return kCudaErrorInvalidValue;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* g = static_cast<FakeGraph*>(graph);
-  if (!r.graphs.count(g)) return kCudaErrorInvalidHandle;
-  auto* e = new FakeGraph(*g);
-  r.execs.insert(e);
-  *out = e;
-  return kCudaSuccess;
+  return locked("cuGraphInstantiateWithFlags", [&](Registry& r) -> CUresult {
+    if (!out) return kCudaErrorInvalidValue;
+    auto* g = static_cast<FakeGraph*>(graph);
+    if (!r.graphs.count(g)) return kCudaErrorInvalidHandle;
+    return hand_out(r.execs, new FakeGraph(*g), out);
+  });
 }
 
 CUresult cuGraphLaunch(CUgraphExec exec, CUstream h) {
-  if (int f = smcompat::fake::injected_failure("cuGraphLaunch")) return f;
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* e = static_cast<FakeGraph*>(exec);
-  FakeStream* s = stream_of(r, h);
-  if (!s || !r.execs.count(e)) return kCudaErrorInvalidHandle;
-  enqueue(r, *s, state().kernel_us * e->kernels);
-  return kCudaSuccess;
+  return locked("cuGraphLaunch", [&](Registry& r) -> CUresult {
+    auto* e = static_cast<FakeGraph*>(exec);
+    FakeStream* s = stream_of(r, h);
+    if (!s || !r.execs.count(e)) return kCudaErrorInvalidHandle;
+    enqueue(r, *s, state().kernel_us * e->kernels);
+    return kCudaSuccess;
+  });
 }
 
-CUresult cuGraphExecDestroy(CUgraphExec exec) {
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* e = static_cast<FakeGraph*>(exec);
-  if (!r.execs.erase(e)) return kCudaErrorInvalidHandle;
-  delete e;
-  return kCudaSuccess;
-}
+CUresult cuGraphExecDestroy(CUgraphExec exec) { return destroy_handle(&Registry::execs, exec); }
 
-CUresult cuGraphDestroy(CUgraph graph) {
-  if (CUresult r = check_ready()) return r;
-  auto& r = registry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto* g = static_cast<FakeGraph*>(graph);
-  if (!r.graphs.erase(g)) return kCudaErrorInvalidHandle;
-  delete g;
-  return kCudaSuccess;
-}
+CUresult cuGraphDestroy(CUgraph graph) { return destroy_handle(&Registry::graphs, graph); }
 
 }  // extern "C"

@@ -58,6 +58,13 @@ std::string scan_json(const std::vector<std::string>& paths) {
   return r.out;
 }
 
+// `smcompat scan PATH --gpu GPU --json`, parsed into *out: the scan must run (exit 0 or 1).
+void scan_for_gpu(const std::string& path, const std::string& gpu, json* out) {
+  auto r = run_child({SMCOMPAT_CLI, "scan", path, "--gpu", gpu, "--json"}, {});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  *out = json::parse(r.out);
+}
+
 struct Mix {
   std::string prefix;
   int count;
@@ -452,13 +459,12 @@ TEST(FleetMerge, HugeNumbersAndBadBytesCostOnlyTheirNode) {
 TEST(FleetMerge, PrelinkOnlyLibraryJudgedAsTheScanJudgesIt) {
   std::string app = std::string(SMCOMPAT_BINARY_DIR) + "/tests/verdict/prelink/rdc_ptx_app";
   if (!fs::exists(app)) GTEST_SKIP() << app << " not built (needs nvcc)";
-  test::TempDir d;
-  auto r = run_child({SMCOMPAT_CLI, "scan", app, "--gpu", "H100 SXM", "--json"}, {});
-  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-  json scan = json::parse(r.out);
+  json scan;
+  ASSERT_NO_FATAL_FAILURE(scan_for_gpu(app, "H100 SXM", &scan));
   ASSERT_EQ(scan["files"][0]["verdict"], "ptx-jit");
   ASSERT_EQ(scan["files"][0]["container_list"][0]["section"], ".nv_fatbin");
   ASSERT_EQ(scan["files"][0]["container_list"][0]["images"], 0);
+  test::TempDir d;
   write(d.path() + "/scan.json", scan.dump());
   write(d.path() + "/node.json", R"({"schema": "smcompat.doctor/1", "hostname": "h1",
     "driver": {"state": "ok", "version": "580.95.05", "cuda": "13.0",
@@ -492,10 +498,8 @@ TEST(FleetMerge, PrelinkOnlyLibraryJudgedAsTheScanJudgesIt) {
 TEST(FleetMerge, KernellessModuleIsNoUnitAsInTheScan) {
   std::string app = std::string(SMCOMPAT_BINARY_DIR) + "/tests/fixtures/out/app";
   if (!fs::exists(app)) GTEST_SKIP() << app << " not built (needs nvcc)";
-  test::TempDir d;
-  auto r = run_child({SMCOMPAT_CLI, "scan", app, "--gpu", "RTX 5090", "--json"}, {});
-  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-  json scan = json::parse(r.out);
+  json scan;
+  ASSERT_NO_FATAL_FAILURE(scan_for_gpu(app, "RTX 5090", &scan));
   json& file = scan["files"][0];
   ASSERT_EQ(file["verdict"], "ptx-jit");
   ASSERT_EQ(file["no_code_units"], 1);
@@ -503,6 +507,7 @@ TEST(FleetMerge, KernellessModuleIsNoUnitAsInTheScan) {
   ASSERT_EQ(file["entries"][0]["kernel_count"], 0);
   ASSERT_EQ(file["entries"][1]["kernel_count"], 0);
   ASSERT_EQ(file["container_list"][0]["images"], 2);
+  test::TempDir d;
   write(d.path() + "/node.json", R"({"schema": "smcompat.doctor/1", "hostname": "b1",
     "driver": {"state": "ok", "version": "580.95.05", "cuda": "13.0",
                "gpus": [{"name": "RTX 5090", "cc": "12.0"}]}, "findings": []})");

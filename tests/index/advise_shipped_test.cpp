@@ -32,14 +32,20 @@ PackageAdvice advice_for(const std::string& package, const char* gpu) {
   return all.at(0);
 }
 
+// The advice names `recommended` and `first_native` (the oldest release that runs natively).
+void expect_recommended_and_first_native(const PackageAdvice& a, const std::string& recommended,
+                                         const std::string& first_native) {
+  ASSERT_TRUE(a.recommended);
+  EXPECT_EQ(*a.recommended, recommended);
+  ASSERT_TRUE(a.first_native);
+  EXPECT_EQ(*a.first_native, first_native);
+}
+
 TEST(AdviseShipped, BitsandbytesOnRtx5090) {
   auto a = advice_for("bitsandbytes", "RTX 5090");
   EXPECT_EQ(a.machine, "x86_64");
-  ASSERT_TRUE(a.recommended);
-  EXPECT_EQ(*a.recommended, "0.50.2");
+  ASSERT_NO_FATAL_FAILURE(expect_recommended_and_first_native(a, "0.50.2", "0.45.3"));
   EXPECT_EQ(a.install_command, "pip install \"bitsandbytes==0.50.2\"");
-  ASSERT_TRUE(a.first_native);
-  EXPECT_EQ(*a.first_native, "0.45.3");
   EXPECT_FALSE(a.first_native_is_oldest_indexed);
   // The records: 0.45.2 has no sm_120 SASS, 0.45.3 does.
   ASSERT_NE(record("bitsandbytes", "0.45.2", "x86_64"), nullptr);
@@ -50,10 +56,8 @@ TEST(AdviseShipped, BitsandbytesOnRtx5090) {
 
 TEST(AdviseShipped, TorchOnRtx5090) {
   auto a = advice_for("torch", "RTX 5090");
-  ASSERT_TRUE(a.recommended);
-  EXPECT_EQ(*a.recommended, "2.15.0");
-  ASSERT_TRUE(a.first_native);
-  EXPECT_EQ(*a.first_native, "2.8.0");  // PyPI's 2.7.x were CUDA 12.6 builds without sm_120
+  // First native 2.8.0: PyPI's 2.7.x were CUDA 12.6 builds without sm_120.
+  ASSERT_NO_FATAL_FAILURE(expect_recommended_and_first_native(a, "2.15.0", "2.8.0"));
   EXPECT_FALSE(has(record("torch", "2.7.1", "x86_64")->sass, "sm_120"));
   EXPECT_TRUE(has(record("torch", "2.8.0", "x86_64")->sass, "sm_120"));
 }
@@ -83,12 +87,10 @@ TEST(AdviseShipped, XformersOnRtx5090IsJitOnly) {
 TEST(AdviseShipped, BitsandbytesOnGb10) {
   auto a = advice_for("bitsandbytes", "GB10");
   EXPECT_EQ(a.machine, "aarch64");
-  ASSERT_TRUE(a.recommended);
-  EXPECT_EQ(*a.recommended, "0.50.2");
+  // First native 0.46.1: sm_120 SASS (compatible with 12.1) from 0.46.1.
+  ASSERT_NO_FATAL_FAILURE(expect_recommended_and_first_native(a, "0.50.2", "0.46.1"));
   ASSERT_TRUE(a.newest_native);
   EXPECT_EQ(a.releases.front().verdict.fit, Fit::kNative);  // sm_121 SASS since 0.49.0
-  ASSERT_TRUE(a.first_native);
-  EXPECT_EQ(*a.first_native, "0.46.1");  // sm_120 SASS (compatible with 12.1) from 0.46.1
   EXPECT_FALSE(has(record("bitsandbytes", "0.46.0", "aarch64")->sass, "sm_120"));
   EXPECT_TRUE(has(record("bitsandbytes", "0.46.1", "aarch64")->sass, "sm_120"));
   EXPECT_TRUE(has(record("bitsandbytes", "0.49.0", "aarch64")->sass, "sm_121"));
@@ -96,11 +98,9 @@ TEST(AdviseShipped, BitsandbytesOnGb10) {
 
 TEST(AdviseShipped, TorchOnGb10) {
   auto a = advice_for("torch", "GB10");
-  ASSERT_TRUE(a.recommended);
-  EXPECT_EQ(*a.recommended, "2.15.0");
+  // First native 2.11.0: PyPI's aarch64 torch before 2.11 has no CUDA code.
+  ASSERT_NO_FATAL_FAILURE(expect_recommended_and_first_native(a, "2.15.0", "2.11.0"));
   EXPECT_EQ(a.releases.front().verdict.fit, Fit::kCompatibleSass);  // sm_120 SASS on 12.1
-  ASSERT_TRUE(a.first_native);
-  EXPECT_EQ(*a.first_native, "2.11.0");  // PyPI's aarch64 torch before 2.11 has no CUDA code
   EXPECT_TRUE(record("torch", "2.10.0", "aarch64")->sass.empty());
   EXPECT_TRUE(has(record("torch", "2.11.0", "aarch64")->sass, "sm_120"));
 }

@@ -30,16 +30,17 @@ std::vector<std::string> versions(const PackageAdvice& a) {
   return out;
 }
 
-bool any_note(const PackageAdvice& a, const std::string& text) {
-  for (const auto& n : a.notes)
-    if (n.find(text) != std::string::npos) return true;
-  return false;
-}
-
 std::string all_notes(const PackageAdvice& a) {
   std::string out;
   for (const auto& n : a.notes) out += n + "\n";
   return out;
+}
+
+// Whether a note contains `text`; either way the message lists all the notes.
+::testing::AssertionResult any_note(const PackageAdvice& a, const std::string& text) {
+  for (const auto& n : a.notes)
+    if (n.find(text) != std::string::npos) return ::testing::AssertionSuccess() << all_notes(a);
+  return ::testing::AssertionFailure() << all_notes(a);
 }
 
 TEST(DefaultMachine, ArmSocsAndGraceByArchOrName) {
@@ -96,13 +97,13 @@ TEST(Advise, PythonAndInstalledVersion) {
   auto a = advise(sample_index(), {"bitsandbytes"}, gpu("RTX 5090"), env).at(0);
   EXPECT_EQ(a.installed_version, "0.45.2");
   EXPECT_EQ(a.install_command, "/opt/venv/bin/python -m pip install \"bitsandbytes==0.45.3\"");
-  EXPECT_TRUE(any_note(a, "installed bitsandbytes 0.45.2: ")) << all_notes(a);
+  EXPECT_TRUE(any_note(a, "installed bitsandbytes 0.45.2: "));
 
   env.installed = {{"bitsandbytes", "0.45.3"}};
   a = advise(sample_index(), {"bitsandbytes"}, gpu("RTX 5090"), env).at(0);
   EXPECT_EQ(a.recommended, "0.45.3");
   EXPECT_EQ(a.install_command, "");  // already there
-  EXPECT_TRUE(any_note(a, "the installed bitsandbytes 0.45.3 is the one to have")) << all_notes(a);
+  EXPECT_TRUE(any_note(a, "the installed bitsandbytes 0.45.3 is the one to have"));
 
   env.python = "/home/me/my env/bin/python";  // quoted for the shell
   env.installed.clear();
@@ -244,8 +245,7 @@ TEST(Advise, LockstepPinHonoursTheInstalledTorch) {
   EXPECT_TRUE(any_note(a,
                        "xformers 0.0.33 is the newest that runs natively but needs "
                        "torch==2.9.0; 0.0.32.post2 is the newest that matches the installed "
-                       "torch 2.8.0+cu128"))
-      << all_notes(a);
+                       "torch 2.8.0+cu128"));
 }
 
 TEST(Advise, NoNativeReleaseForTheInstalledTorchInstallsBoth) {
@@ -256,16 +256,15 @@ TEST(Advise, NoNativeReleaseForTheInstalledTorchInstallsBoth) {
   EXPECT_EQ(a.install_command, "pip install \"xformers==0.0.33\" \"torch==2.9.0\"");
   EXPECT_TRUE(any_note(a,
                        "every release of xformers that runs natively pins a torch other than "
-                       "the installed 2.6.0: 0.0.33 needs torch==2.9.0"))
-      << all_notes(a);
+                       "the installed 2.6.0: 0.0.33 needs torch==2.9.0"));
 }
 
 TEST(Advise, PinWithoutTorchInstalledIsNoted) {
   auto a = advise(sample_index(), {"xformers"}, gpu("RTX 5090"), {}).at(0);
   EXPECT_EQ(a.recommended, "0.0.33");
   EXPECT_EQ(a.install_command, "pip install \"xformers==0.0.33\"");
-  EXPECT_TRUE(any_note(a, "xformers 0.0.33 pins torch==2.9.0 (pip installs it)")) << all_notes(a);
-  EXPECT_FALSE(any_note(a, "does not run natively")) << all_notes(a);  // torch 2.9.0 runs
+  EXPECT_TRUE(any_note(a, "xformers 0.0.33 pins torch==2.9.0 (pip installs it)"));
+  EXPECT_FALSE(any_note(a, "does not run natively"));  // torch 2.9.0 runs
 }
 
 TEST(Advise, PinnedTorchThatDoesNotRunIsNoted) {
@@ -276,8 +275,7 @@ TEST(Advise, PinnedTorchThatDoesNotRunIsNoted) {
       {test_index::device_file("xformers/_C.so", {"sm_90", "sm_120"})}, {"torch==2.6.0"}));
   auto a = advise(index, {"xformers"}, gpu("RTX 5090"), {}).at(0);
   EXPECT_EQ(a.recommended, "0.0.34");
-  EXPECT_TRUE(any_note(a, "torch 2.6.0 does not run natively on GeForce RTX 5090 (sm_120)"))
-      << all_notes(a);
+  EXPECT_TRUE(any_note(a, "torch 2.6.0 does not run natively on GeForce RTX 5090 (sm_120)"));
 }
 
 TEST(Advise, TorchPinsAsRequiresDistWritesThem) {
@@ -316,8 +314,8 @@ TEST(Advise, InstalledTorchPinsTriton) {
   EXPECT_FALSE(a.device_code);
   EXPECT_EQ(a.recommended, "3.4.0");
   EXPECT_EQ(a.install_command, "pip install \"triton==3.4.0\"");
-  EXPECT_TRUE(any_note(a, "the installed torch 2.8.0+cu128 pins triton==3.4.0")) << all_notes(a);
-  EXPECT_TRUE(any_note(a, "installed triton 3.5.0: no device code")) << all_notes(a);
+  EXPECT_TRUE(any_note(a, "the installed torch 2.8.0+cu128 pins triton==3.4.0"));
+  EXPECT_TRUE(any_note(a, "installed triton 3.5.0: no device code"));
 }
 
 TEST(Advise, NoDeviceCodeMeansNothingToJudge) {
@@ -326,7 +324,7 @@ TEST(Advise, NoDeviceCodeMeansNothingToJudge) {
   EXPECT_FALSE(a.device_code);
   EXPECT_FALSE(a.newest_native.has_value());
   EXPECT_EQ(a.recommended, "3.5.0");
-  EXPECT_TRUE(any_note(a, "no indexed release of triton carries GPU code")) << all_notes(a);
+  EXPECT_TRUE(any_note(a, "no indexed release of triton carries GPU code"));
 }
 
 TEST(Advise, TritonPinIsX86Only) {
@@ -335,7 +333,7 @@ TEST(Advise, TritonPinIsX86Only) {
   env.installed = {{"torch", "2.9.0"}};
   auto a = advise(sample_index(), {"triton"}, gpu("GB10"), env).at(0);
   EXPECT_FALSE(a.indexed);
-  EXPECT_FALSE(any_note(a, "pins triton")) << all_notes(a);
+  EXPECT_FALSE(any_note(a, "pins triton"));
 }
 
 TEST(Advise, ChangingTorchWarnsAboutInstalledPins) {
@@ -346,7 +344,7 @@ TEST(Advise, ChangingTorchWarnsAboutInstalledPins) {
   EXPECT_EQ(a.recommended, "2.9.0");
   EXPECT_EQ(a.first_native, "2.8.0");
   EXPECT_THAT(a.jit_only, ElementsAre("2.6.0"));
-  EXPECT_TRUE(any_note(a, "the installed xformers 0.0.32.post2 pins torch==2.8.0")) << all_notes(a);
+  EXPECT_TRUE(any_note(a, "the installed xformers 0.0.32.post2 pins torch==2.8.0"));
 }
 
 TEST(Advise, OnlyJitRecommendsTheNewestJitRelease) {
@@ -360,9 +358,8 @@ TEST(Advise, OnlyJitRecommendsTheNewestJitRelease) {
   EXPECT_EQ(a.install_command, "pip install \"bitsandbytes==0.45.2\"");
   EXPECT_TRUE(any_note(a,
                        "no indexed release of bitsandbytes runs natively on GeForce RTX 5090 "
-                       "(sm_120)"))
-      << all_notes(a);
-  EXPECT_TRUE(any_note(a, "bitsandbytes 0.45.2 runs only through PTX JIT")) << all_notes(a);
+                       "(sm_120)"));
+  EXPECT_TRUE(any_note(a, "bitsandbytes 0.45.2 runs only through PTX JIT"));
 }
 
 TEST(Advise, NothingRunsOnV100) {
@@ -372,8 +369,7 @@ TEST(Advise, NothingRunsOnV100) {
   EXPECT_TRUE(a.jit_only.empty());  // compute_90 PTX cannot JIT onto sm_70
   EXPECT_FALSE(a.recommended.has_value());
   EXPECT_EQ(a.install_command, "");
-  EXPECT_TRUE(any_note(a, "no indexed release of xformers runs natively on Tesla V100 SXM2"))
-      << all_notes(a);
+  EXPECT_TRUE(any_note(a, "no indexed release of xformers runs natively on Tesla V100 SXM2"));
 }
 
 TEST(Advise, DriverTooOldForTheGpu) {
@@ -387,8 +383,7 @@ TEST(Advise, DriverTooOldForTheGpu) {
   EXPECT_EQ(a.install_command, "");
   EXPECT_TRUE(any_note(a,
                        "torch 2.9.0 is native by its code, but the driver supports CUDA 12.2, and "
-                       "sm_120 needs a driver for CUDA 12.8 or newer (570.26 or newer)"))
-      << all_notes(a);
+                       "sm_120 needs a driver for CUDA 12.8 or newer (570.26 or newer)"));
   // With the driver's CUDA at 12.8 the GPU is known, and 2.9.0 runs natively.
   a = advise(sample_index(), {"torch"}, gpu("RTX 5090", "12.8"), {}).at(0);
   EXPECT_EQ(a.recommended, "2.9.0");
@@ -403,8 +398,7 @@ TEST(Advise, RuntimeOfANewerMajorCannotRun) {
   EXPECT_TRUE(any_note(a,
                        "torch 2.9.0 is native by its code, but it needs the CUDA 12.8 runtime "
                        "(fixture), and the driver supports "
-                       "CUDA 11.8: install a driver for CUDA 12.0 or newer (525.60.13 or newer)"))
-      << all_notes(a);
+                       "CUDA 11.8: install a driver for CUDA 12.0 or newer (525.60.13 or newer)"));
 }
 
 TEST(Advise, RuntimeVariantsNeedOneThatTheDriverRuns) {
@@ -419,14 +413,13 @@ TEST(Advise, RuntimeVariantsNeedOneThatTheDriverRuns) {
   AdviseEnvironment env;
   env.driver_cuda = Version{12, 2};  // the 12.8 library runs through minor version compatibility
   auto a = advise(index, {"bitsandbytes"}, gpu("H100"), env).at(0);
-  EXPECT_FALSE(any_note(a, "runtime")) << all_notes(a);
+  EXPECT_FALSE(any_note(a, "runtime"));
   env.driver_cuda = Version{11, 8};
   a = advise(index, {"bitsandbytes"}, gpu("H100"), env).at(0);
   EXPECT_TRUE(any_note(a,
                        "bitsandbytes 0.49.0 ships one library per CUDA runtime (12.8 to 13.0) "
                        "and none runs on a driver for CUDA 11.8: it needs a driver for CUDA "
-                       "12.8"))
-      << all_notes(a);
+                       "12.8"));
 }
 
 TEST(Advise, SeveralWheelsOfOneReleaseCountTheWorst) {

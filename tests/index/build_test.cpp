@@ -10,11 +10,8 @@
 #include "smcompat/index/build.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -24,6 +21,7 @@
 #include <vector>
 
 #include "smcompat/index/record.hpp"
+#include "support/shell.hpp"
 
 namespace smcompat {
 namespace {
@@ -32,21 +30,8 @@ namespace fs = std::filesystem;
 
 std::string repo_dir() { return SMCOMPAT_INDEX_FIXTURE_DIR; }
 
-std::pair<int, std::string> run(const std::string& cmd) {
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return {-1, ""};
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+using testshell::quote;
+using testshell::run;
 
 // The hex SHA-256 of a file, by Python's hashlib (independent of the library's libcrypto use).
 std::string sha256_of(const fs::path& file) {
@@ -171,6 +156,14 @@ std::vector<std::string> versions_of(const WheelIndex& index, const std::string&
   for (const auto& w : index.wheels)
     if (w.package == package && (machine.empty() || w.machine == machine)) v.insert(w.version);
   return {v.begin(), v.end()};
+}
+
+// A build that failed nowhere: `package` in exactly `versions` (ascending), `wheels` wheels in all.
+void expect_clean_build(const WheelIndex& index, const std::string& package,
+                        const std::vector<std::string>& versions, size_t wheels) {
+  EXPECT_EQ(versions_of(index, package), versions);
+  EXPECT_EQ(index.wheels.size(), wheels);
+  EXPECT_TRUE(index.failures.empty()) << describe(index.failures);
 }
 
 }  // namespace
@@ -566,9 +559,7 @@ TEST(IndexBuild, LastPicksTheNewestVersionsInPep440Order) {
   o.last = 2;
   IndexBuildResult r = build_or_fail(o);
   // String order would pick 0.9.0 over 0.10.0.
-  EXPECT_EQ(versions_of(r.index, "smc-good"), (std::vector<std::string>{"0.10.0", "1.0.0"}));
-  EXPECT_EQ(r.index.wheels.size(), 4u);
-  EXPECT_TRUE(r.index.failures.empty()) << describe(r.index.failures);
+  expect_clean_build(r.index, "smc-good", {"0.10.0", "1.0.0"}, 4u);
 
   TempDir cache1("last1");
   IndexBuildOptions o1 = options_for({"smc-good"}, cache1.path);
@@ -657,9 +648,7 @@ TEST(IndexBuild, SpecifierSelectsVersions) {
   IndexBuildOptions o = options_for({"smc-good>=0.9,<1.0"}, cache.path);
   o.platforms = {*find_index_platform("linux_x86_64")};
   IndexBuildResult r = build_or_fail(o);
-  EXPECT_EQ(versions_of(r.index, "smc-good"), (std::vector<std::string>{"0.10.0", "0.9.0"}));
-  EXPECT_EQ(r.index.wheels.size(), 2u);
-  EXPECT_TRUE(r.index.failures.empty()) << describe(r.index.failures);
+  expect_clean_build(r.index, "smc-good", {"0.10.0", "0.9.0"}, 2u);
 
   TempDir cache2("pin");
   IndexBuildOptions pin = options_for({"smc-good==0.10.0"}, cache2.path);

@@ -16,12 +16,10 @@
 //    shipped. The shipped index must hold at least three corpus wheels; while it is empty, that
 //    test fails saying so (it is filled by scripts/refresh-wheel-index.sh).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <zip.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -36,33 +34,17 @@
 
 #include "smcompat/index/advise.hpp"
 #include "smcompat/index/record.hpp"
+#include "support/corpus.hpp"
+#include "support/shell.hpp"
 
 namespace smcompat {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path corpus_dir() {
-  if (const char* e = std::getenv("SMCOMPAT_CORPUS"); e && *e) return e;
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : "/root") / ".cache/smcompat-corpus";
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::pair<int, std::string> run(const std::string& cmd) {
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return {-1, ""};
-  std::string out;
-  std::array<char, 65536> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+using testcorpus::corpus_dir;
+using testshell::quote;
+using testshell::run;
 
 #define REQUIRE_CORPUS_FILE(path)                                                             \
   do {                                                                                        \
@@ -138,7 +120,6 @@ std::map<std::string, Listing> cuobjdump_wheel(const fs::path& tool, const fs::p
     return out;
   }
   zip_int64_t n = zip_get_num_entries(za, 0);
-  std::vector<char> buf(1 << 20);
   for (zip_int64_t i = 0; i < n; ++i) {
     std::string member = zip_get_name(za, i, 0);
     if (member.ends_with("/")) continue;
@@ -147,22 +128,8 @@ std::map<std::string, Listing> cuobjdump_wheel(const fs::path& tool, const fs::p
       ADD_FAILURE() << "libzip cannot read " << member;
       continue;
     }
-    zip_int64_t r = zip_fread(zf, buf.data(), buf.size());
-    std::string_view head(buf.data(), r > 0 ? size_t(r) : 0);
-    if (!head.starts_with("\x7f"
-                          "ELF") &&
-        !head.starts_with("!<arch>\n")) {
-      zip_fclose(zf);
-      continue;
-    }
-    fs::path file = tmp / (head.starts_with("!<arch>") ? "member.a" : "member.so");
-    {
-      std::ofstream os(file, std::ios::binary | std::ios::trunc);
-      do os.write(buf.data(), r);
-      while ((r = zip_fread(zf, buf.data(), buf.size())) > 0);
-    }
-    zip_fclose(zf);
-    out[member] = cuobjdump(tool, file);
+    fs::path file = testcorpus::inflate_object_member(zf, tmp);
+    if (!file.empty()) out[member] = cuobjdump(tool, file);
   }
   zip_close(za);
   std::error_code ec;

@@ -344,67 +344,65 @@ TEST(MergeIndexes, SortsDeduplicatesAndDropsSettledFailures) {
 namespace smcompat {
 namespace {
 
+// A record of `package` for `machine` with the given requirements, bundled runtimes and files,
+// after infer_cuda().
+WheelRecord inferred(std::string package, std::string machine,
+                     std::vector<std::string> requires_dist,
+                     std::vector<std::string> runtime_libraries = {},
+                     const std::vector<std::string>& files = {}) {
+  WheelRecord r;
+  r.package = std::move(package);
+  r.machine = std::move(machine);
+  r.requires_dist = std::move(requires_dist);
+  r.runtime_libraries = std::move(runtime_libraries);
+  for (const auto& path : files) {
+    IndexedFile f;
+    f.path = path;
+    r.files.push_back(f);
+  }
+  infer_cuda(r);
+  return r;
+}
+
+// What infer_cuda() found: the CUDA runtime and its evidence.
+using Found = std::pair<std::string, std::string>;
+Found found(const WheelRecord& r) { return {r.cuda, r.cuda_evidence}; }
+
 // The CUDA runtime a wheel needs, from what real wheels say (torch 2.8.0 and 2.11.0 on PyPI,
 // bitsandbytes 0.50.2, nvidia-cublas-cu12, cupy-cuda12x: data/wheel_index.json).
 TEST(InferCuda, FromRequirementsWhoseMarkersHold) {
-  WheelRecord r;
-  r.package = "torch";
-  r.machine = "x86_64";
-  r.requires_dist = {
-      "nvidia-cuda-nvrtc-cu12==12.8.93; platform_system == \"Linux\" and platform_machine == "
-      "\"x86_64\"",
-      "nvidia-cuda-runtime-cu12==12.8.90; platform_system == \"Linux\" and platform_machine == "
-      "\"x86_64\""};
-  infer_cuda(r);
-  EXPECT_EQ(r.cuda, "12.8");
-  EXPECT_EQ(r.cuda_evidence, "requires nvidia-cuda-runtime-cu12==12.8.90");
+  WheelRecord r = inferred(
+      "torch", "x86_64",
+      {"nvidia-cuda-nvrtc-cu12==12.8.93; platform_system == \"Linux\" and platform_machine == "
+       "\"x86_64\"",
+       "nvidia-cuda-runtime-cu12==12.8.90; platform_system == \"Linux\" and platform_machine == "
+       "\"x86_64\""});
+  EXPECT_EQ(found(r), Found("12.8", "requires nvidia-cuda-runtime-cu12==12.8.90"));
   // The same requirements on the aarch64 wheel (CPU-only on PyPI before 2.11): they do not apply.
   r.machine = "aarch64";
   infer_cuda(r);
-  EXPECT_EQ(r.cuda, "");
-  EXPECT_EQ(r.cuda_evidence, "");
+  EXPECT_EQ(found(r), Found("", ""));
 
-  WheelRecord t;
-  t.package = "torch";
-  t.machine = "aarch64";
-  t.requires_dist = {
-      "cuda-toolkit[cublas,cudart,cufft,cufile,cupti,curand,cusolver,cusparse,nvjitlink,nvrtc,"
-      "nvtx]==13.0.2; platform_system == \"Linux\"",
-      "nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\""};
-  infer_cuda(t);
-  EXPECT_EQ(t.cuda, "13.0");
-  EXPECT_EQ(t.cuda_evidence, "requires cuda-toolkit==13.0.2");
+  WheelRecord t = inferred(
+      "torch", "aarch64",
+      {"cuda-toolkit[cublas,cudart,cufft,cufile,cupti,curand,cusolver,cusparse,nvjitlink,nvrtc,"
+       "nvtx]==13.0.2; platform_system == \"Linux\"",
+       "nvidia-cudnn-cu13==9.19.0.56; platform_system == \"Linux\""});
+  EXPECT_EQ(found(t), Found("13.0", "requires cuda-toolkit==13.0.2"));
 
-  WheelRecord bundled;
-  bundled.package = "onnxruntime-gpu";
-  bundled.machine = "x86_64";
-  bundled.runtime_libraries = {"libcudart.so.12"};
-  infer_cuda(bundled);
-  EXPECT_EQ(bundled.cuda, "12");
-  EXPECT_EQ(bundled.cuda_evidence, "bundles libcudart.so.12");
+  WheelRecord bundled = inferred("onnxruntime-gpu", "x86_64", {}, {"libcudart.so.12"});
+  EXPECT_EQ(found(bundled), Found("12", "bundles libcudart.so.12"));
 
-  WheelRecord named;
-  named.package = "cupy-cuda12x";
-  named.machine = "x86_64";
-  infer_cuda(named);
-  EXPECT_EQ(named.cuda, "12");
-  EXPECT_EQ(named.cuda_evidence, "-cuda12 in the package name");
+  WheelRecord named = inferred("cupy-cuda12x", "x86_64", {});
+  EXPECT_EQ(found(named), Found("12", "-cuda12 in the package name"));
   named.package = "nvidia-cublas-cu12";
   infer_cuda(named);
-  EXPECT_EQ(named.cuda, "12");
-  EXPECT_EQ(named.cuda_evidence, "-cu12 in the package name");
+  EXPECT_EQ(found(named), Found("12", "-cu12 in the package name"));
 
-  WheelRecord variants;
-  variants.package = "bitsandbytes";
-  variants.machine = "x86_64";
-  for (const char* lib :
-       {"bitsandbytes/libbitsandbytes_cuda118.so", "bitsandbytes/libbitsandbytes_cuda130.so",
-        "bitsandbytes/libbitsandbytes_cuda124.so", "bitsandbytes/libbitsandbytes_cpu.so"}) {
-    IndexedFile f;
-    f.path = lib;
-    variants.files.push_back(f);
-  }
-  infer_cuda(variants);
+  WheelRecord variants = inferred(
+      "bitsandbytes", "x86_64", {}, {},
+      {"bitsandbytes/libbitsandbytes_cuda118.so", "bitsandbytes/libbitsandbytes_cuda130.so",
+       "bitsandbytes/libbitsandbytes_cuda124.so", "bitsandbytes/libbitsandbytes_cpu.so"});
   EXPECT_EQ(variants.cuda, "11.8;12.4;13.0");
 }
 
@@ -448,13 +446,22 @@ TEST(InferCuda, MarkersUnsuffixedWheelsAndRenamedRuntimes) {
 }
 
 TEST(InferCuda, MarkerReading) {
-  EXPECT_TRUE(marker_applies("x==1", "aarch64"));
-  EXPECT_TRUE(marker_applies("x==1; platform_machine == 'aarch64'", "aarch64"));
-  EXPECT_FALSE(marker_applies("x==1; platform_machine == 'aarch64'", "x86_64"));
-  EXPECT_FALSE(marker_applies("x==1; platform_machine != \"x86_64\"", "x86_64"));
-  EXPECT_TRUE(marker_applies("x==1; platform_machine != \"x86_64\"", "aarch64"));
-  EXPECT_TRUE(marker_applies("x==1; platform_machine == \"x86_64\"", "any"));
-  EXPECT_TRUE(marker_applies("x==1; python_version < \"3.15\"", "x86_64"));
+  struct Case {
+    const char* requirement;
+    const char* machine;
+    bool applies;
+  };
+  for (const Case& c :
+       std::initializer_list<Case>{{"x==1", "aarch64", true},
+                                   {"x==1; platform_machine == 'aarch64'", "aarch64", true},
+                                   {"x==1; platform_machine == 'aarch64'", "x86_64", false},
+                                   {"x==1; platform_machine != \"x86_64\"", "x86_64", false},
+                                   {"x==1; platform_machine != \"x86_64\"", "aarch64", true},
+                                   {"x==1; platform_machine == \"x86_64\"", "any", true},
+                                   {"x==1; python_version < \"3.15\"", "x86_64", true}}) {
+    SCOPED_TRACE(std::string(c.requirement) + " on " + c.machine);
+    EXPECT_EQ(marker_applies(c.requirement, c.machine), c.applies);
+  }
 }
 
 }  // namespace

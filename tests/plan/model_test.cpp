@@ -30,6 +30,28 @@ ModelSpec read(const std::string& name) {
 double billions(uint64_t n) { return static_cast<double>(n) / 1e9; }
 uint64_t input_embedding(const ModelSpec& m) { return uint64_t(m.vocab) * uint64_t(m.hidden); }
 
+// One field a test expects of a config: its name (for the failure message), where it is in
+// ModelSpec, and the value. FIELD(layers, 61) makes one.
+template <class T>
+struct Field {
+  const char* name;
+  T ModelSpec::*member;
+  T value;
+};
+#define FIELD(f, v) \
+  Field<decltype(ModelSpec::f)> { #f, &ModelSpec::f, v }
+
+template <class T>
+void expect_field(const ModelSpec& m, const Field<T>& want) {
+  EXPECT_EQ(m.*want.member, want.value) << want.name;
+}
+
+// EXPECT_EQ on each field given, in the order given.
+template <class... T>
+void expect_fields(const ModelSpec& m, const Field<T>&... want) {
+  (expect_field(m, want), ...);
+}
+
 // ---------------------------------------------------------------------------------------------
 // DeepSeek-V3 (MLA, 1 shared + 256 routed experts, 3 dense layers, FP8 128x128 blocks, 1 MTP).
 //
@@ -52,34 +74,17 @@ uint64_t input_embedding(const ModelSpec& m) { return uint64_t(m.vocab) * uint64
 // ---------------------------------------------------------------------------------------------
 TEST(ModelConfig, DeepSeekV3Fields) {
   ModelSpec m = read("deepseek-ai__DeepSeek-V3");
-  EXPECT_EQ(m.model_type, "deepseek_v3");
-  EXPECT_EQ(m.name, "deepseek-ai__DeepSeek-V3");
-  EXPECT_EQ(m.layers, 61);
-  EXPECT_EQ(m.hidden, 7168);
-  EXPECT_EQ(m.vocab, 129280);
-  EXPECT_FALSE(m.tied_embeddings);
-  EXPECT_EQ(m.attention, AttentionKind::kMla);
-  EXPECT_EQ(m.heads, 128);
-  EXPECT_EQ(m.q_lora_rank, 1536);
-  EXPECT_EQ(m.kv_lora_rank, 512);
-  EXPECT_EQ(m.qk_nope_head_dim, 128);
-  EXPECT_EQ(m.qk_rope_head_dim, 64);
-  EXPECT_EQ(m.v_head_dim, 128);
-  EXPECT_EQ(m.dense_layers, 3);
-  EXPECT_EQ(m.intermediate, 18432);
-  EXPECT_EQ(m.moe_layers, 58);
-  EXPECT_EQ(m.experts, 256);
-  EXPECT_EQ(m.experts_per_token, 8);
-  EXPECT_EQ(m.shared_experts, 1);
-  EXPECT_EQ(m.moe_intermediate, 2048);
-  EXPECT_EQ(m.shared_intermediate, 2048);
-  EXPECT_TRUE(m.router_bias);
-  EXPECT_EQ(m.mtp_layers, 1);
-  EXPECT_EQ(m.attention_format, WeightFormat::kFp8);
-  EXPECT_EQ(m.expert_format, WeightFormat::kFp8);
-  EXPECT_EQ(m.quantization, "fp8 block 128x128");
-  EXPECT_EQ(m.dtype, "bfloat16");
-  EXPECT_EQ(m.sliding_window, 0);
+  expect_fields(
+      m, FIELD(name, "deepseek-ai__DeepSeek-V3"), FIELD(model_type, "deepseek_v3"),
+      FIELD(layers, 61), FIELD(hidden, 7168), FIELD(vocab, 129280), FIELD(tied_embeddings, false),
+      FIELD(attention, AttentionKind::kMla), FIELD(heads, 128), FIELD(q_lora_rank, 1536),
+      FIELD(kv_lora_rank, 512), FIELD(qk_nope_head_dim, 128), FIELD(qk_rope_head_dim, 64),
+      FIELD(v_head_dim, 128), FIELD(sliding_window, 0), FIELD(dense_layers, 3),
+      FIELD(intermediate, 18432), FIELD(moe_layers, 58), FIELD(experts, 256),
+      FIELD(experts_per_token, 8), FIELD(shared_experts, 1), FIELD(moe_intermediate, 2048),
+      FIELD(shared_intermediate, 2048), FIELD(router_bias, true), FIELD(mtp_layers, 1),
+      FIELD(attention_format, WeightFormat::kFp8), FIELD(expert_format, WeightFormat::kFp8),
+      FIELD(quantization, "fp8 block 128x128"), FIELD(dtype, "bfloat16"));
   EXPECT_TRUE(m.is_moe());
 }
 
@@ -128,26 +133,15 @@ TEST(ModelConfig, DeepSeekR1SameShapeAsV3) {
 // ---------------------------------------------------------------------------------------------
 TEST(ModelConfig, Qwen3MoeFieldsAndCounts) {
   ModelSpec m = read("Qwen__Qwen3-30B-A3B");
-  EXPECT_EQ(m.model_type, "qwen3_moe");
-  EXPECT_EQ(m.layers, 48);
-  EXPECT_EQ(m.hidden, 2048);
-  EXPECT_EQ(m.vocab, 151936);
-  EXPECT_EQ(m.attention, AttentionKind::kGqa);
-  EXPECT_EQ(m.heads, 32);
-  EXPECT_EQ(m.kv_heads, 4);
-  EXPECT_EQ(m.head_dim, 128);
-  EXPECT_TRUE(m.qk_norm);
-  EXPECT_FALSE(m.qkv_bias);
-  EXPECT_EQ(m.experts, 128);
-  EXPECT_EQ(m.experts_per_token, 8);
-  EXPECT_EQ(m.moe_intermediate, 768);
-  EXPECT_EQ(m.moe_layers, 48);
-  EXPECT_EQ(m.dense_layers, 0);
-  EXPECT_EQ(m.shared_experts, 0);
-  EXPECT_EQ(m.shared_intermediate, 0);
-  EXPECT_EQ(m.quantization, "none");
-  EXPECT_EQ(m.expert_format, WeightFormat::kBf16);
-  EXPECT_EQ(m.sliding_window, 0);  // sliding_window null, use_sliding_window false
+  expect_fields(m, FIELD(model_type, "qwen3_moe"), FIELD(layers, 48), FIELD(hidden, 2048),
+                FIELD(vocab, 151936), FIELD(attention, AttentionKind::kGqa), FIELD(heads, 32),
+                FIELD(kv_heads, 4), FIELD(head_dim, 128),
+                FIELD(sliding_window, 0),  // sliding_window null, use_sliding_window false
+                FIELD(qkv_bias, false), FIELD(qk_norm, true), FIELD(dense_layers, 0),
+                FIELD(moe_layers, 48), FIELD(experts, 128), FIELD(experts_per_token, 8),
+                FIELD(shared_experts, 0), FIELD(moe_intermediate, 768),
+                FIELD(shared_intermediate, 0), FIELD(expert_format, WeightFormat::kBf16),
+                FIELD(quantization, "none"));
 
   EXPECT_EQ(m.attention_params_per_layer(), 18'874'624u);
   EXPECT_EQ(m.expert_params(), 4'718'592u);
@@ -171,19 +165,12 @@ TEST(ModelConfig, Qwen3MoePublishedCounts) {
 // Published: 235B total, 22B activated, 234B non-embedding.
 TEST(ModelConfig, Qwen3MoeFp8) {
   ModelSpec m = read("Qwen__Qwen3-235B-A22B-FP8");
-  EXPECT_EQ(m.layers, 94);
-  EXPECT_EQ(m.hidden, 4096);
-  EXPECT_EQ(m.heads, 64);
-  EXPECT_EQ(m.kv_heads, 4);
-  EXPECT_EQ(m.head_dim, 128);
-  EXPECT_EQ(m.experts, 128);
-  EXPECT_EQ(m.experts_per_token, 8);
-  EXPECT_EQ(m.moe_intermediate, 1536);
-  EXPECT_EQ(m.moe_layers, 94);
-  EXPECT_EQ(m.attention_format, WeightFormat::kFp8);
-  EXPECT_EQ(m.expert_format, WeightFormat::kFp8);
-  EXPECT_EQ(m.quantization, "fp8 block 128x128");
-  EXPECT_EQ(m.weight_block, 128);
+  expect_fields(m, FIELD(layers, 94), FIELD(hidden, 4096), FIELD(heads, 64), FIELD(kv_heads, 4),
+                FIELD(head_dim, 128), FIELD(moe_layers, 94), FIELD(experts, 128),
+                FIELD(experts_per_token, 8), FIELD(moe_intermediate, 1536),
+                FIELD(attention_format, WeightFormat::kFp8),
+                FIELD(expert_format, WeightFormat::kFp8), FIELD(quantization, "fp8 block 128x128"),
+                FIELD(weight_block, 128));
   // Its modules_to_not_convert lists norms and routers of every layer ("post_attention_layernorm"
   // included), no attention module: attention stays FP8.
   EXPECT_EQ(m.kv_bytes_per_token_per_layer(), 2u * 4u * 128u * 2u);
@@ -202,29 +189,15 @@ TEST(ModelConfig, Qwen3MoeFp8) {
 // ---------------------------------------------------------------------------------------------
 TEST(ModelConfig, GptOss) {
   ModelSpec m = read("openai__gpt-oss-120b");
-  EXPECT_EQ(m.model_type, "gpt_oss");
-  EXPECT_EQ(m.layers, 36);
-  EXPECT_EQ(m.hidden, 2880);
-  EXPECT_EQ(m.vocab, 201088);
-  EXPECT_EQ(m.heads, 64);
-  EXPECT_EQ(m.kv_heads, 8);
-  EXPECT_EQ(m.head_dim, 64);
-  EXPECT_TRUE(m.qkv_bias);
-  EXPECT_TRUE(m.o_bias);
-  EXPECT_TRUE(m.attention_sinks);
-  EXPECT_EQ(m.sliding_window, 128);
-  EXPECT_EQ(m.sliding_window_layers, 18);
-  EXPECT_EQ(m.experts, 128);
-  EXPECT_EQ(m.experts_per_token, 4);
-  EXPECT_EQ(m.moe_intermediate, 2880);
-  EXPECT_EQ(m.intermediate, 0);
-  EXPECT_EQ(m.moe_layers, 36);
-  EXPECT_EQ(m.dense_layers, 0);
-  EXPECT_TRUE(m.expert_bias);
-  EXPECT_TRUE(m.router_bias);
-  EXPECT_EQ(m.expert_format, WeightFormat::kMxfp4);
-  EXPECT_EQ(m.attention_format, WeightFormat::kBf16);
-  EXPECT_EQ(m.quantization, "mxfp4 (experts)");
+  expect_fields(m, FIELD(model_type, "gpt_oss"), FIELD(layers, 36), FIELD(hidden, 2880),
+                FIELD(vocab, 201088), FIELD(heads, 64), FIELD(kv_heads, 8), FIELD(head_dim, 64),
+                FIELD(sliding_window, 128), FIELD(sliding_window_layers, 18), FIELD(qkv_bias, true),
+                FIELD(o_bias, true), FIELD(attention_sinks, true), FIELD(dense_layers, 0),
+                FIELD(intermediate, 0), FIELD(moe_layers, 36), FIELD(experts, 128),
+                FIELD(experts_per_token, 4), FIELD(moe_intermediate, 2880),
+                FIELD(expert_bias, true), FIELD(router_bias, true),
+                FIELD(attention_format, WeightFormat::kBf16),
+                FIELD(expert_format, WeightFormat::kMxfp4), FIELD(quantization, "mxfp4 (experts)"));
 
   EXPECT_EQ(m.attention_params_per_layer(), 26'550'144u);
   EXPECT_EQ(m.expert_params(), 24'891'840u);
@@ -239,18 +212,11 @@ TEST(ModelConfig, GptOss) {
 // ---------------------------------------------------------------------------------------------
 TEST(ModelConfig, Mixtral) {
   ModelSpec m = read("mistralai__Mixtral-8x7B-v0.1");
-  EXPECT_EQ(m.model_type, "mixtral");
-  EXPECT_EQ(m.layers, 32);
-  EXPECT_EQ(m.hidden, 4096);
-  EXPECT_EQ(m.vocab, 32000);
-  EXPECT_EQ(m.kv_heads, 8);
-  EXPECT_EQ(m.head_dim, 128);
-  EXPECT_EQ(m.experts, 8);
-  EXPECT_EQ(m.experts_per_token, 2);
-  EXPECT_EQ(m.moe_intermediate, 14336);
-  EXPECT_EQ(m.intermediate, 0);
-  EXPECT_EQ(m.moe_layers, 32);
-  EXPECT_EQ(m.sliding_window, 0);  // null
+  expect_fields(m, FIELD(model_type, "mixtral"), FIELD(layers, 32), FIELD(hidden, 4096),
+                FIELD(vocab, 32000), FIELD(kv_heads, 8), FIELD(head_dim, 128),
+                FIELD(sliding_window, 0),  // null
+                FIELD(intermediate, 0), FIELD(moe_layers, 32), FIELD(experts, 8),
+                FIELD(experts_per_token, 2), FIELD(moe_intermediate, 14336));
   EXPECT_EQ(m.expert_params(), 3u * 4096u * 14336u);
   EXPECT_EQ(m.total_params(), 46'702'792'704u);
   EXPECT_NEAR(billions(m.total_params()), 46.7, 0.05);
@@ -265,24 +231,13 @@ TEST(ModelConfig, Mixtral) {
 // ---------------------------------------------------------------------------------------------
 TEST(ModelConfig, Llama4Scout) {
   ModelSpec m = read("meta-llama__Llama-4-Scout-17B-16E-Instruct");
-  EXPECT_EQ(m.model_type, "llama4");
-  EXPECT_EQ(m.layers, 48);
-  EXPECT_EQ(m.hidden, 5120);
-  EXPECT_EQ(m.vocab, 202048);
-  EXPECT_EQ(m.heads, 40);
-  EXPECT_EQ(m.kv_heads, 8);
-  EXPECT_EQ(m.head_dim, 128);
-  EXPECT_EQ(m.experts, 16);
-  EXPECT_EQ(m.experts_per_token, 1);
-  EXPECT_EQ(m.moe_intermediate, 8192);
-  EXPECT_EQ(m.intermediate, 16384);
-  EXPECT_EQ(m.moe_layers, 48);  // interleave_moe_layer_step 1
-  EXPECT_EQ(m.dense_layers, 0);
-  EXPECT_EQ(m.shared_experts, 1);
-  EXPECT_EQ(m.shared_intermediate, 8192);
-  EXPECT_EQ(m.sliding_window, 8192);
-  EXPECT_EQ(m.sliding_window_layers, 36);
-  EXPECT_EQ(m.dtype, "bfloat16");
+  expect_fields(
+      m, FIELD(model_type, "llama4"), FIELD(layers, 48), FIELD(hidden, 5120), FIELD(vocab, 202048),
+      FIELD(heads, 40), FIELD(kv_heads, 8), FIELD(head_dim, 128), FIELD(sliding_window, 8192),
+      FIELD(sliding_window_layers, 36), FIELD(dense_layers, 0), FIELD(intermediate, 16384),
+      FIELD(moe_layers, 48),  // interleave_moe_layer_step 1
+      FIELD(experts, 16), FIELD(experts_per_token, 1), FIELD(shared_experts, 1),
+      FIELD(moe_intermediate, 8192), FIELD(shared_intermediate, 8192), FIELD(dtype, "bfloat16"));
   EXPECT_GE(billions(m.total_params()), 107.0);
   EXPECT_LE(billions(m.total_params()), 109.0);
   EXPECT_NEAR(billions(m.active_params()), 17.0, 0.25);  // 17.17B
@@ -313,15 +268,10 @@ TEST(ModelConfig, Llama4MaverickInterleaved) {
 TEST(ModelConfig, Llama4TextOnlyIsLlama4) {
   ModelSpec text = read("derived__Llama-4-Maverick-17B-128E-text-only");
   ModelSpec wrapped = read("meta-llama__Llama-4-Maverick-17B-128E-Instruct");
-  EXPECT_EQ(text.model_type, "llama4_text");
-  EXPECT_EQ(text.moe_layers, 24);
-  EXPECT_EQ(text.dense_layers, 24);
-  EXPECT_EQ(text.intermediate, 16384);
-  EXPECT_EQ(text.moe_intermediate, 8192);
-  EXPECT_EQ(text.shared_experts, 1);
-  EXPECT_EQ(text.shared_intermediate, 8192);
-  EXPECT_EQ(text.sliding_window, 8192);
-  EXPECT_EQ(text.sliding_window_layers, 36);
+  expect_fields(text, FIELD(model_type, "llama4_text"), FIELD(sliding_window, 8192),
+                FIELD(sliding_window_layers, 36), FIELD(dense_layers, 24),
+                FIELD(intermediate, 16384), FIELD(moe_layers, 24), FIELD(shared_experts, 1),
+                FIELD(moe_intermediate, 8192), FIELD(shared_intermediate, 8192));
   EXPECT_EQ(text.total_params(), 400'711'848'960u);
   EXPECT_EQ(wrapped.total_params(), 400'711'848'960u);
   EXPECT_EQ(text.active_params(), wrapped.active_params());
@@ -554,6 +504,13 @@ const char* kSmall = R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidd
   "num_attention_heads": 4, "vocab_size": 100, "moe_intermediate_size": 32, "num_experts": 8,
   "num_experts_per_tok": 2})";
 
+// kSmall with `changes` set over its top-level keys, parsed as `file`.
+Result<ModelSpec> parse_small(const nlohmann::json& changes, std::string_view file) {
+  nlohmann::json j = nlohmann::json::parse(kSmall);
+  j.update(changes);
+  return parse_model_config(j.dump(), file);
+}
+
 TEST(ModelConfigErrors, NotJson) {
   auto m = parse_model_config("this is not json", "bad.json");
   ASSERT_FALSE(m.ok());
@@ -674,9 +631,7 @@ TEST(ModelConfigErrors, WrongType) {
 }
 
 TEST(ModelConfigErrors, NegativeExperts) {
-  nlohmann::json j = nlohmann::json::parse(kSmall);
-  j["num_experts"] = -8;
-  auto m = parse_model_config(j.dump(), "neg.json");
+  auto m = parse_small({{"num_experts", -8}}, "neg.json");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().what.find("\"num_experts\""), std::string::npos);
   EXPECT_NE(m.error().what.find("negative"), std::string::npos) << m.error().to_string();
@@ -700,9 +655,7 @@ TEST(ModelConfigErrors, AbsurdSizes) {
                               {"num_experts", 10'000'000},
                               {"moe_intermediate_size", int64_t{1} << 50},
                               {"num_attention_heads", 0}}) {
-    nlohmann::json j = nlohmann::json::parse(kSmall);
-    j[field] = value;
-    auto m = parse_model_config(j.dump(), "big.json");
+    auto m = parse_small({{field, value}}, "big.json");
     ASSERT_FALSE(m.ok()) << field;
     EXPECT_NE(m.error().what.find(field), std::string::npos) << m.error().to_string();
   }
@@ -808,18 +761,14 @@ TEST(ModelConfigErrors, ExpertsPerTokenErrorsNameTheKeyRead) {
 
 // n_shared_experts x moe_intermediate_size is checked in 64 bits (2^16 x 2^24 overflows an int).
 TEST(ModelConfigErrors, SharedExpertWidthOverflow) {
-  nlohmann::json j = nlohmann::json::parse(kSmall);
-  j["n_shared_experts"] = 65536;
-  j["moe_intermediate_size"] = 1 << 24;
-  auto m = parse_model_config(j.dump(), "shared.json");
+  auto m =
+      parse_small({{"n_shared_experts", 65536}, {"moe_intermediate_size", 1 << 24}}, "shared.json");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().what.find("too wide"), std::string::npos) << m.error().to_string();
 }
 
 TEST(ModelConfigErrors, KvHeadsAboveHeads) {
-  nlohmann::json j = nlohmann::json::parse(kSmall);
-  j["num_key_value_heads"] = 8;
-  auto m = parse_model_config(j.dump(), "kv.json");
+  auto m = parse_small({{"num_key_value_heads", 8}}, "kv.json");
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().what.find("num_key_value_heads"), std::string::npos);
 }

@@ -196,12 +196,11 @@ TEST(Peaks, MissingCatalogPeaksFallBackOrAreNoted) {
 // the mean) applies after it: the imbalance never exceeds ep.
 TEST(Experts, RoutingSkewIsCappedAtEp) {
   PlanRequest rq = request("Qwen__Qwen3-30B-A3B", "4x\"RTX PRO 6000\"");
-  PlanShape ep4;
-  ep4.tp = 1;
-  ep4.dp = 4;
-  ep4.experts = ExpertMode::kExpertParallel;
-  ep4.dp_attention = true;
-  ep4.a2a = AllToAll::kAllgatherReduceScatter;
+  const PlanShape ep4{.tp = 1,
+                      .dp = 4,
+                      .experts = ExpertMode::kExpertParallel,
+                      .a2a = AllToAll::kAllgatherReduceScatter,
+                      .dp_attention = true};
   double binomial = estimate(rq, ep4).decode.expert_load_imbalance;
   rq.assumptions.routing_skew = 2;
   EXPECT_NEAR(estimate(rq, ep4).decode.expert_load_imbalance, 2 * binomial, 1e-12);

@@ -16,6 +16,7 @@ namespace {
 
 using nlohmann::json;
 using testing::bench_fixture;
+using testing::expect_substrings;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -129,15 +130,15 @@ TEST(BenchHtmlEscaping, HostileStringsAreEscaped) {
   EXPECT_THAT(html, Not(HasSubstr("<img")));
   EXPECT_THAT(html, Not(HasSubstr("<b>")));
   EXPECT_THAT(html, Not(HasSubstr("\x1b")));
-  EXPECT_THAT(html, HasSubstr("<td>bf16 &lt;img src=x onerror=alert(1)&gt; | pipe &amp; "
-                              "&quot;quote&quot; &lt;/script&gt;"));
-  EXPECT_THAT(html, HasSubstr("<title>smcompat bench: &lt;script&gt;alert(&#39;host&#39;)&lt;/"
-                              "script&gt; 2026-11-25T04:00:00Z</title>"));
-  EXPECT_THAT(html, HasSubstr("<li>fp8 &lt;/script&gt;&lt;b&gt;skip&lt;/b&gt;: reason "
-                              "&lt;i&gt;&amp;amp;&lt;/i&gt; | `x`\nsecond line</li>"));
-  EXPECT_THAT(html, HasSubstr("\\x1b[31mred\\x1b[0m note &lt;/script&gt;"));
-  EXPECT_THAT(html, HasSubstr("<li>GPU 0: GPU &amp; &lt;b&gt;Co&lt;/b&gt;, cc 9.0"));
-  EXPECT_THAT(html, HasSubstr("<li>warn &lt;script&gt;alert(3)&lt;/script&gt;</li>"));
+  expect_substrings(html, {"<td>bf16 &lt;img src=x onerror=alert(1)&gt; | pipe &amp; "
+                           "&quot;quote&quot; &lt;/script&gt;",
+                           "<title>smcompat bench: &lt;script&gt;alert(&#39;host&#39;)&lt;/"
+                           "script&gt; 2026-11-25T04:00:00Z</title>",
+                           "<li>fp8 &lt;/script&gt;&lt;b&gt;skip&lt;/b&gt;: reason "
+                           "&lt;i&gt;&amp;amp;&lt;/i&gt; | `x`\nsecond line</li>",
+                           "\\x1b[31mred\\x1b[0m note &lt;/script&gt;",
+                           "<li>GPU 0: GPU &amp; &lt;b&gt;Co&lt;/b&gt;, cc 9.0",
+                           "<li>warn &lt;script&gt;alert(3)&lt;/script&gt;</li>"});
   if (!bench_html_plots_available()) {
     EXPECT_THAT(html, Not(HasSubstr("<script")));
     return;
@@ -191,31 +192,31 @@ TEST(BenchHtmlNoPlots, SaysSoAndKeepsTheTables) {
   // Every table is still there.
   for (const char* suite : {"gemm", "memory", "p2p", "launch", "jit", "torch.gemm"})
     EXPECT_THAT(html, HasSubstr(std::string("<h2>") + suite + "</h2>")) << suite;
-  EXPECT_THAT(html, HasSubstr("<tr class=\"nc\"><td>bf16 2048x2048x2048<span class=\"src\" "
-                              "title=\"catalog: H100 SXM fp16_bf16 dense (DS)\"></span></td><td>0"
-                              "</td><td class=\"num\">498.7 TFLOPS</td><td class=\"num\">50.4 %"
-                              "</td><td>±1.10 % n=180 not converged (timeout)</td><td>yes</td>"));
-  EXPECT_THAT(html, HasSubstr("<tr class=\"thr\"><td>fp16 8192x8192x8192"));
-  // Columns no row of a suite fills are left out.
-  EXPECT_THAT(html, HasSubstr("<h2>launch</h2>\n<table class=\"results\"><tr><th>configuration"
-                              "</th><th>GPU</th><th>value</th><th>noise</th><th>origin</th></tr>"));
-  EXPECT_THAT(html, HasSubstr("<tr class=\"bad\"><td>fp64 1024x1024x1024"));
-  EXPECT_THAT(html, HasSubstr("<li>fp4 8192x8192x8192 (GPU 0): no fp4 on 9.0</li>"));
-  // The P2P heat map: the fastest link darkest, no link on the diagonal.
-  EXPECT_THAT(html, HasSubstr("<caption>ce unidirectional (GB/s; row: source GPU, column: "
-                              "destination GPU)</caption>"));
-  EXPECT_THAT(html, HasSubstr("<tr><th>GPU 1</th><td style=\"background:#08306b;color:#fff\">"
-                              "391.2</td><td class=\"none\">&mdash;</td></tr>"));
-  // The comparison lists every row, changed ones marked.
-  EXPECT_THAT(
-      html, HasSubstr("<tr class=\"v-changed\"><td>gemm</td><td>bf16 8192x8192x8192</td>"
-                      "<td>0</td><td class=\"num\">641.2 TFLOPS</td><td class=\"num\">"
-                      "712.4 TFLOPS</td><td class=\"num\">+11.1 %</td><td>changed (faster)</td>"));
-  EXPECT_THAT(html, HasSubstr("<tr class=\"v-within-noise\"><td>gemm</td><td>bf16 "
-                              "4096x4096x4096</td>"));
-  EXPECT_THAT(html, HasSubstr("<tr class=\"v-new\"><td>torch.resnet50</td>"));
-  EXPECT_THAT(html, HasSubstr("<tr class=\"v-missing\"><td>gemm</td><td>fp64 8192x8192x8192"));
-  EXPECT_THAT(html, HasSubstr("<h2>native and torch side by side</h2>"));
+  expect_substrings(html,
+                    {"<tr class=\"nc\"><td>bf16 2048x2048x2048<span class=\"src\" "
+                     "title=\"catalog: H100 SXM fp16_bf16 dense (DS)\"></span></td><td>0"
+                     "</td><td class=\"num\">498.7 TFLOPS</td><td class=\"num\">50.4 %"
+                     "</td><td>±1.10 % n=180 not converged (timeout)</td><td>yes</td>",
+                     "<tr class=\"thr\"><td>fp16 8192x8192x8192",
+                     // Columns no row of a suite fills are left out.
+                     "<h2>launch</h2>\n<table class=\"results\"><tr><th>configuration"
+                     "</th><th>GPU</th><th>value</th><th>noise</th><th>origin</th></tr>",
+                     "<tr class=\"bad\"><td>fp64 1024x1024x1024",
+                     "<li>fp4 8192x8192x8192 (GPU 0): no fp4 on 9.0</li>",
+                     // The P2P heat map: the fastest link darkest, no link on the diagonal.
+                     "<caption>ce unidirectional (GB/s; row: source GPU, column: "
+                     "destination GPU)</caption>",
+                     "<tr><th>GPU 1</th><td style=\"background:#08306b;color:#fff\">"
+                     "391.2</td><td class=\"none\">&mdash;</td></tr>",
+                     // The comparison lists every row, changed ones marked.
+                     "<tr class=\"v-changed\"><td>gemm</td><td>bf16 8192x8192x8192</td>"
+                     "<td>0</td><td class=\"num\">641.2 TFLOPS</td><td class=\"num\">"
+                     "712.4 TFLOPS</td><td class=\"num\">+11.1 %</td><td>changed (faster)</td>",
+                     "<tr class=\"v-within-noise\"><td>gemm</td><td>bf16 "
+                     "4096x4096x4096</td>",
+                     "<tr class=\"v-new\"><td>torch.resnet50</td>",
+                     "<tr class=\"v-missing\"><td>gemm</td><td>fp64 8192x8192x8192",
+                     "<h2>native and torch side by side</h2>"});
 }
 
 TEST(BenchHtmlNoPlots, EmptyRun) {

@@ -18,6 +18,8 @@ namespace {
 
 using testing::bench_fixture;
 using ::testing::Contains;
+using testing::expect_lines;
+using testing::expect_substrings;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -41,14 +43,13 @@ TEST_F(BenchPrinters, TextHeader) {
   EXPECT_EQ(text[0], "smcompat bench");
   EXPECT_EQ(text[1],
             "SYNTHETIC: 43 of 43 rows are made-up figures (tests, examples), not measurements");
-  EXPECT_THAT(text, Contains("  driver     580.95.05 (CUDA 13.0)"));
-  EXPECT_THAT(text, Contains("  host       synthetic-host"));
-  EXPECT_THAT(text, Contains("  libraries  cublasLt 13.0.0, python 3.11.7, torch 2.9.0+cu130"));
-  EXPECT_THAT(text, Contains("  method     at least 10 samples and 0.5 s, until the relative "
-                             "stddev is at most 0.5 % or 15 s pass; blocking kernel, L2 flushed "
-                             "before each sample"));
-  EXPECT_THAT(text, Contains("  GPU 0: NVIDIA H100 80GB HBM3, cc 9.0, catalog H100 SXM; at start "
-                             "SM 1980 MHz, mem 2619 MHz, 35 °C, 72.0 W"));
+  expect_lines(text, {"  driver     580.95.05 (CUDA 13.0)", "  host       synthetic-host",
+                      "  libraries  cublasLt 13.0.0, python 3.11.7, torch 2.9.0+cu130",
+                      "  method     at least 10 samples and 0.5 s, until the relative "
+                      "stddev is at most 0.5 % or 15 s pass; blocking kernel, L2 flushed "
+                      "before each sample",
+                      "  GPU 0: NVIDIA H100 80GB HBM3, cc 9.0, catalog H100 SXM; at start "
+                      "SM 1980 MHz, mem 2619 MHz, 35 °C, 72.0 W"});
 }
 
 TEST_F(BenchPrinters, TextSuiteTables) {
@@ -61,29 +62,29 @@ TEST_F(BenchPrinters, TextSuiteTables) {
       suites.push_back(l);
   EXPECT_EQ(suites, (std::vector<std::string>{"gemm", "memory", "p2p", "launch", "jit",
                                               "torch.gemm", "torch.sdpa", "torch.resnet50"}));
-  EXPECT_THAT(text, Contains("  configuration            GPU          value  % of peak  noise   "
-                             "                               verified  origin     flags"));
-  EXPECT_THAT(text, Contains("  bf16 8192x8192x8192      0     712.4 TFLOPS     72.0 %  ±0.20 % "
-                             "n=24                           yes       synthetic"));
-  // Not converged, throttled, failed verification.
-  EXPECT_THAT(text, Contains("  bf16 2048x2048x2048      0     498.7 TFLOPS     50.4 %  ±1.10 % "
-                             "n=180 not converged (timeout)  yes       synthetic"));
-  EXPECT_THAT(text, Contains("  fp16 8192x8192x8192      0     593.6 TFLOPS     60.0 %  ±0.20 % "
-                             "n=24                           yes       synthetic  throttled 4 "
-                             "samples (sw_power_cap)"));
-  EXPECT_THAT(text, Contains("  fp64 1024x1024x1024      0     40.10 TFLOPS     59.9 %  ±0.20 % "
-                             "n=24                           NO        synthetic"));
-  EXPECT_THAT(text, Contains("  note: fp64 1024x1024x1024: reference check: max relative error "
-                             "3.1e-2 above 1e-6"));
-  EXPECT_THAT(text, Contains("  kernel launch  0    2.310 us  ±3.00 % n=100000 not converged "
-                             "(max_samples)  synthetic"));
-  EXPECT_THAT(text, Contains("  ce unidirectional 0->1  0→1  389.5 GB/s     86.6 %  ±0.20 % n=24 "
-                             " synthetic"));
-  EXPECT_THAT(text, Contains("  mma compute_80 PTX (JIT)    0    598.4 TFLOPS     60.5 %  ±0.20 % "
-                             "n=24  synthetic  load_ms=412.5"));
-  // No peak: the % column is blank, not 0.
-  EXPECT_THAT(text, Contains("  h2d pinned 1024 MiB  0     53.20 GB/s             ±0.20 % n=24  "
-                             "synthetic"));
+  expect_lines(text, {"  configuration            GPU          value  % of peak  noise   "
+                      "                               verified  origin     flags",
+                      "  bf16 8192x8192x8192      0     712.4 TFLOPS     72.0 %  ±0.20 % "
+                      "n=24                           yes       synthetic",
+                      // Not converged, throttled, failed verification.
+                      "  bf16 2048x2048x2048      0     498.7 TFLOPS     50.4 %  ±1.10 % "
+                      "n=180 not converged (timeout)  yes       synthetic",
+                      "  fp16 8192x8192x8192      0     593.6 TFLOPS     60.0 %  ±0.20 % "
+                      "n=24                           yes       synthetic  throttled 4 "
+                      "samples (sw_power_cap)",
+                      "  fp64 1024x1024x1024      0     40.10 TFLOPS     59.9 %  ±0.20 % "
+                      "n=24                           NO        synthetic",
+                      "  note: fp64 1024x1024x1024: reference check: max relative error "
+                      "3.1e-2 above 1e-6",
+                      "  kernel launch  0    2.310 us  ±3.00 % n=100000 not converged "
+                      "(max_samples)  synthetic",
+                      "  ce unidirectional 0->1  0→1  389.5 GB/s     86.6 %  ±0.20 % n=24 "
+                      " synthetic",
+                      "  mma compute_80 PTX (JIT)    0    598.4 TFLOPS     60.5 %  ±0.20 % "
+                      "n=24  synthetic  load_ms=412.5",
+                      // No peak: the % column is blank, not 0.
+                      "  h2d pinned 1024 MiB  0     53.20 GB/s             ±0.20 % n=24  "
+                      "synthetic"});
 }
 
 TEST_F(BenchPrinters, TextSkipsWithReasons) {
@@ -140,21 +141,21 @@ TEST(BenchPrintersOrigin, EmptyRun) {
 
 TEST_F(BenchPrinters, TextComparison) {
   const auto text = lines(render_bench_text(run, Style::plain(), &cmp));
-  EXPECT_THAT(text, Contains("compared with the baseline of 2026-11-01T04:00:00Z on synthetic-host "
-                             "(smcompat 0.9.0)"));
-  EXPECT_THAT(text, Contains("  gemm            bf16 8192x8192x8192         0    641.2 TFLOPS  "
-                             "712.4 TFLOPS  +11.1 %  changed (faster)"));
-  EXPECT_THAT(text, Contains("  jit             triad compute_80 PTX (JIT)  0               -   "
-                             "3004.5 GB/s           new"));
-  EXPECT_THAT(text, Contains("  torch.resnet50  fp16 batch 256              0               -  "
-                             "3120.0 img/s           new"));
-  EXPECT_THAT(text, Contains("  gemm            fp64 8192x8192x8192         0    52.00 TFLOPS    "
-                             "         -           missing"));
-  EXPECT_THAT(text, Contains("  gemm            fp4 8192x8192x8192          0               -    "
-                             "         -           skipped"));
-  EXPECT_THAT(text, Contains("  1 changed beyond the noise, 38 within it, 2 not comparable, 2 new, "
-                             "1 missing"));
-  EXPECT_THAT(text, Contains("  (38 rows within the noise not listed)"));
+  expect_lines(text, {"compared with the baseline of 2026-11-01T04:00:00Z on synthetic-host "
+                      "(smcompat 0.9.0)",
+                      "  gemm            bf16 8192x8192x8192         0    641.2 TFLOPS  "
+                      "712.4 TFLOPS  +11.1 %  changed (faster)",
+                      "  jit             triad compute_80 PTX (JIT)  0               -   "
+                      "3004.5 GB/s           new",
+                      "  torch.resnet50  fp16 batch 256              0               -  "
+                      "3120.0 img/s           new",
+                      "  gemm            fp64 8192x8192x8192         0    52.00 TFLOPS    "
+                      "         -           missing",
+                      "  gemm            fp4 8192x8192x8192          0               -    "
+                      "         -           skipped",
+                      "  1 changed beyond the noise, 38 within it, 2 not comparable, 2 new, "
+                      "1 missing",
+                      "  (38 rows within the noise not listed)"});
   // bf16 4096³ moved by 0.1 %, well inside its noise: counted, not listed as a change.
   const std::string all = render_bench_text(run, Style::plain(), &cmp);
   const auto cmp_part = all.substr(all.find("compared with the baseline"));
@@ -210,39 +211,37 @@ TEST_F(BenchPrinters, ColourOnlyWhenAsked) {
   const Style colour = Style::for_stream(stdout, Style::Mode::kAlways);
   ASSERT_TRUE(colour.enabled());
   const std::string text = render_bench_text(run, colour, &cmp);
-  EXPECT_THAT(text, HasSubstr("\x1b[33m±1.10 % n=180 not converged (timeout)\x1b[0m"));
-  EXPECT_THAT(text, HasSubstr("\x1b[31mNO\x1b[0m"));
-  EXPECT_THAT(text, HasSubstr("\x1b[33mthrottled 4 samples (sw_power_cap)\x1b[0m"));
-  EXPECT_THAT(text, HasSubstr("\x1b[33mchanged (faster)\x1b[0m"));
+  expect_substrings(text, {"\x1b[33m±1.10 % n=180 not converged (timeout)\x1b[0m",
+                           "\x1b[31mNO\x1b[0m", "\x1b[33mthrottled 4 samples (sw_power_cap)\x1b[0m",
+                           "\x1b[33mchanged (faster)\x1b[0m"});
 }
 
 TEST_F(BenchPrinters, Markdown) {
   const auto md = lines(render_bench_markdown(run, &cmp));
   ASSERT_FALSE(md.empty());
   EXPECT_EQ(md[0], "# smcompat bench");
-  EXPECT_THAT(md, Contains("> **SYNTHETIC: 43 of 43 rows are made-up figures (tests, examples), "
-                           "not measurements**"));
-  EXPECT_THAT(md, Contains("- **driver**: 580.95.05 (CUDA 13.0)"));
-  EXPECT_THAT(md, Contains("## gemm"));
-  EXPECT_THAT(md, Contains("| configuration | GPU | value | % of peak | noise | verified | origin "
-                           "| flags |"));
-  EXPECT_THAT(md, Contains("| --- | --- | ---: | ---: | --- | --- | --- | --- |"));
-  EXPECT_THAT(md, Contains("| bf16 8192x8192x8192 | 0 | 712.4 TFLOPS | 72.0 % | ±0.20 % n=24 | "
-                           "yes | synthetic |  |"));
-  EXPECT_THAT(md, Contains("| bf16 2048x2048x2048 | 0 | 498.7 TFLOPS | 50.4 % | **±1.10 % n=180 "
-                           "not converged (timeout)** | yes | synthetic |  |"));
-  EXPECT_THAT(md, Contains("| fp16 8192x8192x8192 | 0 | 593.6 TFLOPS | 60.0 % | ±0.20 % n=24 | "
-                           "yes | synthetic | throttled 4 samples (sw\\_power\\_cap) |"));
-  EXPECT_THAT(md, Contains("| fp64 1024x1024x1024 | 0 | 40.10 TFLOPS | 59.9 % | ±0.20 % n=24 | "
-                           "**NO** | synthetic |  |"));
-  EXPECT_THAT(md, Contains("- fp4 8192x8192x8192 (GPU 0): no fp4 on 9.0"));
-  EXPECT_THAT(md, Contains("| gemm | bf16 8192x8192x8192 | 712.4 TFLOPS | 705.3 TFLOPS | 0.99× |"));
-  EXPECT_THAT(md, Contains("| gemm | bf16 8192x8192x8192 | 0 | 641.2 TFLOPS | 712.4 TFLOPS | "
-                           "+11.1 % | **changed (faster)** |"));
-  EXPECT_THAT(md, Contains("| torch.resnet50 | fp16 batch 256 | 0 | - | 3120.0 img/s |  | new |"));
-  EXPECT_THAT(md, Contains("| gemm | fp64 8192x8192x8192 | 0 | 52.00 TFLOPS | - |  | missing |"));
-  EXPECT_THAT(md, Contains("1 changed beyond the noise, 38 within it, 2 not comparable, 2 new, 1 "
-                           "missing"));
+  expect_lines(md, {"> **SYNTHETIC: 43 of 43 rows are made-up figures (tests, examples), "
+                    "not measurements**",
+                    "- **driver**: 580.95.05 (CUDA 13.0)", "## gemm",
+                    "| configuration | GPU | value | % of peak | noise | verified | origin "
+                    "| flags |",
+                    "| --- | --- | ---: | ---: | --- | --- | --- | --- |",
+                    "| bf16 8192x8192x8192 | 0 | 712.4 TFLOPS | 72.0 % | ±0.20 % n=24 | "
+                    "yes | synthetic |  |",
+                    "| bf16 2048x2048x2048 | 0 | 498.7 TFLOPS | 50.4 % | **±1.10 % n=180 "
+                    "not converged (timeout)** | yes | synthetic |  |",
+                    "| fp16 8192x8192x8192 | 0 | 593.6 TFLOPS | 60.0 % | ±0.20 % n=24 | "
+                    "yes | synthetic | throttled 4 samples (sw\\_power\\_cap) |",
+                    "| fp64 1024x1024x1024 | 0 | 40.10 TFLOPS | 59.9 % | ±0.20 % n=24 | "
+                    "**NO** | synthetic |  |",
+                    "- fp4 8192x8192x8192 (GPU 0): no fp4 on 9.0",
+                    "| gemm | bf16 8192x8192x8192 | 712.4 TFLOPS | 705.3 TFLOPS | 0.99× |",
+                    "| gemm | bf16 8192x8192x8192 | 0 | 641.2 TFLOPS | 712.4 TFLOPS | "
+                    "+11.1 % | **changed (faster)** |",
+                    "| torch.resnet50 | fp16 batch 256 | 0 | - | 3120.0 img/s |  | new |",
+                    "| gemm | fp64 8192x8192x8192 | 0 | 52.00 TFLOPS | - |  | missing |",
+                    "1 changed beyond the noise, 38 within it, 2 not comparable, 2 new, 1 "
+                    "missing"});
   // Every table row has as many cells as its header.
   size_t cells = 0;
   for (const auto& l : md) {

@@ -36,14 +36,12 @@ DoctorReport sample() {
                         "/usr/local/cuda-12.8/bin/nvcc",
                         {"CUDA_HOME", "/usr/local/cuda"}});
   r.libraries.push_back({"libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "ld.so.conf"});
-  PythonEnv e;
-  e.prefix = "/opt/venv";
-  e.site_packages = "/opt/venv/lib/python3.12/site-packages";
-  e.python_version = "3.12";
-  e.kind = "venv";
-  e.found_by = "--python";
-  e.torch = TorchFacts{"2.6.0+cu124", "cu124", Version{12, 4}, "", ""};
-  r.envs.push_back(e);
+  r.envs.push_back({.prefix = "/opt/venv",
+                    .site_packages = "/opt/venv/lib/python3.12/site-packages",
+                    .python_version = "3.12",
+                    .kind = "venv",
+                    .found_by = "--python",
+                    .torch = TorchFacts{"2.6.0+cu124", "cu124", Version{12, 4}, "", ""}});
   PackageVerdict v;
   v.env = "/opt/venv";
   v.package = "torch";

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "smcompat/plan/model.hpp"
 
@@ -23,61 +25,81 @@ std::string config(const char* name) {
   return std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/" + name + ".json";
 }
 
+// The request for `model` (its config read into rq.model) and the GPU sets `gpus` names; false,
+// with the reason as a test failure, when either does not read.
+bool read_inputs(const char* model, const char* gpus, plan::PlanRequest& rq,
+                 std::vector<plan::GpuSet>& sets) {
+  auto spec = plan::read_model_config(config(model));
+  EXPECT_TRUE(spec) << spec.error().to_string();
+  auto parsed = plan::parse_gpu_sets(gpus, Catalog::builtin());
+  EXPECT_TRUE(parsed) << parsed.error().to_string();
+  if (!spec || !parsed) return false;
+  rq.model = *spec;
+  sets = *parsed;
+  return true;
+}
+
 PlanReport make_report(const char* model, const char* gpus,
                        std::optional<std::string> from = std::nullopt,
                        plan::Engine engine = plan::Engine::kVllm) {
-  auto spec = plan::read_model_config(config(model));
-  EXPECT_TRUE(spec) << spec.error().to_string();
-  auto sets = plan::parse_gpu_sets(gpus, Catalog::builtin());
-  EXPECT_TRUE(sets) << sets.error().to_string();
   plan::PlanRequest rq;
-  rq.model = *spec;
+  std::vector<plan::GpuSet> sets;
+  read_inputs(model, gpus, rq, sets);
   PlanReportOptions o;
   o.engine = engine;
   o.model_id = "org/model";
   o.from = from;
-  auto r = build_plan_report(rq, *sets, o);
+  auto r = build_plan_report(rq, sets, o);
   EXPECT_TRUE(r) << r.error().to_string();
   return *r;
 }
 
+// A key and the value expected under it: key("tp", 4).
+template <class V>
+struct Key {
+  const char* name;
+  V value;
+};
+template <class V>
+Key<V> key(const char* name, V value) {
+  return {name, std::move(value)};
+}
+
+template <class V>
+void expect_key(const json& got, const Key<V>& want) {
+  EXPECT_EQ(got[want.name], want.value) << want.name;
+}
+
+// EXPECT_EQ(got[key], value) for each key given, each failure naming its key.
+template <class... V>
+void expect_keys(const json& got, const Key<V>&... want) {
+  (expect_key(got, want), ...);
+}
+
 void expect_plan_json(const json& j, const plan::PlanEstimate& p, const plan::EngineCommand& c) {
-  EXPECT_EQ(j["plan"], p.shape.name());
-  EXPECT_EQ(j["tp"], p.shape.tp);
-  EXPECT_EQ(j["dp"], p.shape.dp);
-  EXPECT_EQ(j["pp"], p.shape.pp);
-  EXPECT_EQ(j["ep"], p.shape.ep());
-  EXPECT_EQ(j["a2a"], std::string(plan::to_string(p.shape.a2a)));
-  EXPECT_EQ(j["dp_attention"], p.shape.dp_attention);
-  EXPECT_EQ(j["fits"], p.fits);
-  EXPECT_EQ(j["runnable"], p.runnable);
-  EXPECT_EQ(j["why_not"], json(p.why_not));
-  EXPECT_EQ(j["notes"], json(p.notes));
+  expect_keys(j, key("plan", p.shape.name()), key("tp", p.shape.tp), key("dp", p.shape.dp),
+              key("pp", p.shape.pp), key("ep", p.shape.ep()),
+              key("a2a", std::string(plan::to_string(p.shape.a2a))),
+              key("dp_attention", p.shape.dp_attention), key("fits", p.fits),
+              key("runnable", p.runnable), key("why_not", json(p.why_not)),
+              key("notes", json(p.notes)));
   const json& g = j["per_gpu"];
-  EXPECT_EQ(g["weights_bytes"], p.memory.weights);
-  EXPECT_EQ(g["kv_cache_bytes"], p.memory.kv_cache);
-  EXPECT_EQ(g["activation_bytes"], p.memory.activations);
-  EXPECT_EQ(g["reserve_bytes"], p.memory.reserve);
-  EXPECT_EQ(g["total_bytes"], p.memory.total());
-  EXPECT_EQ(g["gpu_memory_bytes"], p.gpu_memory_bytes);
+  expect_keys(g, key("weights_bytes", p.memory.weights), key("kv_cache_bytes", p.memory.kv_cache),
+              key("activation_bytes", p.memory.activations), key("reserve_bytes", p.memory.reserve),
+              key("total_bytes", p.memory.total()), key("gpu_memory_bytes", p.gpu_memory_bytes));
   const json& d = j["decode"];
-  EXPECT_EQ(d["weight_bytes_read"], p.decode.weight_bytes_read);
-  EXPECT_EQ(d["kv_bytes_read"], p.decode.kv_bytes_read);
-  EXPECT_EQ(d["flops"], p.decode.flops);
-  EXPECT_EQ(d["allreduce_bytes"], p.decode.allreduce_bytes);
-  EXPECT_EQ(d["all2all_bytes"], p.decode.all2all_bytes);
-  EXPECT_EQ(d["expert_load_imbalance"], p.decode.expert_load_imbalance);
-  EXPECT_EQ(d["memory_s"], p.decode.memory_s);
-  EXPECT_EQ(d["compute_s"], p.decode.compute_s);
-  EXPECT_EQ(d["comm_s"], p.decode.comm_s);
-  EXPECT_EQ(d["overhead_s"], p.decode.overhead_s);
-  EXPECT_EQ(d["step_s"], p.decode.step_s);
+  expect_keys(d, key("weight_bytes_read", p.decode.weight_bytes_read),
+              key("kv_bytes_read", p.decode.kv_bytes_read), key("flops", p.decode.flops),
+              key("allreduce_bytes", p.decode.allreduce_bytes),
+              key("all2all_bytes", p.decode.all2all_bytes),
+              key("expert_load_imbalance", p.decode.expert_load_imbalance),
+              key("memory_s", p.decode.memory_s), key("compute_s", p.decode.compute_s),
+              key("comm_s", p.decode.comm_s), key("overhead_s", p.decode.overhead_s),
+              key("step_s", p.decode.step_s));
   const json& e = j["estimates"];
-  EXPECT_EQ(e["tpot_ms"], p.tpot_ms);
-  EXPECT_EQ(e["decode_tokens_per_s"], p.decode_tokens_per_s);
-  EXPECT_EQ(e["output_tokens_per_s"], p.output_tokens_per_s);
-  EXPECT_EQ(e["prefill_s"], p.prefill_s);
-  EXPECT_EQ(e["max_batch_that_fits"], p.max_batch_that_fits);
+  expect_keys(e, key("tpot_ms", p.tpot_ms), key("decode_tokens_per_s", p.decode_tokens_per_s),
+              key("output_tokens_per_s", p.output_tokens_per_s), key("prefill_s", p.prefill_s),
+              key("max_batch_that_fits", p.max_batch_that_fits));
   const json& f = j["flags"];
   EXPECT_EQ(f["engine"], std::string(plan::to_string(c.engine)));
   EXPECT_EQ(f["argv"], json(c.argv));
@@ -127,13 +149,13 @@ TEST(PlanReport, JsonHasTheSchemaAndEveryPlanAsEstimated) {
   EXPECT_EQ(m["kv_bytes_per_token_per_layer"], r.model.kv_bytes_per_token_per_layer());
   EXPECT_EQ(j["workload"], json({{"batch", 64}, {"prompt_len", 1024}, {"gen_len", 1024}}));
   const json& a = j["assumptions"];
-  EXPECT_EQ(a["memory_efficiency"], r.assumptions.memory_efficiency);
-  EXPECT_EQ(a["compute_efficiency"], r.assumptions.compute_efficiency);
-  EXPECT_EQ(a["memory_utilization"], r.assumptions.memory_utilization);
-  EXPECT_EQ(a["runtime_overhead_bytes"], r.assumptions.runtime_overhead_bytes);
-  EXPECT_EQ(a["prefill_chunk_tokens"], r.assumptions.prefill_chunk_tokens);
-  EXPECT_EQ(a["routing_skew"], r.assumptions.routing_skew);
-  EXPECT_EQ(a["per_layer_overhead_us"], r.assumptions.per_layer_overhead_us);
+  expect_keys(a, key("memory_efficiency", r.assumptions.memory_efficiency),
+              key("compute_efficiency", r.assumptions.compute_efficiency),
+              key("memory_utilization", r.assumptions.memory_utilization),
+              key("runtime_overhead_bytes", r.assumptions.runtime_overhead_bytes),
+              key("prefill_chunk_tokens", r.assumptions.prefill_chunk_tokens),
+              key("routing_skew", r.assumptions.routing_skew),
+              key("per_layer_overhead_us", r.assumptions.per_layer_overhead_us));
   EXPECT_EQ(a.size(), 7u);
   EXPECT_EQ(j["peaks"]["source"], "catalog");
 
@@ -227,20 +249,17 @@ TEST(PlanReport, RewriteAwayFromDeepEpSaysWhy) {
 }
 
 TEST(PlanReport, BadFromIsAnError) {
-  auto spec = plan::read_model_config(config("Qwen__Qwen3-30B-A3B"));
-  ASSERT_TRUE(spec);
-  auto sets = plan::parse_gpu_sets("4xH100", Catalog::builtin());
-  ASSERT_TRUE(sets);
   plan::PlanRequest rq;
-  rq.model = *spec;
+  std::vector<plan::GpuSet> sets;
+  ASSERT_TRUE(read_inputs("Qwen__Qwen3-30B-A3B", "4xH100", rq, sets));
   PlanReportOptions o;
   o.model_id = "m";
   o.from = "vllm serve 'unbalanced";
-  auto r = build_plan_report(rq, *sets, o);
+  auto r = build_plan_report(rq, sets, o);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().to_string().find("--from"), std::string::npos);
   o.from = "ls -l";
-  r = build_plan_report(rq, *sets, o);
+  r = build_plan_report(rq, sets, o);
   EXPECT_FALSE(r);
 }
 
@@ -335,14 +354,11 @@ TEST(PlanReport, FitsNowhere) {
 }
 
 TEST(PlanReport, FitsNowhereBecauseOfTheKvCache) {
-  auto spec = plan::read_model_config(config("Qwen__Qwen3-30B-A3B"));
-  ASSERT_TRUE(spec);
-  auto sets = plan::parse_gpu_sets("2xH100", Catalog::builtin());
-  ASSERT_TRUE(sets);
   plan::PlanRequest rq;
-  rq.model = *spec;
+  std::vector<plan::GpuSet> sets;
+  ASSERT_TRUE(read_inputs("Qwen__Qwen3-30B-A3B", "2xH100", rq, sets));
   rq.workload = {5000, 8192, 1024};
-  auto r = build_plan_report(rq, *sets, PlanReportOptions{});
+  auto r = build_plan_report(rq, sets, PlanReportOptions{});
   ASSERT_TRUE(r);
   const PlanSetResult& s = r->sets[0];
   ASSERT_EQ(s.best(), nullptr);

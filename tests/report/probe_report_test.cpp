@@ -43,10 +43,8 @@ ProbeDevice device(int ordinal, ComputeCapability cc) {
   d.catalog_gpu = "RTX PRO 6000";
   d.nvlink_links = 2;
   d.nvlink_links_to_other = 1;
-  d.pcie_gen_current = 5;
-  d.pcie_gen_max = 5;
-  d.pcie_width_current = 16;
-  d.pcie_width_max = 16;
+  d.pcie_gen_current = d.pcie_gen_max = 5;  // the link at its best: PCIe 5.0 x16
+  d.pcie_width_current = d.pcie_width_max = 16;
   d.numa_node = 0;
   return d;
 }

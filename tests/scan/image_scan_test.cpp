@@ -103,6 +103,24 @@ class ImageScanTest : public ::testing::Test {
     return out;
   }
 
+  // Scans the demo image written at `path` in `format`: the format is sniffed and reported, and
+  // the inventory is the demo's (expect_demo).
+  ScanReport scan_demo(const std::string& path, ImageArchiveFormat format) {
+    EXPECT_EQ(sniff_container_image(path), format);
+    ScanReport r = scan(path);
+    expect_demo(r, path);
+    EXPECT_EQ(r.images[0].format, format);
+    return r;
+  }
+
+  // The members the scan found (`present`, each once) and did not find (`absent`).
+  static void expect_members(const ScanReport& r, std::initializer_list<const char*> present,
+                             std::initializer_list<const char*> absent) {
+    auto files = files_of(r);
+    for (const char* m : present) EXPECT_EQ(files.count(m), 1u) << m;
+    for (const char* m : absent) EXPECT_EQ(files.count(m), 0u) << m;
+  }
+
   // The expected inventory of the demo image, whatever its archive format.
   void expect_demo(const ScanReport& r, const std::string& path) {
     // Each library holds two fatbin containers: the static CUDA runtime's own (one SASS image
@@ -184,10 +202,7 @@ class ImageScanTest : public ::testing::Test {
 TEST_F(ImageScanTest, OciTarballScansToTheExactFlattenedInventory) {
   auto path = (dir_ / "image.tar").string();
   ti::write_file(path, ti::archive_of(ti::oci_layout(layers())));
-  EXPECT_EQ(sniff_container_image(path), ImageArchiveFormat::kOciArchive);
-  ScanReport r = scan(path);
-  expect_demo(r, path);
-  EXPECT_EQ(r.images[0].format, ImageArchiveFormat::kOciArchive);
+  ScanReport r = scan_demo(path, ImageArchiveFormat::kOciArchive);
   EXPECT_EQ(r.images[0].layers[0].media_type, "application/vnd.oci.image.layer.v1.tar+gzip");
   ASSERT_TRUE(r.images[0].manifest_digest.has_value());
   EXPECT_TRUE(r.images[0].manifest_digest->starts_with("sha256:"));
@@ -196,19 +211,13 @@ TEST_F(ImageScanTest, OciTarballScansToTheExactFlattenedInventory) {
 TEST_F(ImageScanTest, OciLayoutDirectory) {
   auto path = (dir_ / "layout").string();
   ti::write_layout(path, ti::oci_layout(layers()));
-  EXPECT_EQ(sniff_container_image(path), ImageArchiveFormat::kOciLayout);
-  ScanReport r = scan(path);
-  expect_demo(r, path);
-  EXPECT_EQ(r.images[0].format, ImageArchiveFormat::kOciLayout);
+  scan_demo(path, ImageArchiveFormat::kOciLayout);
 }
 
 TEST_F(ImageScanTest, DockerSaveTarball) {
   auto path = (dir_ / "docker.tar").string();
   ti::write_file(path, ti::archive_of(ti::docker_save(layers())));
-  EXPECT_EQ(sniff_container_image(path), ImageArchiveFormat::kDockerArchive);
-  ScanReport r = scan(path);
-  expect_demo(r, path);
-  EXPECT_EQ(r.images[0].format, ImageArchiveFormat::kDockerArchive);
+  ScanReport r = scan_demo(path, ImageArchiveFormat::kDockerArchive);
   EXPECT_FALSE(r.images[0].manifest_digest.has_value());
   EXPECT_EQ(r.images[0].layers[0].digest, "sha256:" + ti::sha256_hex(layer1().bytes));
 }
@@ -259,10 +268,7 @@ TEST_F(ImageScanTest, TruncatedLayerIsALocatedErrorAndTheOtherLayerIsScanned) {
   EXPECT_EQ(e.file, path + "!blobs/sha256/" + ti::sha256_hex(l1.bytes));
   EXPECT_TRUE(e.offset.has_value());
   EXPECT_NE(e.what.find("layer 1"), std::string::npos) << e.what;
-  auto files = files_of(r);
-  EXPECT_EQ(files.count("opt/app/new/libnew.so"), 1u);
-  EXPECT_EQ(files.count("opt/old/libfresh.so"), 1u);
-  EXPECT_EQ(files.count("opt/app/lib/libgone.so"), 0u);
+  expect_members(r, {"opt/app/new/libnew.so", "opt/old/libfresh.so"}, {"opt/app/lib/libgone.so"});
 }
 
 TEST_F(ImageScanTest, MissingBlobIsALocatedErrorAndTheOtherLayerIsScanned) {
@@ -275,11 +281,9 @@ TEST_F(ImageScanTest, MissingBlobIsALocatedErrorAndTheOtherLayerIsScanned) {
   ScanReport r = scan(path);
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].file, path + "!" + missing);
-  auto files = files_of(r);
-  EXPECT_EQ(files.count("opt/app/new/libnew.so"), 1u);
-  EXPECT_EQ(files.count("opt/app/lib/libkeep.so"), 0u);
-  // The hard link's target was never seen: the link is a warning, not a file.
-  EXPECT_EQ(files.count("opt/app/lib/libkeep_link.so"), 0u);
+  // The hard link's target (libkeep.so) was never seen: the link is a warning, not a file.
+  expect_members(r, {"opt/app/new/libnew.so"},
+                 {"opt/app/lib/libkeep.so", "opt/app/lib/libkeep_link.so"});
 }
 
 // An OCI layout directory whose layer blob is a link: kept while it stays in the layout; a link

@@ -4,20 +4,31 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace smcompat {
 namespace {
 
+// Each case is "A < B", "A == B" or "A > B": how compare_versions(A, B) must order the two.
+void expect_orders(std::initializer_list<std::string_view> cases) {
+  for (std::string_view c : cases) {
+    SCOPED_TRACE(std::string(c));
+    size_t op = c.find(' '), b = c.rfind(' ');
+    ASSERT_NE(op, b) << "a case is \"A OP B\"";
+    std::string_view rel = c.substr(op + 1, b - op - 1);
+    ASSERT_TRUE(rel == "<" || rel == "==" || rel == ">") << rel;
+    int got = compare_versions(std::string(c.substr(0, op)), std::string(c.substr(b + 1)));
+    EXPECT_EQ((got > 0) - (got < 0), rel == "<" ? -1 : (rel == ">" ? 1 : 0));
+  }
+}
+
 TEST(Pep440, WhereTheTwoComparatorsDisagreed) {
   // The doctor's comparator read both as 2.8.0 / 1.0 (0); PEP 440 orders them.
-  EXPECT_LT(compare_versions("2.8.0rc1", "2.8.0"), 0);
-  EXPECT_GT(compare_versions("1.0.post1", "1.0"), 0);
-  EXPECT_LT(compare_versions("1.0rc1.dev1", "1.0rc1"), 0);
-  EXPECT_LT(compare_versions("1.0rc1", "1.0rc2"), 0);
-  EXPECT_LT(compare_versions("1.0.post1.dev1", "1.0.post1"), 0);
-  EXPECT_GT(compare_versions("1.0.post1.dev1", "1.0"), 0);
+  expect_orders({"2.8.0rc1 < 2.8.0", "1.0.post1 > 1.0", "1.0rc1.dev1 < 1.0rc1", "1.0rc1 < 1.0rc2",
+                 "1.0.post1.dev1 < 1.0.post1", "1.0.post1.dev1 > 1.0"});
 }
 
 // PEP 440, "Summary of permitted suffixes and relative ordering": each sorts before the next.
@@ -38,28 +49,16 @@ TEST(Pep440, ThePepsOwnOrderingExample) {
 
 // The releases PyPI's GPU packages really use (moved here from the index tests).
 TEST(Pep440, ReleasesOfGpuPackages) {
-  EXPECT_LT(compare_versions("2.9.0", "2.10.0"), 0);
-  EXPECT_GT(compare_versions("0.0.31.post1", "0.0.31"), 0);
-  EXPECT_LT(compare_versions("2.9.0rc1", "2.9.0"), 0);
-  EXPECT_LT(compare_versions("2.9.0a1", "2.9.0b1"), 0);
-  EXPECT_LT(compare_versions("2.9.0b1", "2.9.0rc1"), 0);
-  EXPECT_LT(compare_versions("1.0.dev1", "1.0a1"), 0);
-  EXPECT_EQ(compare_versions("2.9", "2.9.0"), 0);
-  EXPECT_GT(compare_versions("2.9.0+cu128", "2.9.0"), 0);
-  EXPECT_GT(compare_versions("1!0.1", "2.0"), 0);
-  EXPECT_LT(compare_versions("0.45.2", "0.45.10"), 0);
-  EXPECT_EQ(compare_versions("12.8.4.1", "12.8.4.1"), 0);
-  EXPECT_GT(compare_versions("0.3.17.post1", "0.3.17"), 0);
-  EXPECT_LT(compare_versions("0.3.17.post1", "0.3.18"), 0);
+  expect_orders({"2.9.0 < 2.10.0", "0.0.31.post1 > 0.0.31", "2.9.0rc1 < 2.9.0", "2.9.0a1 < 2.9.0b1",
+                 "2.9.0b1 < 2.9.0rc1", "1.0.dev1 < 1.0a1", "2.9 == 2.9.0", "2.9.0+cu128 > 2.9.0",
+                 "1!0.1 > 2.0", "0.45.2 < 0.45.10", "12.8.4.1 == 12.8.4.1", "0.3.17.post1 > 0.3.17",
+                 "0.3.17.post1 < 0.3.18"});
 }
 
 TEST(Pep440, NormalisedSpellings) {
-  EXPECT_EQ(compare_versions("1.0RC1", "1.0rc1"), 0);
-  EXPECT_EQ(compare_versions("1.0-rc.1", "1.0rc1"), 0);
-  EXPECT_EQ(compare_versions("v2.9", "2.9.0"), 0);
-  EXPECT_EQ(compare_versions("1.0+ubuntu-1", "1.0+ubuntu.1"), 0);
-  EXPECT_EQ(compare_versions("1.0+CU128", "1.0+cu128"), 0);
-  EXPECT_GT(compare_versions("1.0+10", "1.0+9"), 0);  // numbers as numbers
+  // "1.0+10 > 1.0+9": numbers as numbers.
+  expect_orders({"1.0RC1 == 1.0rc1", "1.0-rc.1 == 1.0rc1", "v2.9 == 2.9.0",
+                 "1.0+ubuntu-1 == 1.0+ubuntu.1", "1.0+CU128 == 1.0+cu128", "1.0+10 > 1.0+9"});
   EXPECT_TRUE(same_public_version("2.9.0+cu128", "2.9"));
   EXPECT_FALSE(same_public_version("2.9.0rc1+cu128", "2.9.0"));
   EXPECT_EQ(without_local("2.8.0+cu128"), "2.8.0");

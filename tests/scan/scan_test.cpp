@@ -12,6 +12,7 @@
 
 #include "smcompat/report/scan_report.hpp"
 #include "support/synth.hpp"
+#include "support/wheel.hpp"
 
 namespace smcompat {
 namespace {
@@ -29,17 +30,7 @@ void write(const fs::path& p, const std::string& text) {
 
 // A wheel (zip) holding one fatbin member and a dist-info, built with libzip.
 void make_wheel(const fs::path& p, const std::vector<uint8_t>& member) {
-  int err = 0;
-  zip_t* z = zip_open(p.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
-  ASSERT_NE(z, nullptr);
-  auto add = [&](const char* name, const void* data, size_t n) {
-    zip_source_t* s = zip_source_buffer(z, data, n, 0);
-    ASSERT_GE(zip_file_add(z, name, s, ZIP_FL_OVERWRITE), 0);
-  };
-  add("fancy/kernels.fatbin", member.data(), member.size());
-  static const char kMeta[] = "Name: fancy\nVersion: 1.2\n";
-  add("fancy-1.2.dist-info/METADATA", kMeta, sizeof kMeta - 1);
-  ASSERT_EQ(zip_close(z), 0);
+  testwheel::make_wheel(p, member, "Name: fancy\nVersion: 1.2\n");
 }
 
 class ScanTest : public ::testing::Test {

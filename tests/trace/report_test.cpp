@@ -3,6 +3,9 @@
 // compatibility-rules.md 7 and the override implications (the printers: tests/report/).
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 #include "smcompat/report/trace_report.hpp"
 #include "smcompat/trace/trace.hpp"
 #include "trace/sample_records.hpp"
@@ -145,48 +148,48 @@ TraceLog h200_trace(const std::string& name) {
   return out;
 }
 
+// What a real-driver trace says of its one load, where the prediction agrees with what happened;
+// `predicted`: the outcome predicted, checked where given.
+void expect_one_agreeing_load(const TraceLog& log, Fit outcome, const std::string& how,
+                              std::optional<Fit> predicted = std::nullopt) {
+  ASSERT_EQ(log.loads.size(), 1u);
+  const TracedLoad& l = log.loads[0];
+  EXPECT_EQ(l.outcome, outcome);
+  EXPECT_EQ(l.how, how);
+  if (predicted) {
+    ASSERT_TRUE(l.predicted);
+    EXPECT_EQ(l.predicted->outcome, *predicted);
+  }
+  EXPECT_FALSE(l.disagrees);
+}
+
 TEST(TraceRealDriver, ModuleWithNoImageFailsAtLoad) {
   TraceLog log = h200_trace("sm100-module.records.jsonl");
-  ASSERT_EQ(log.loads.size(), 1u);
-  EXPECT_EQ(log.loads[0].outcome, Fit::kFailed);
-  EXPECT_EQ(log.loads[0].how, "CUDA_ERROR_NO_BINARY_FOR_GPU");
-  EXPECT_FALSE(log.loads[0].disagrees);
+  expect_one_agreeing_load(log, Fit::kFailed, "CUDA_ERROR_NO_BINARY_FOR_GPU");
 }
 
 TEST(TraceRealDriver, LibraryWithNoImageFailsAtFirstKernelLookup) {
   TraceLog log = h200_trace("sm100-library.records.jsonl");
-  ASSERT_EQ(log.loads.size(), 1u);
+  ASSERT_NO_FATAL_FAILURE(expect_one_agreeing_load(
+      log, Fit::kFailed,
+      "CUDA_ERROR_NO_BINARY_FOR_GPU at cuLibraryGetKernel (the load itself succeeded: the "
+      "driver reports it at first use)",
+      Fit::kFailed));
   const TracedLoad& l = log.loads[0];
   EXPECT_EQ(l.result, 0);  // the load itself succeeded
-  EXPECT_EQ(l.outcome, Fit::kFailed);
   EXPECT_EQ(l.first_use_error, 209);
   EXPECT_EQ(l.first_use_api, "cuLibraryGetKernel");
-  EXPECT_EQ(l.how,
-            "CUDA_ERROR_NO_BINARY_FOR_GPU at cuLibraryGetKernel (the load itself succeeded: the "
-            "driver reports it at first use)");
-  ASSERT_TRUE(l.predicted);
-  EXPECT_EQ(l.predicted->outcome, Fit::kFailed);
-  EXPECT_FALSE(l.disagrees);
 }
 
 TEST(TraceRealDriver, NativeSassReportsItsOwnPtxVersion) {
   TraceLog log = h200_trace("sm90_ptx80-module.records.jsonl");
-  ASSERT_EQ(log.loads.size(), 1u);
-  EXPECT_EQ(log.loads[0].outcome, Fit::kNative);
-  EXPECT_EQ(log.loads[0].how, "sm_90 SASS on 9.0");
-  EXPECT_FALSE(log.loads[0].disagrees);
+  expect_one_agreeing_load(log, Fit::kNative, "sm_90 SASS on 9.0");
 }
 
 TEST(TraceRealDriver, ForcedJitIsNotTakenForTheCubin) {
   // CUDA_FORCE_PTX_JIT=1, sm_90 + compute_80: BINARY_VERSION 90 is the JIT's output here.
   TraceLog log = h200_trace("sm90_ptx80-forcejit.records.jsonl");
-  ASSERT_EQ(log.loads.size(), 1u);
-  const TracedLoad& l = log.loads[0];
-  EXPECT_EQ(l.outcome, Fit::kPtxJit);
-  EXPECT_EQ(l.how, "JIT of compute_80 to sm_90");
-  ASSERT_TRUE(l.predicted);
-  EXPECT_EQ(l.predicted->outcome, Fit::kPtxJit);
-  EXPECT_FALSE(l.disagrees);
+  expect_one_agreeing_load(log, Fit::kPtxJit, "JIT of compute_80 to sm_90", Fit::kPtxJit);
 }
 
 TEST(TraceRealDriver, RdcPreLinkCodeLinkedByTheDriverIsJitFromOutside) {

@@ -122,44 +122,51 @@ TEST_P(ShimPaths, JitOfPtxOnBlackwell) {
   EXPECT_FALSE(l.disagrees);
 }
 
+// The one load of a run that must print `out`, made with `outcome`; nullptr (the failure recorded)
+// when the run made more or fewer loads, for the test to ASSERT on.
+const TracedLoad* only_load(const Traced& t, const std::string& out, Fit outcome) {
+  EXPECT_EQ(t.output.out, out);
+  EXPECT_EQ(t.log.loads.size(), 1u);
+  if (t.log.loads.size() != 1) return nullptr;
+  EXPECT_EQ(t.log.loads[0].outcome, outcome);
+  return &t.log.loads[0];
+}
+
 TEST_P(ShimPaths, NativeSassOnHopper) {
   SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kH100);
-  EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=90 ptx=90\n");
-  ASSERT_EQ(t.log.loads.size(), 1u);
-  EXPECT_EQ(t.log.loads[0].outcome, Fit::kNative);
-  EXPECT_EQ(t.log.loads[0].chosen->to_string(), "sm_90a");
-  EXPECT_FALSE(t.log.loads[0].disagrees);
+  const TracedLoad* l = only_load(t, "load 0\nfunction scale binary=90 ptx=90\n", Fit::kNative);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->chosen->to_string(), "sm_90a");
+  EXPECT_FALSE(l->disagrees);
 }
 
 TEST_P(ShimPaths, CompatibleSassOnAmpereMinor) {
   SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"fatbin", fixture("sm80.fatbin")}, kRtx3090);
-  EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=80 ptx=80\n");
-  ASSERT_EQ(t.log.loads.size(), 1u);
-  EXPECT_EQ(t.log.loads[0].api, "cuModuleLoadFatBinary");
-  EXPECT_EQ(t.log.loads[0].outcome, Fit::kCompatibleSass);
-  EXPECT_EQ(t.log.loads[0].how, "sm_80 SASS on 8.6");
+  const TracedLoad* l =
+      only_load(t, "load 0\nfunction scale binary=80 ptx=80\n", Fit::kCompatibleSass);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->api, "cuModuleLoadFatBinary");
+  EXPECT_EQ(l->how, "sm_80 SASS on 8.6");
 }
 
 TEST_P(ShimPaths, FatbinWrapperIsFollowed) {
   SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"wrapper", fixture("sm90_ptx90.fatbin")}, kH100);
-  EXPECT_EQ(t.output.out, "load 0\nfunction scale binary=90 ptx=90\n");
-  ASSERT_EQ(t.log.loads.size(), 1u);
-  EXPECT_EQ(t.log.loads[0].format, "fatbin");
-  ASSERT_EQ(t.log.loads[0].images.size(), 2u);
-  EXPECT_EQ(t.log.loads[0].outcome, Fit::kNative);
-  EXPECT_EQ(t.log.loads[0].chosen->to_string(), "sm_90");
+  const TracedLoad* l = only_load(t, "load 0\nfunction scale binary=90 ptx=90\n", Fit::kNative);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->format, "fatbin");
+  ASSERT_EQ(l->images.size(), 2u);
+  EXPECT_EQ(l->chosen->to_string(), "sm_90");
 }
 
 TEST_P(ShimPaths, NoBinaryForGpu) {
   SMCOMPAT_REQUIRE_SHIM_PROGRAMS();
   Traced t = run_prog(GetParam(), {"load", fixture("sm90a.fatbin")}, kRtx5090);
-  EXPECT_EQ(t.output.out, "load 209\n");
-  ASSERT_EQ(t.log.loads.size(), 1u);
-  const TracedLoad& l = t.log.loads[0];
-  EXPECT_EQ(l.outcome, Fit::kFailed);
+  const TracedLoad* only = only_load(t, "load 209\n", Fit::kFailed);
+  ASSERT_TRUE(only);
+  const TracedLoad& l = *only;
   EXPECT_EQ(l.result, 209);
   EXPECT_EQ(l.error, "CUDA_ERROR_NO_BINARY_FOR_GPU");
   EXPECT_EQ(l.jit_error_log, "[fake driver] no image for sm_120");

@@ -1,0 +1,43 @@
+// The real-world corpus of scripts/fetch-corpus.sh for tests: where its cache is, and the object
+// files of its wheels inflated (libzip) one at a time for NVIDIA's cuobjdump, which needs files.
+#pragma once
+
+#include <zip.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string_view>
+#include <vector>
+
+namespace smcompat::testcorpus {
+
+/// $SMCOMPAT_CORPUS, or ~/.cache/smcompat-corpus.
+inline std::filesystem::path corpus_dir() {
+  if (const char* e = std::getenv("SMCOMPAT_CORPUS"); e && *e) return e;
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home ? home : "/root") / ".cache/smcompat-corpus";
+}
+
+/// Reads the open wheel member `zf` and closes it. An ELF file or an ar archive is written to
+/// `dir`/member.so or `dir`/member.a (replacing the previous member's) and that path returned;
+/// anything else gives an empty path.
+inline std::filesystem::path inflate_object_member(zip_file_t* zf,
+                                                   const std::filesystem::path& dir) {
+  std::vector<char> buf(1 << 20);
+  zip_int64_t r = zip_fread(zf, buf.data(), buf.size());
+  std::string_view head(buf.data(), r > 0 ? size_t(r) : 0);
+  std::filesystem::path file;
+  if (head.starts_with("\x7f"
+                       "ELF") ||
+      head.starts_with("!<arch>\n")) {
+    file = dir / (head.starts_with("!<arch>") ? "member.a" : "member.so");
+    std::ofstream os(file, std::ios::binary | std::ios::trunc);
+    do os.write(buf.data(), r);
+    while ((r = zip_fread(zf, buf.data(), buf.size())) > 0);
+  }
+  zip_fclose(zf);
+  return file;
+}
+
+}  // namespace smcompat::testcorpus
