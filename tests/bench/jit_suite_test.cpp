@@ -86,6 +86,7 @@ class FakeDriverSuites : public ::testing::Test {
   static std::vector<std::string> gemm_on_fake_h100(const std::string& library,
                                                     Precision precision) {
     GemmSuiteOptions go;
+    go.paths = {};  // nothing but `library`: no toolkit, Python environment or system search
     go.paths.user = library;
     go.paths.system = false;
     go.precisions = {precision};
