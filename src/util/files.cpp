@@ -24,6 +24,21 @@ std::optional<std::string> read_file_prefix(const std::string& path, size_t max)
   return s;
 }
 
+bool write_fully(int fd, const void* data, size_t n) {
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
 std::optional<Error> write_file_atomically(const std::string& path, std::string_view text) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   auto fail = [&](const char* step, int err) {
@@ -40,16 +55,10 @@ std::optional<Error> write_file_atomically(const std::string& path, std::string_
     e.file = tmp;
     return e;
   }
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : EIO;
-      ::close(fd);
-      return fail("write", err);
-    }
-    done += static_cast<size_t>(n);
+  if (!write_fully(fd, text.data(), text.size())) {
+    int err = errno;
+    ::close(fd);
+    return fail("write", err);
   }
   if (::fsync(fd) != 0) {
     int err = errno;

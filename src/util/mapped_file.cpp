@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "smcompat/util/files.hpp"
+
 namespace smcompat {
 
 Result<MappedFile> MappedFile::open(const std::string& path) {
@@ -31,20 +33,9 @@ Result<MappedFile> MappedFile::open(const std::string& path) {
     ::close(fd);
     return make_error("not a regular file").in_file(path);
   }
-  MappedFile mf;
-  mf.path_ = path;
-  mf.size_ = static_cast<uint64_t>(st.st_size);
-  if (mf.size_ > 0) {
-    void* p = mmap(nullptr, mf.size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      int err = errno;
-      ::close(fd);
-      return make_error(fmt::format("cannot mmap: {}", std::strerror(err))).in_file(path);
-    }
-    mf.data_ = static_cast<const uint8_t*>(p);
-  }
+  auto mapped = map_descriptor(fd, static_cast<uint64_t>(st.st_size), path);
   ::close(fd);
-  return mf;
+  return mapped;
 }
 
 Result<MappedFile> MappedFile::map_descriptor(int fd, uint64_t size, const std::string& name) {
@@ -105,17 +96,6 @@ int open_unlinked_temporary() {
   return fd;
 }
 
-bool write_all(int fd, const uint8_t* data, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, data, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    data += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
 }  // namespace
 
 SpooledBytes SpooledBytes::read(const Pull& pull, uint64_t size, uint64_t reserve,
@@ -146,7 +126,7 @@ SpooledBytes SpooledBytes::read(const Pull& pull, uint64_t size, uint64_t reserv
     int64_t r = pull(buffer.data(), std::min<uint64_t>(size - got, buffer.size()));
     if (r < 0) out.failed_ = true;
     if (r <= 0) break;
-    if (!write_all(fd, buffer.data(), static_cast<size_t>(r))) {
+    if (!write_fully(fd, buffer.data(), static_cast<size_t>(r))) {
       out.spool_error_ = fmt::format("cannot write a temporary file: {}", std::strerror(errno));
       break;
     }
