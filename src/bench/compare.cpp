@@ -15,6 +15,17 @@ bool same_config(const bench::BenchResult& a, const bench::BenchResult& b) {
   return std::tie(a.suite, a.name, a.devices) == std::tie(b.suite, b.name, b.devices);
 }
 
+// A row naming `r`'s configuration (suite, name, devices) in its unit.
+BenchComparisonRow row_for(const bench::BenchResult& r, BenchComparisonRow::Status status) {
+  BenchComparisonRow row;
+  row.status = status;
+  row.suite = r.suite;
+  row.name = r.name;
+  row.devices = r.devices;
+  row.unit = r.unit;
+  return row;
+}
+
 }  // namespace
 
 constexpr std::array<const char*, 3> kStatusNames = {"compared", "new", "missing"};
@@ -30,13 +41,8 @@ BenchComparison compare_bench_runs(const bench::BenchRun& baseline,
   out.baseline_tool_version = baseline.tool_version;
   std::vector<bool> matched(baseline.results.size(), false);
   for (const auto& cur : current.results) {
-    BenchComparisonRow row;
-    row.suite = cur.suite;
-    row.name = cur.name;
-    row.devices = cur.devices;
-    row.unit = cur.unit;
+    BenchComparisonRow row = row_for(cur, BenchComparisonRow::Status::kNew);
     row.value = cur.value;
-    row.status = BenchComparisonRow::Status::kNew;
     for (size_t i = 0; i < baseline.results.size(); ++i) {
       const auto& old = baseline.results[i];
       if (matched[i] || !same_config(old, cur)) continue;
@@ -60,12 +66,7 @@ BenchComparison compare_bench_runs(const bench::BenchRun& baseline,
   for (size_t i = 0; i < baseline.results.size(); ++i) {
     if (matched[i]) continue;
     const auto& old = baseline.results[i];
-    BenchComparisonRow row;
-    row.status = BenchComparisonRow::Status::kMissing;
-    row.suite = old.suite;
-    row.name = old.name;
-    row.devices = old.devices;
-    row.unit = old.unit;
+    BenchComparisonRow row = row_for(old, BenchComparisonRow::Status::kMissing);
     row.baseline_value = old.value;
     out.rows.push_back(std::move(row));
   }

@@ -15,11 +15,7 @@ namespace smcompat::bench {
 
 using namespace driver;
 
-struct CudaSession::Api : DriverLookup {
-  PFN_cuInit_v2000 init = nullptr;
-  PFN_cuDriverGetVersion_v2020 driver_get_version = nullptr;
-  PFN_cuDeviceGetCount_v2000 device_get_count = nullptr;
-  PFN_cuGetErrorName_v6000 get_error_name = nullptr;
+struct CudaSession::Api : DriverCore {
   PFN_cuDevicePrimaryCtxRetain_v7000 primary_retain = nullptr;
   PFN_cuDevicePrimaryCtxRelease_v11000 primary_release = nullptr;
   PFN_cuCtxSetCurrent_v4000 set_current = nullptr;
@@ -55,13 +51,7 @@ struct CudaSession::Api : DriverLookup {
   PFN_cuGraphDestroy_v10000 graph_destroy = nullptr;
 
   void load_all() {
-    bind_resolver();
-    init = get<PFN_cuInit_v2000>("cuInit", 2000, "cuInit");
-    driver_get_version =
-        get<PFN_cuDriverGetVersion_v2020>("cuDriverGetVersion", 2020, "cuDriverGetVersion");
-    device_get_count =
-        get<PFN_cuDeviceGetCount_v2000>("cuDeviceGetCount", 2000, "cuDeviceGetCount");
-    get_error_name = get<PFN_cuGetErrorName_v6000>("cuGetErrorName", 6000, "cuGetErrorName");
+    load_core();
     primary_retain = get<PFN_cuDevicePrimaryCtxRetain_v7000>("cuDevicePrimaryCtxRetain", 7000,
                                                              "cuDevicePrimaryCtxRetain");
     primary_release = get<PFN_cuDevicePrimaryCtxRelease_v11000>("cuDevicePrimaryCtxRelease", 11000,

@@ -271,7 +271,7 @@ Result<WheelRecord> index_wheel(const std::string& path, const InspectOptions& o
   for (auto& req : facts.requires_dist)
     if (relevant_requirement(req)) record.requires_dist.push_back(std::move(req));
   add_inventories(record, inspect_buffer(bytes, path, options, Backing::kFileMapping));
-  if (facts.error && record.errors.empty()) record.errors.push_back(*facts.error);
+  if (facts.error && record.errors.empty()) record.errors.push_back(error_text(*facts.error));
   record.runtime_libraries = bundled_cuda_runtimes(facts.member_paths);
   infer_cuda(record);
   return record;

@@ -39,14 +39,10 @@ Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
                                      const std::vector<plan::GpuSet>& sets,
                                      const PlanReportOptions& o) {
   PlanReport r;
+  static_cast<PlanReportOptions&>(r) = o;
   r.model = base.model;
   r.workload = base.workload;
   r.assumptions = base.assumptions;
-  r.engine = o.engine;
-  r.model_id = o.model_id;
-  r.peaks = o.peaks;
-  r.from = o.from;
-  r.python = o.python;
   // The environment's kernels judged once per kind of GPU (a package scan reads every library
   // of the environment): sets of the same GPU share it.
   std::map<std::string, plan::EngineKernels> kernels_by_gpu;
@@ -144,11 +140,13 @@ uint64_t row_bytes(const bench::BenchResult& r) {
 
 }  // namespace
 
-std::optional<std::string> read_bench_peaks(const std::string& path, const plan::ModelSpec& model,
-                                            const std::vector<plan::GpuSet>& sets,
-                                            PlanPeaks& peaks) {
+Result<PlanPeaks> read_bench_peaks(const std::string& path, const plan::ModelSpec& model,
+                                   const std::vector<plan::GpuSet>& sets) {
   auto run = bench::read_bench_run_file(path);
-  if (!run) return fmt::format("--bench: {}", run.error().to_string());
+  if (!run) return Error(run.error()).in_file(path);
+  // Every refusal below is about the file as a whole: it names the file, no offset.
+  auto refuse = [&](std::string what) { return make_error(std::move(what)).in_file(path); };
+  PlanPeaks peaks;
   auto gemm_dtype = [](const bench::BenchResult& r) -> std::string {
     if ((r.suite != "gemm" && r.suite != "torch.gemm") || r.skipped()) return "";
     auto it = r.params.find("dtype");
@@ -179,25 +177,24 @@ std::optional<std::string> read_bench_peaks(const std::string& path, const plan:
         (!peaks.memory_gbs || *r.value > *peaks.memory_gbs))
       peaks.memory_gbs = *r.value;
   if (!peaks.tflops && !peaks.memory_gbs)
-    return fmt::format(
-        "--bench {}: no usable figure: no measured bf16/fp8 GEMM row and no device memory "
-        "(copy, d2d, triad) row (run `smcompat bench gemm memory --json -o {}`)",
-        path, path);
+    return refuse(
+        fmt::format("no usable figure: no measured bf16/fp8 GEMM row and no device memory "
+                    "(copy, d2d, triad) row (run `smcompat bench gemm memory --json -o {}`)",
+                    path));
   // Whose figures: every device of the run must be a known GPU, the one every set is planned for
   // (peaks measured on an unidentified GPU, or on another, say nothing about these).
-  if (run->devices.empty())
-    return fmt::format("--bench {}: the run names no GPU it was measured on", path);
+  if (run->devices.empty()) return refuse("the run names no GPU it was measured on");
   for (const auto& d : run->devices) {
     if (!d.catalog_gpu)
-      return fmt::format(
-          "--bench {}: GPU {} ({}) is not in the catalog, so its figures cannot stand for the "
-          "GPUs planned for",
-          path, d.ordinal, d.name);
+      return refuse(fmt::format(
+          "GPU {} ({}) is not in the catalog, so its figures cannot stand for the GPUs planned "
+          "for",
+          d.ordinal, d.name));
     for (const auto& s : sets)
       if (s.gpu && s.gpu->name != *d.catalog_gpu)
-        return fmt::format(
-            "--bench {}: measured on {} (GPU {}), but the plan is for {}: its peaks do not apply",
-            path, *d.catalog_gpu, d.ordinal, s.gpu->name);
+        return refuse(
+            fmt::format("measured on {} (GPU {}), but the plan is for {}: its peaks do not apply",
+                        *d.catalog_gpu, d.ordinal, s.gpu->name));
   }
   // A measured figure far from the GPU's specification is a broken run or an edited file, and
   // would put any step time out of range: between 1 % and 150 % of the catalog's figure.
@@ -206,9 +203,9 @@ std::optional<std::string> read_bench_peaks(const std::string& path, const plan:
     if (!measured || !spec || *spec <= 0) return std::nullopt;
     if (*measured >= 0.01 * *spec && *measured <= 1.5 * *spec) return std::nullopt;
     return fmt::format(
-        "--bench {}: a measured {} of {:.4g} is implausible for {} (specification {:.4g}); "
-        "expected 1 % to 150 % of it",
-        path, what, *measured, sets.front().gpu->name, *spec);
+        "a measured {} of {:.4g} is implausible for {} (specification {:.4g}); expected 1 % to "
+        "150 % of it",
+        what, *measured, sets.front().gpu->name, *spec);
   };
   if (!sets.empty() && sets.front().gpu) {
     const GpuSpec& g = *sets.front().gpu;
@@ -216,12 +213,12 @@ std::optional<std::string> read_bench_peaks(const std::string& path, const plan:
     std::optional<double> spec_tflops;
     if (peak != g.peak_tflops.end()) spec_tflops = peak->second;
     if (auto e = implausible(peaks.tflops, spec_tflops, peaks.tflops_format + " GEMM TFLOPS"))
-      return e;
+      return refuse(*e);
     if (auto e = implausible(peaks.memory_gbs, g.bandwidth_gbs, "memory bandwidth (GB/s)"))
-      return e;
+      return refuse(*e);
   }
   peaks.source = path;
-  return std::nullopt;
+  return peaks;
 }
 
 }  // namespace smcompat

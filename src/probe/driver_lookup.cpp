@@ -37,6 +37,18 @@ void* DriverLookup::resolve(const char* base, int version, const char* versioned
   return p;
 }
 
+void DriverCore::load_core() {
+  bind_resolver();
+  init = get<PFN_cuInit_v2000>("cuInit", 2000, "cuInit");
+  init_via = last_via;
+  driver_get_version =
+      get<PFN_cuDriverGetVersion_v2020>("cuDriverGetVersion", 2020, "cuDriverGetVersion");
+  device_get_count = get<PFN_cuDeviceGetCount_v2000>("cuDeviceGetCount", 2000, "cuDeviceGetCount");
+  get_error_name = get<PFN_cuGetErrorName_v6000>("cuGetErrorName", 6000, "cuGetErrorName");
+}
+
+std::string DriverCore::error_name(CUresult r) const { return cuda_error_text(get_error_name, r); }
+
 std::string cuda_error_text(PFN_cuGetErrorName_v6000 get_error_name, CUresult r) {
   const char* s = nullptr;
   if (get_error_name && r != kCudaErrorStubLibrary && get_error_name(r, &s) == kCudaSuccess && s)

@@ -115,10 +115,7 @@ bool has_gpu_node(const std::string& dir) {
 
 // ---- the driver API, resolved -------------------------------------------------------------------
 
-struct CudaApi : DriverLookup {
-  PFN_cuInit_v2000 init = nullptr;
-  PFN_cuDriverGetVersion_v2020 driver_get_version = nullptr;
-  PFN_cuDeviceGetCount_v2000 device_get_count = nullptr;
+struct CudaApi : DriverCore {
   PFN_cuDeviceGet_v2000 device_get = nullptr;
   PFN_cuDeviceGetName_v2000 device_get_name = nullptr;
   PFN_cuDeviceGetAttribute_v2000 device_get_attribute = nullptr;
@@ -127,17 +124,9 @@ struct CudaApi : DriverLookup {
   PFN_cuDeviceGetUuid_v11040 device_get_uuid = nullptr;
   PFN_cuDeviceCanAccessPeer_v4000 can_access_peer = nullptr;
   PFN_cuDeviceGetP2PAttribute_v8000 get_p2p_attribute = nullptr;
-  PFN_cuGetErrorName_v6000 get_error_name = nullptr;
-  std::string init_via;
 
   void load_all() {
-    bind_resolver();
-    init = get<PFN_cuInit_v2000>("cuInit", 2000, "cuInit");
-    init_via = last_via;
-    driver_get_version =
-        get<PFN_cuDriverGetVersion_v2020>("cuDriverGetVersion", 2020, "cuDriverGetVersion");
-    device_get_count =
-        get<PFN_cuDeviceGetCount_v2000>("cuDeviceGetCount", 2000, "cuDeviceGetCount");
+    load_core();
     device_get = get<PFN_cuDeviceGet_v2000>("cuDeviceGet", 2000, "cuDeviceGet");
     device_get_name = get<PFN_cuDeviceGetName_v2000>("cuDeviceGetName", 2000, "cuDeviceGetName");
     device_get_attribute =
@@ -154,10 +143,7 @@ struct CudaApi : DriverLookup {
                                                            "cuDeviceCanAccessPeer");
     get_p2p_attribute = get<PFN_cuDeviceGetP2PAttribute_v8000>("cuDeviceGetP2PAttribute", 8000,
                                                                "cuDeviceGetP2PAttribute");
-    get_error_name = get<PFN_cuGetErrorName_v6000>("cuGetErrorName", 6000, "cuGetErrorName");
   }
-
-  std::string error_name(CUresult r) const { return cuda_error_text(get_error_name, r); }
 };
 
 // ---- NVML (probe/nvml.hpp) ----------------------------------------------------------------------

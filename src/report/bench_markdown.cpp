@@ -113,24 +113,16 @@ std::string render_bench_markdown(const bench::BenchRun& run, const BenchCompari
   }
   if (comparison) {
     out += "\n## " + md(comparison_title(*comparison)) + "\n\n";
-    out += head({"suite", "configuration", "GPU", "baseline", "now", "change", "verdict"},
-                {false, false, false, true, true, true, false});
-    size_t hidden = 0;
-    for (const auto& r : comparison->rows) {
-      if (!listed(r)) {
-        ++hidden;
-        continue;
-      }
-      auto val = [&](const std::optional<double>& v) {
-        return v ? number(*v) + " " + md(r.unit) : std::string("-");
-      };
-      const std::string verdict = verdict_text(r);
-      out += row({md(r.suite), md(r.name), devices_text(r.devices), val(r.baseline_value),
-                  val(r.value), change_text(r),
-                  verdict == "changed" ? "**" + verdict_shown(r) + "**" : verdict});
+    out += head(kComparisonColumns, kComparisonNumeric);
+    const ComparisonListing listing = comparison_listing(*comparison);
+    for (const auto& line : listing.lines) {
+      std::vector<std::string> cells;
+      for (const auto& c : line.cells) cells.push_back(md(c));
+      if (line.verdict == "changed") cells.back() = "**" + cells.back() + "**";
+      out += row(cells);
     }
     out += "\n" + comparison_summary(*comparison) + "\n";
-    if (hidden > 0) out += fmt::format("({} rows within the noise not listed)\n", hidden);
+    if (listing.hidden > 0) out += hidden_rows_text(listing.hidden) + "\n";
   }
   return out;
 }

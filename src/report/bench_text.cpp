@@ -84,29 +84,23 @@ void suite_table(std::string& out, const SuiteGroup& g, bool device_column, cons
 
 void comparison_section(std::string& out, const BenchComparison& c, const Style& st) {
   out += "\n" + st.bold(term(comparison_title(c))) + "\n";
-  using A = Table::Align;
-  Table t({"suite", "configuration", "GPU", "baseline", "now", "change", "verdict"},
-          {A::kLeft, A::kLeft, A::kLeft, A::kRight, A::kRight, A::kRight, A::kLeft});
-  size_t hidden = 0;
-  for (const auto& row : c.rows) {
-    if (!listed(row)) {
-      ++hidden;
-      continue;
-    }
-    auto val = [&](const std::optional<double>& v) {
-      return v ? number(*v) + " " + term(row.unit) : std::string("-");
-    };
-    const std::string verdict = verdict_text(row);
-    const std::string text = verdict_shown(row);
-    std::string shown = verdict == "changed"                       ? st.yellow(text)
-                        : verdict == "new" || verdict == "missing" ? st.cyan(text)
-                                                                   : st.dim(text);
-    t.add_row({term(row.suite), term(row.name), devices_text(row.devices), val(row.baseline_value),
-               val(row.value), change_text(row), shown});
+  std::vector<Table::Align> align;
+  for (bool numeric : kComparisonNumeric)
+    align.push_back(numeric ? Table::Align::kRight : Table::Align::kLeft);
+  Table t(kComparisonColumns, align);
+  const ComparisonListing listing = comparison_listing(c);
+  for (const auto& line : listing.lines) {
+    std::vector<std::string> cells;
+    for (const auto& cell : line.cells) cells.push_back(term(cell));
+    const std::string& v = line.verdict;
+    cells.back() = v == "changed"                 ? st.yellow(cells.back())
+                   : v == "new" || v == "missing" ? st.cyan(cells.back())
+                                                  : st.dim(cells.back());
+    t.add_row(cells);
   }
   if (!t.empty()) out += t.render(st, "  ");
   out += "  " + comparison_summary(c) + "\n";
-  if (hidden > 0) out += fmt::format("  ({} rows within the noise not listed)\n", hidden);
+  if (listing.hidden > 0) out += "  " + hidden_rows_text(listing.hidden) + "\n";
 }
 
 }  // namespace

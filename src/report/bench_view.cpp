@@ -242,4 +242,25 @@ std::string comparison_summary(const BenchComparison& c) {
       within, unknown, added, missing);
 }
 
+ComparisonListing comparison_listing(const BenchComparison& c) {
+  ComparisonListing out;
+  for (const auto& r : c.rows) {
+    if (!listed(r)) {
+      ++out.hidden;
+      continue;
+    }
+    auto measured = [&](const std::optional<double>& v) {
+      return v ? number(*v) + " " + r.unit : std::string("-");
+    };
+    out.lines.push_back({{r.suite, r.name, devices_text(r.devices), measured(r.baseline_value),
+                          measured(r.value), change_text(r), verdict_shown(r)},
+                         verdict_text(r)});
+  }
+  return out;
+}
+
+std::string hidden_rows_text(size_t hidden) {
+  return hidden == 0 ? std::string() : fmt::format("({} rows within the noise not listed)", hidden);
+}
+
 }  // namespace smcompat::bench_view

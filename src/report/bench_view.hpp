@@ -78,6 +78,24 @@ bool listed(const BenchComparisonRow& row);
 std::string change_text(const BenchComparisonRow& row);
 /// "compared with the baseline of 2026-11-01T04:00:00Z on host (smcompat 0.9.0)".
 std::string comparison_title(const BenchComparison& c);
+/// A listed comparison row's cells, raw (each printer escapes them): suite, configuration, GPU,
+/// baseline, now, change, and the verdict as shown; `verdict` is verdict_text() for styling.
+struct ComparisonLine {
+  std::vector<std::string> cells;
+  std::string verdict;
+};
+/// The column names of those cells, and which are numbers (right-aligned).
+inline const std::vector<std::string> kComparisonColumns = {
+    "suite", "configuration", "GPU", "baseline", "now", "change", "verdict"};
+inline const std::vector<bool> kComparisonNumeric = {false, false, false, true, true, true, false};
+/// The rows text and Markdown list, in order, and how many within the noise they leave out.
+struct ComparisonListing {
+  std::vector<ComparisonLine> lines;
+  size_t hidden = 0;
+};
+ComparisonListing comparison_listing(const BenchComparison& c);
+/// "(3 rows within the noise not listed)"; "" when none is left out.
+std::string hidden_rows_text(size_t hidden);
 /// "2 changed beyond the noise, 30 within it, 1 new, 1 missing".
 std::string comparison_summary(const BenchComparison& c);
 

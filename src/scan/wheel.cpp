@@ -36,7 +36,7 @@ WheelFacts read_wheel_facts(ByteView bytes) {
   zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
   zip_t* z = src ? zip_open_from_source(src, ZIP_RDONLY, &err) : nullptr;
   if (!z) {
-    facts.error = fmt::format("zip: {}", zip_error_strerror(&err));
+    facts.error = make_error(fmt::format("zip: {}", zip_error_strerror(&err)));
     if (src) zip_source_free(src);
     zip_error_fini(&err);
     return facts;

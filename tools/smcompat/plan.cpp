@@ -69,7 +69,9 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   base.workload = {int(a.batch), int(a.prompt_len), int(a.gen_len)};
   PlanPeaks peaks;
   if (!a.bench.empty()) {
-    if (auto err = read_bench_peaks(a.bench, *model, *sets, peaks)) return fail("{}", *err);
+    auto measured = read_bench_peaks(a.bench, *model, *sets);
+    if (!measured) return fail("--bench {}", measured.error().to_string());
+    peaks = *measured;
     base.measured_tflops = peaks.tflops;
     base.measured_memory_gbs = peaks.memory_gbs;
   }

@@ -49,15 +49,11 @@ struct PlanReportOptions {
   std::string python;
 };
 
-struct PlanReport {
+/// The answer carries what it was built with (engine, model id, peaks, --from, --python).
+struct PlanReport : PlanReportOptions {
   plan::ModelSpec model;
   plan::Workload workload;
   plan::PlanAssumptions assumptions;
-  plan::Engine engine = plan::Engine::kVllm;
-  std::string model_id;
-  PlanPeaks peaks;
-  std::optional<std::string> from;
-  std::string python;
   std::vector<PlanSetResult> sets;
   bool fits_anywhere() const;
 };
@@ -85,8 +81,8 @@ std::string dense_model_hint(const ModelSpec& model);
 /// rows, else bf16) and the best device-memory bandwidth at sizes far beyond any L2. Refused (the
 /// message says why) when the file is no bench run, has no usable row, was measured on another or
 /// an unknown GPU than `sets` plan for, or holds a figure outside 1-150 % of the specification.
-std::optional<std::string> read_bench_peaks(const std::string& path, const plan::ModelSpec& model,
-                                            const std::vector<plan::GpuSet>& sets,
-                                            PlanPeaks& peaks);
+/// The error names the file (and, for a file that is no bench run, the offset where it fails).
+Result<PlanPeaks> read_bench_peaks(const std::string& path, const plan::ModelSpec& model,
+                                   const std::vector<plan::GpuSet>& sets);
 
 }  // namespace smcompat

@@ -30,6 +30,20 @@ struct DriverLookup {
   }
 };
 
+/// The entry points every user of the driver starts with (initialise, version, device count, error
+/// names), resolved the same way for the probe and the benchmark session.
+struct DriverCore : DriverLookup {
+  PFN_cuInit_v2000 init = nullptr;
+  PFN_cuDriverGetVersion_v2020 driver_get_version = nullptr;
+  PFN_cuDeviceGetCount_v2000 device_get_count = nullptr;
+  PFN_cuGetErrorName_v6000 get_error_name = nullptr;
+  std::string init_via;  ///< how cuInit was found (last_via right after it)
+
+  /// bind_resolver(), then the four entry points above.
+  void load_core();
+  std::string error_name(CUresult r) const;
+};
+
 /// The name of `r` as the library gives it (cuGetErrorName, unless null or a stub), else from
 /// kCudaErrorNames, else "CUresult <n>".
 std::string cuda_error_text(PFN_cuGetErrorName_v6000 get_error_name, CUresult r);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "smcompat/util/byte_view.hpp"
+#include "smcompat/util/result.hpp"
 
 namespace smcompat {
 
@@ -26,7 +27,7 @@ struct WheelFacts {
   size_t members = 0;                      ///< files (directories not counted)
   std::vector<std::string> member_paths;   ///< every file's path inside the wheel
   std::vector<std::string> requires_dist;  ///< METADATA Requires-Dist lines, markers kept
-  std::optional<std::string> error;        ///< "zip: …" when the wheel cannot be opened
+  std::optional<Error> error;              ///< "zip: …" when the wheel cannot be opened
 };
 
 /// Reads the top-level NAME-VER.dist-info/METADATA's headers (bounded at 16 MiB) and the member
