@@ -17,13 +17,7 @@ bool same_config(const bench::BenchResult& a, const bench::BenchResult& b) {
 
 // A row naming `r`'s configuration (suite, name, devices) in its unit.
 BenchComparisonRow row_for(const bench::BenchResult& r, BenchComparisonRow::Status status) {
-  BenchComparisonRow row;
-  row.status = status;
-  row.suite = r.suite;
-  row.name = r.name;
-  row.devices = r.devices;
-  row.unit = r.unit;
-  return row;
+  return {.status = status, .suite = r.suite, .name = r.name, .devices = r.devices, .unit = r.unit};
 }
 
 }  // namespace

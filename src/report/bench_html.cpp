@@ -332,24 +332,11 @@ void p2p_heat_maps(std::string& out, const bench::BenchRun& run) {
 
 void suite_table(std::string& out, const SuiteGroup& g, bool device_column) {
   out += "<h2>" + esc(g.suite) + "</h2>\n";
-  bool any_extra = false, any_verified = false, any_peak = false, any_flag = false;
-  for (const auto* r : g.measured) {
-    any_extra |= !r->extra.empty();
-    any_verified |= r->verified.has_value();
-    any_peak |= r->percent_of_peak().has_value();
-    any_flag |= throttled(*r);
-  }
   if (!g.measured.empty()) {
     // Columns that no row of the suite fills are left out.
-    out += "<table class=\"results\"><tr><th>configuration</th>";
-    if (device_column) out += "<th>GPU</th>";
-    out += "<th>value</th>";
-    if (any_peak) out += "<th>% of peak</th>";
-    out += "<th>noise</th>";
-    if (any_verified) out += "<th>verified</th>";
-    out += "<th>origin</th>";
-    if (any_extra) out += "<th>extra</th>";
-    if (any_flag) out += "<th>flags</th>";
+    const auto columns = suite_columns(g, device_column, /*flags_always=*/false);
+    out += "<table class=\"results\"><tr>";
+    for (SuiteColumn c : columns) out += std::string("<th>") + esc(column_title(c)) + "</th>";
     out += "</tr>\n";
     for (const auto* r : g.measured) {
       std::string cls;
@@ -357,18 +344,13 @@ void suite_table(std::string& out, const SuiteGroup& g, bool device_column) {
       if (throttled(*r)) cls += " thr";
       if (r->verified == false) cls += " bad";
       out += cls.empty() ? "<tr>" : "<tr class=\"" + cls.substr(1) + "\">";
-      out += "<td>" + esc(r->name);
-      if (!r->peak_source.empty())
-        out += "<span class=\"src\" title=\"" + esc(r->peak_source) + "\"></span>";
-      out += "</td>";
-      if (device_column) out += "<td>" + esc(devices_text(r->devices)) + "</td>";
-      out += "<td class=\"num\">" + esc(value_text(*r)) + "</td>";
-      if (any_peak) out += "<td class=\"num\">" + esc(percent_text(*r)) + "</td>";
-      out += "<td>" + esc(noise_text(*r)) + "</td>";
-      if (any_verified) out += "<td>" + esc(verified_text(*r)) + "</td>";
-      out += std::string("<td>") + bench::to_string(r->origin) + "</td>";
-      if (any_extra) out += "<td>" + esc(extra_text(*r)) + "</td>";
-      if (any_flag) out += "<td>" + esc(flags_text(*r)) + "</td>";
+      for (SuiteColumn c : columns) {
+        out += column_numeric(c) ? "<td class=\"num\">" : "<td>";
+        out += esc(suite_cell(*r, c));
+        if (c == SuiteColumn::kConfiguration && !r->peak_source.empty())
+          out += "<span class=\"src\" title=\"" + esc(r->peak_source) + "\"></span>";
+        out += "</td>";
+      }
       out += "</tr>\n";
     }
     out += "</table>\n";

@@ -31,41 +31,23 @@ std::string head(const std::vector<std::string>& cells, const std::vector<bool>&
 
 void suite_section(std::string& out, const SuiteGroup& g, bool device_column) {
   out += "\n## " + md(g.suite) + "\n\n";
-  bool any_extra = false, any_verified = false, any_peak = false;
-  for (const auto* r : g.measured) {
-    any_extra |= !r->extra.empty();
-    any_verified |= r->verified.has_value();
-    any_peak |= r->percent_of_peak().has_value();
-  }
   if (!g.measured.empty()) {
-    std::vector<std::string> h = {"configuration"};
-    std::vector<bool> right = {false};
-    auto col = [&](const char* name, bool r) {
-      h.push_back(name);
-      right.push_back(r);
-    };
-    if (device_column) col("GPU", false);
-    col("value", true);
-    if (any_peak) col("% of peak", true);
-    col("noise", false);
-    if (any_verified) col("verified", false);
-    col("origin", false);
-    if (any_extra) col("extra", false);
-    col("flags", false);
+    const auto columns = suite_columns(g, device_column, /*flags_always=*/true);
+    std::vector<std::string> h;
+    std::vector<bool> right;
+    for (SuiteColumn c : columns) {
+      h.push_back(column_title(c));
+      right.push_back(column_numeric(c));
+    }
     out += head(h, right);
     for (const auto* r : g.measured) {
-      std::vector<std::string> cells = {md(r->name)};
-      if (device_column) cells.push_back(devices_text(r->devices));
-      cells.push_back(md(value_text(*r)));
-      if (any_peak) cells.push_back(percent_text(*r));
-      cells.push_back(not_converged(*r) ? "**" + noise_text(*r) + "**" : noise_text(*r));
-      if (any_verified) {
-        const std::string v = verified_text(*r);
-        cells.push_back(v == "NO" ? "**NO**" : v);
+      std::vector<std::string> cells;
+      for (SuiteColumn c : columns) {
+        std::string text = md(suite_cell(*r, c));
+        const bool strong = (c == SuiteColumn::kNoise && not_converged(*r)) ||
+                            (c == SuiteColumn::kVerified && text == "NO");
+        cells.push_back(strong ? "**" + text + "**" : text);
       }
-      cells.push_back(bench::to_string(r->origin));
-      if (any_extra) cells.push_back(md(extra_text(*r)));
-      cells.push_back(md(flags_text(*r)));
       out += row(cells);
     }
     bool any_note = false;

@@ -27,45 +27,38 @@ std::string term(const std::string& s) {
   return out;
 }
 
+// A results cell escaped for the terminal and coloured: noise that did not converge, a failed
+// reference check, a synthetic origin and flags stand out.
+std::string styled_cell(const bench::BenchResult& r, SuiteColumn c, const Style& st) {
+  std::string text = term(suite_cell(r, c));
+  switch (c) {
+    case SuiteColumn::kNoise:
+      return not_converged(r) ? st.yellow(text) : text;
+    case SuiteColumn::kVerified:
+      return text == "NO" ? st.red(text) : text == "yes" ? st.green(text) : text;
+    case SuiteColumn::kOrigin:
+      return r.origin == bench::Origin::kSynthetic ? st.yellow(text) : text;
+    case SuiteColumn::kFlags:
+      return st.yellow(text);
+    default:
+      return text;
+  }
+}
+
 void suite_table(std::string& out, const SuiteGroup& g, bool device_column, const Style& st) {
   out += "\n" + st.bold(term(g.suite)) + "\n";
-  bool any_extra = false, any_verified = false, any_peak = false;
-  for (const auto* r : g.measured) {
-    any_extra |= !r->extra.empty();
-    any_verified |= r->verified.has_value();
-    any_peak |= r->percent_of_peak().has_value();
-  }
   if (!g.measured.empty()) {
-    using A = Table::Align;
-    std::vector<std::string> head = {"configuration"};
-    std::vector<A> align = {A::kLeft};
-    auto col = [&](const char* h, A a) {
-      head.push_back(h);
-      align.push_back(a);
-    };
-    if (device_column) col("GPU", A::kLeft);
-    col("value", A::kRight);
-    if (any_peak) col("% of peak", A::kRight);
-    col("noise", A::kLeft);
-    if (any_verified) col("verified", A::kLeft);
-    col("origin", A::kLeft);
-    if (any_extra) col("extra", A::kLeft);
-    col("flags", A::kLeft);
+    const auto columns = suite_columns(g, device_column, /*flags_always=*/true);
+    std::vector<std::string> head;
+    std::vector<Table::Align> align;
+    for (SuiteColumn c : columns) {
+      head.push_back(column_title(c));
+      align.push_back(column_numeric(c) ? Table::Align::kRight : Table::Align::kLeft);
+    }
     Table t(head, align);
     for (const auto* r : g.measured) {
-      std::vector<std::string> row = {term(r->name)};
-      if (device_column) row.push_back(devices_text(r->devices));
-      row.push_back(term(value_text(*r)));
-      if (any_peak) row.push_back(percent_text(*r));
-      row.push_back(not_converged(*r) ? st.yellow(noise_text(*r)) : noise_text(*r));
-      if (any_verified) {
-        const std::string v = verified_text(*r);
-        row.push_back(v == "NO" ? st.red(v) : v == "yes" ? st.green(v) : v);
-      }
-      const std::string origin = bench::to_string(r->origin);
-      row.push_back(r->origin == bench::Origin::kSynthetic ? st.yellow(origin) : origin);
-      if (any_extra) row.push_back(term(extra_text(*r)));
-      row.push_back(st.yellow(term(flags_text(*r))));
+      std::vector<std::string> row;
+      for (SuiteColumn c : columns) row.push_back(styled_cell(*r, c, st));
       t.add_row(std::move(row));
     }
     out += t.render(st, "  ");

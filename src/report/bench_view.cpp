@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
+
+#include "smcompat/util/enum_names.hpp"
 
 namespace smcompat::bench_view {
 
@@ -261,6 +264,65 @@ ComparisonListing comparison_listing(const BenchComparison& c) {
 
 std::string hidden_rows_text(size_t hidden) {
   return hidden == 0 ? std::string() : fmt::format("({} rows within the noise not listed)", hidden);
+}
+
+std::vector<SuiteColumn> suite_columns(const SuiteGroup& g, bool device_column, bool flags_always) {
+  bool any_extra = false, any_verified = false, any_peak = false, any_flag = flags_always;
+  for (const auto* r : g.measured) {
+    any_extra |= !r->extra.empty();
+    any_verified |= r->verified.has_value();
+    any_peak |= r->percent_of_peak().has_value();
+    any_flag |= throttled(*r);
+  }
+  using C = SuiteColumn;
+  std::vector<C> columns = {C::kConfiguration};
+  auto add_if = [&](bool wanted, C c) {
+    if (wanted) columns.push_back(c);
+  };
+  add_if(device_column, C::kGpu);
+  add_if(true, C::kValue);
+  add_if(any_peak, C::kPercent);
+  add_if(true, C::kNoise);
+  add_if(any_verified, C::kVerified);
+  add_if(true, C::kOrigin);
+  add_if(any_extra, C::kExtra);
+  add_if(any_flag, C::kFlags);
+  return columns;
+}
+
+const char* column_title(SuiteColumn c) {
+  constexpr std::array<const char*, 9> kTitles = {"configuration", "GPU",   "value",
+                                                  "% of peak",     "noise", "verified",
+                                                  "origin",        "extra", "flags"};
+  return enum_name(c, kTitles, "?");
+}
+
+bool column_numeric(SuiteColumn c) {
+  return c == SuiteColumn::kValue || c == SuiteColumn::kPercent;
+}
+
+std::string suite_cell(const bench::BenchResult& r, SuiteColumn c) {
+  switch (c) {
+    case SuiteColumn::kConfiguration:
+      return r.name;
+    case SuiteColumn::kGpu:
+      return devices_text(r.devices);
+    case SuiteColumn::kValue:
+      return value_text(r);
+    case SuiteColumn::kPercent:
+      return percent_text(r);
+    case SuiteColumn::kNoise:
+      return noise_text(r);
+    case SuiteColumn::kVerified:
+      return verified_text(r);
+    case SuiteColumn::kOrigin:
+      return bench::to_string(r.origin);
+    case SuiteColumn::kExtra:
+      return extra_text(r);
+    case SuiteColumn::kFlags:
+      return flags_text(r);
+  }
+  return "";
 }
 
 }  // namespace smcompat::bench_view

@@ -50,6 +50,25 @@ bool throttled(const bench::BenchResult& r);
 std::string devices_text(const std::vector<int>& devices);
 /// Extra figures, "load_ms=412.5 bytes=8.59e+09".
 std::string extra_text(const bench::BenchResult& r);
+/// The columns of a suite's results table, in print order. Optional ones appear only where a row
+/// of the suite fills them (GPU: where the run names devices other than GPU 0).
+enum class SuiteColumn {
+  kConfiguration,
+  kGpu,
+  kValue,
+  kPercent,
+  kNoise,
+  kVerified,
+  kOrigin,
+  kExtra,
+  kFlags,
+};
+/// `flags_always`: the flags column even when no row is throttled (text and Markdown).
+std::vector<SuiteColumn> suite_columns(const SuiteGroup& g, bool device_column, bool flags_always);
+const char* column_title(SuiteColumn c);  // "configuration", "GPU", "value", "% of peak", ...
+bool column_numeric(SuiteColumn c);       // value and % of peak (right-aligned)
+/// A measured row's cell in column `c`, raw (the printer escapes and styles it).
+std::string suite_cell(const bench::BenchResult& r, SuiteColumn c);
 /// Whether any row of the group names devices other than GPU 0 (then a GPU column is shown).
 bool needs_device_column(const bench::BenchRun& run);
 
