@@ -13,6 +13,7 @@
 #include <set>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/doctor/facts.hpp"
 #include "smcompat/report/index_report.hpp"
 #include "smcompat/scan/scan.hpp"
@@ -28,6 +29,51 @@ struct AdviseArgs {
   bool json = false, markdown = false, verbose = false;
 };
 
+int run_advise(Context& ctx, const AdviseArgs& a) {
+  auto target = resolve_target(a.gpu, a.driver, Catalog::builtin(), "--gpu");
+  if (!target) return ctx.fail("advise", target.error().what);
+  auto loaded = load_wheel_index(a.index);  // "" -> the built-in index
+  if (!loaded) return ctx.fail("advise", loaded.error().to_string());
+  const WheelIndex& index = **loaded;
+
+  AdviseEnvironment env;
+  env.driver_cuda = target->driver_cuda;
+  IndexAnswerContext context = index_answer_context(index, a.index.empty() ? "built-in" : a.index);
+  std::vector<std::string> packages = a.packages;
+  if (!a.python.empty()) {
+    auto installed = doctor::read_installed_packages(a.python);
+    if (!installed) return ctx.fail("advise", installed.error().what);
+    env.installed = installed->installed;
+    env.python = installed->pip_python;
+    context.python = a.python;
+    context.site_packages = installed->site_packages;
+    if (packages.empty()) {
+      std::set<std::string> known;
+      for (const auto& w : index.wheels) known.insert(w.package);
+      for (const auto& [name, version] : env.installed)
+        if (known.count(name)) packages.push_back(name);
+    }
+  } else if (packages.empty()) {
+    return ctx.fail("advise",
+                    "name the packages to advise on, or give --python to advise on an environment");
+  }
+
+  auto advice = advise(index, packages, *target, env, a.platform);
+  context.target = *target;
+  context.machine = a.platform.empty() ? default_machine_for(*target) : a.platform;
+  context.argv = ctx.argv;
+  context.verbose = a.verbose;
+  if (a.json)
+    fmt::print("{}\n", json_text(advise_to_json(advice, context)));
+  else if (a.markdown)
+    fmt::print("{}", render_advise_markdown(advice, context));
+  else
+    fmt::print("{}", render_advise_text(advice, context, ctx.out_style()));
+  for (const auto& p : advice)
+    if (!p.indexed || (p.device_code && !p.newest_native)) return kExitFindings;
+  return kExitOk;
+}
+
 }  // namespace
 
 void register_advise(CLI::App& app, Context& ctx) {
@@ -39,70 +85,17 @@ void register_advise(CLI::App& app, Context& ctx) {
   cmd->add_option("packages", a->packages,
                   "PyPI packages (torch, bitsandbytes, flash-attn, ...); with --python and none "
                   "given, every installed package the index knows");
-  cmd->add_option("--gpu", a->gpu, "The GPU, e.g. \"RTX 5090\", H100, B200, GB10, 12.0, sm_120")
-      ->required();
-  cmd->add_option("--driver", a->driver,
-                  "The driver: a CUDA version (12.8) or a driver build (570.124.06); checks PTX "
-                  "and the CUDA runtime the wheels need");
+  add_target_options(cmd, a->gpu, a->driver, "checks PTX and the CUDA runtime the wheels need");
   cmd->add_option("--python", a->python,
                   "The environment to advise for (interpreter, prefix or site-packages): its "
                   "installed torch pins lockstep packages, and pip commands use it");
-  cmd->add_option("--platform", a->platform,
-                  "Wheels for this machine (default: aarch64 for GB10, GH200, GB200, Jetson; "
-                  "else x86_64)")
-      ->check(CLI::IsMember({"x86_64", "aarch64"}));
-  cmd->add_option("--index", a->index,
-                  "A wheel index file (smcompat index build); default: the index built in");
-  auto* json = cmd->add_flag("--json", a->json, "JSON output (schema smcompat.advise/1)");
-  cmd->add_flag("--markdown", a->markdown, "Markdown output")->excludes(json);
+  add_platform_option(cmd, a->platform,
+                      "Wheels for this machine (default: aarch64 for GB10, GH200, GB200, Jetson; "
+                      "else x86_64)");
+  add_index_option(cmd, a->index);
+  add_format_flags(cmd, a->json, &a->markdown, "smcompat.advise/1");
   cmd->add_flag("-v,--verbose", a->verbose, "Every indexed release and its file verdicts");
-  cmd->callback([a, &ctx] {
-    auto fail = [&](const std::string& what) {
-      fmt::print(stderr, "smcompat advise: {}\n", what);
-      ctx.exit_code = kExitError;
-    };
-    auto target = resolve_target(a->gpu, a->driver, Catalog::builtin(), "--gpu");
-    if (!target) return fail(target.error().what);
-    auto loaded = load_wheel_index(a->index);  // "" -> the built-in index
-    if (!loaded) return fail(loaded.error().to_string());
-    const WheelIndex& index = **loaded;
-
-    AdviseEnvironment env;
-    env.driver_cuda = target->driver_cuda;
-    IndexAnswerContext context =
-        index_answer_context(index, a->index.empty() ? "built-in" : a->index);
-    std::vector<std::string> packages = a->packages;
-    if (!a->python.empty()) {
-      auto installed = doctor::read_installed_packages(a->python);
-      if (!installed) return fail(installed.error().what);
-      env.installed = installed->installed;
-      env.python = installed->pip_python;
-      context.python = a->python;
-      context.site_packages = installed->site_packages;
-      if (packages.empty()) {
-        std::set<std::string> known;
-        for (const auto& w : index.wheels) known.insert(w.package);
-        for (const auto& [name, version] : env.installed)
-          if (known.count(name)) packages.push_back(name);
-      }
-    } else if (packages.empty()) {
-      return fail("name the packages to advise on, or give --python to advise on an environment");
-    }
-
-    auto advice = advise(index, packages, *target, env, a->platform);
-    context.target = *target;
-    context.machine = a->platform.empty() ? default_machine_for(*target) : a->platform;
-    context.argv = ctx.argv;
-    context.verbose = a->verbose;
-    if (a->json)
-      fmt::print("{}\n", json_text(advise_to_json(advice, context)));
-    else if (a->markdown)
-      fmt::print("{}", render_advise_markdown(advice, context));
-    else
-      fmt::print("{}", render_advise_text(advice, context, ctx.out_style()));
-    for (const auto& p : advice)
-      if (!p.indexed || (p.device_code && !p.newest_native)) ctx.exit_code = kExitFindings;
-  });
+  cmd->callback([a, &ctx] { ctx.exit_code = run_advise(ctx, *a); });
 }
 
 }  // namespace smcompat::cli

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/bench/run.hpp"
 #include "smcompat/report/bench_report.hpp"
 #include "smcompat/util/files.hpp"
@@ -38,23 +39,17 @@ struct ReportArgs {
 };
 
 // Prints `run` as asked (text on stdout by default; --html writes only the file it names).
-int emit(const bench::BenchRun& run, const OutputArgs& out, const Context& ctx,
-         const char* command) {
+int emit(const bench::BenchRun& run, const OutputArgs& out, Context& ctx, const char* command) {
   std::optional<BenchComparison> comparison;
   if (!out.baseline.empty()) {
     auto baseline = bench::read_bench_run_file(out.baseline);
-    if (!baseline) {
-      fmt::print(stderr, "smcompat {}: --baseline: {}\n", command, baseline.error().to_string());
-      return kExitError;
-    }
+    if (!baseline) return ctx.fail(command, "--baseline: " + baseline.error().to_string());
     comparison = compare_bench_runs(*baseline, run);
   }
   const BenchComparison* cmp = comparison ? &*comparison : nullptr;
   if (!out.html.empty()) {
-    if (auto e = write_file_atomically(out.html, render_bench_html(run, cmp))) {
-      fmt::print(stderr, "smcompat {}: {}\n", command, e->to_string());
-      return kExitError;
-    }
+    if (auto e = write_file_atomically(out.html, render_bench_html(run, cmp)))
+      return ctx.fail(command, e->to_string());
     fmt::print(stderr, "smcompat {}: wrote {}\n", command, out.html);
   }
   if (out.json) {
@@ -68,9 +63,7 @@ int emit(const bench::BenchRun& run, const OutputArgs& out, const Context& ctx,
 }
 
 void add_output_options(CLI::App* cmd, OutputArgs& out) {
-  auto* json =
-      cmd->add_flag("--json", out.json, "Machine-readable output (schema smcompat.bench/1)");
-  cmd->add_flag("--markdown", out.markdown, "GitHub-flavoured Markdown")->excludes(json);
+  add_format_flags(cmd, out.json, &out.markdown, "smcompat.bench/1");
   cmd->add_option("--html", out.html, "Write one self-contained HTML page with plots to this file");
   cmd->add_option("--baseline", out.baseline,
                   "Compare with an earlier run (its --json output); changes beyond the noise are "
@@ -137,12 +130,8 @@ void register_bench(CLI::App& app, Context& ctx) {
   add_output_options(report, report_args.out);
   report->callback([&ctx] {
     auto run = bench::read_bench_run_file(report_args.results);
-    if (!run) {
-      fmt::print(stderr, "smcompat bench report: {}\n", run.error().to_string());
-      ctx.exit_code = kExitError;
-      return;
-    }
-    ctx.exit_code = emit(*run, report_args.out, ctx, "bench report");
+    ctx.exit_code = run ? emit(*run, report_args.out, ctx, "bench report")
+                        : ctx.fail("bench report", run.error().to_string());
   });
 }
 

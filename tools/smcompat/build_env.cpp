@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/report/build_env_report.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -27,10 +28,7 @@ int run(Context& ctx, const BuildEnvCliOptions& o) {
   doctor::BuildEnvRequest req;
   for (auto& q : o.gpus) {
     auto target = resolve_target(q, {}, cat, "--gpu");
-    if (!target) {
-      fmt::print(stderr, "smcompat build-env: {}\n", target.error().what);
-      return kExitError;
-    }
+    if (!target) return ctx.fail("build-env", target.error().what);
     req.gpus.push_back(target->cc);
   }
   req.what = o.what == "pytorch" ? doctor::BuildFor::kPytorch : doctor::BuildFor::kExtension;
@@ -53,14 +51,11 @@ void register_build_env(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "build-env", "Environment for building PyTorch or CUDA extensions for chosen GPUs");
   auto o = std::make_shared<BuildEnvCliOptions>();
-  cmd->add_option("--gpu", o->gpus, "Target GPU (repeatable): \"RTX 5090\", H100, 12.0, sm_90")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false)
+  add_repeatable(cmd, "--gpu", o->gpus, "Target GPU (repeatable): \"RTX 5090\", H100, 12.0, sm_90")
       ->required();
   cmd->add_option("--for", o->what, "What to build: extension (default) or pytorch")
       ->check(CLI::IsMember({"extension", "pytorch"}));
-  cmd->add_flag("--json", o->json, "JSON output (schema smcompat.build-env/1)");
+  add_format_flags(cmd, o->json, nullptr, "smcompat.build-env/1");
   cmd->add_flag("--shell", o->shell, "Only the export lines, for eval");
   cmd->callback([&ctx, o] { ctx.exit_code = run(ctx, *o); });
 }

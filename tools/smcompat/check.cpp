@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/doctor/process_check.hpp"
 #include "smcompat/report/check_report.hpp"
 #include "smcompat/util/files.hpp"
@@ -25,17 +26,12 @@ struct CheckCliOptions {
 };
 
 int run_check(Context& ctx, const CheckCliOptions& o) {
-  if (o.pid <= 0) {
-    fmt::print(stderr,
-               "smcompat check: give the process to check with --pid PID (checking smcompat's "
-               "own process would tell nothing; from Python, smcompat.check() checks itself)\n");
-    return kExitError;
-  }
+  if (o.pid <= 0)
+    return ctx.fail("check",
+                    "give the process to check with --pid PID (checking smcompat's own process "
+                    "would tell nothing; from Python, smcompat.check() checks itself)");
   auto fail_on = doctor::parse_severity(o.fail_on);
-  if (!fail_on) {
-    fmt::print(stderr, "smcompat check: --fail-on must be error, warning or info\n");
-    return kExitError;
-  }
+  if (!fail_on) return ctx.fail("check", "--fail-on must be error, warning or info");
   doctor::ProcessCheckOptions opt;
   opt.pid = o.pid;
   // The driver numbers GPUs by the CUDA_VISIBLE_DEVICES of the process asking, so the probe must
@@ -54,10 +50,8 @@ int run_check(Context& ctx, const CheckCliOptions& o) {
   auto check = doctor::check_process(opt);
   if (!check.maps_read) {
     for (auto& e : check.errors) fmt::print(stderr, "smcompat check: {}\n", e);
-    fmt::print(stderr,
-               "smcompat check: process {} does not exist or is not readable by this user\n",
-               o.pid);
-    return kExitError;
+    return ctx.fail(
+        "check", fmt::format("process {} does not exist or is not readable by this user", o.pid));
   }
   if (o.json)
     fmt::print("{}\n", json_text(check_to_json(check, ctx.argv)));
@@ -77,14 +71,10 @@ void register_check(CLI::App& app, Context& ctx) {
       "check", "Check a running process: its loaded GPU libraries against the GPU it uses");
   auto o = std::make_shared<CheckCliOptions>();
   cmd->add_option("--pid", o->pid, "The process to check");
-  cmd->add_option("--gpu", o->gpus,
-                  "Judge the loaded libraries for this GPU too (repeatable), e.g. \"RTX 5090\"")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
-  cmd->add_flag("--json", o->json, "JSON output (schema smcompat.check/1)");
-  cmd->add_option("--fail-on", o->fail_on, "Exit 1 if a finding is at least this severe")
-      ->check(CLI::IsMember({"error", "warning", "info"}));
+  add_repeatable(cmd, "--gpu", o->gpus,
+                 "Judge the loaded libraries for this GPU too (repeatable), e.g. \"RTX 5090\"");
+  add_format_flags(cmd, o->json, nullptr, "smcompat.check/1");
+  add_severity_fail_on(cmd, o->fail_on);
   cmd->add_option("--proc-root", o->proc_root, "Read /proc files from this directory (testing)")
       ->group("");
   cmd->callback([&ctx, o] { ctx.exit_code = run_check(ctx, *o); });

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "smcompat/util/table.hpp"
@@ -21,6 +22,10 @@ struct Context {
 
   Style out_style() const;
   Style err_style() const;
+
+  /// Says `smcompat COMMAND: WHAT` on stderr and sets exit_code to kExitError, which it returns
+  /// so that a run function can `return ctx.fail(...)`.
+  int fail(std::string_view command, std::string_view what);
 };
 
 void register_gpus(CLI::App& app, Context& ctx);

@@ -10,6 +10,7 @@
 
 #include "commands.hpp"
 #include "doctor_cli.hpp"
+#include "options.hpp"
 #include "smcompat/report/doctor_report.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -25,10 +26,7 @@ int run_doctor_cli(Context& ctx, const DoctorCliOptions& o) {
   opt.env = doctor::current_environment();
   if (!o.proc_root.empty()) opt.proc_root = o.proc_root;
   auto fail_on = doctor::parse_severity(o.fail_on);
-  if (!fail_on) {
-    fmt::print(stderr, "smcompat doctor: --fail-on must be error, warning or info\n");
-    return kExitError;
-  }
+  if (!fail_on) return ctx.fail("doctor", "--fail-on must be error, warning or info");
   if (isatty(fileno(stderr)))
     fmt::print(stderr, "{}",
                ctx.err_style().dim(
@@ -43,10 +41,8 @@ int run_doctor_cli(Context& ctx, const DoctorCliOptions& o) {
   }
   for (auto& e : report.errors) fmt::print(stderr, "smcompat doctor: {}\n", e);
   if (!o.fix_script.empty()) {
-    if (auto e = write_file_atomically(o.fix_script, render_fix_script(report))) {
-      fmt::print(stderr, "smcompat doctor: {}\n", e->to_string());
-      return kExitError;
-    }
+    if (auto e = write_file_atomically(o.fix_script, render_fix_script(report)))
+      return ctx.fail("doctor", e->to_string());
     fmt::print(stderr, "smcompat doctor: wrote {} (review it, then run it yourself: sh {})\n",
                o.fix_script, o.fix_script);
   }
@@ -60,29 +56,20 @@ void register_doctor(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "doctor", "Check driver, toolkits, Python environments and variables; findings with fixes");
   auto o = std::make_shared<DoctorCliOptions>();
-  cmd->add_option(
-         "--gpu", o->gpus,
-         "Judge the environment for this GPU too (repeatable), e.g. \"RTX 5090\", H100, B200")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
-  cmd->add_option("--python", o->pythons,
-                  "A Python interpreter, environment prefix or site-packages to check (repeatable)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
-  cmd->add_flag("--json", o->json, "JSON output (schema smcompat.doctor/1)");
-  cmd->add_flag("--markdown", o->markdown, "Markdown output");
+  add_repeatable(
+      cmd, "--gpu", o->gpus,
+      "Judge the environment for this GPU too (repeatable), e.g. \"RTX 5090\", H100, B200");
+  add_repeatable(cmd, "--python", o->pythons,
+                 "A Python interpreter, environment prefix or site-packages to check (repeatable)");
+  add_format_flags(cmd, o->json, &o->markdown, "smcompat.doctor/1");
   cmd->add_option("--fix-script", o->fix_script,
                   "Write the fixes as a shell script to review (never run by smcompat)");
-  cmd->add_option("--fail-on", o->fail_on, "Exit 1 if a finding is at least this severe")
-      ->check(CLI::IsMember({"error", "warning", "info"}));
+  add_severity_fail_on(cmd, o->fail_on);
   cmd->add_flag("--no-scan", o->no_scan, "Do not read the device code of installed libraries");
   cmd->add_flag("--no-active", o->no_active,
                 "Do not look at $VIRTUAL_ENV, $CONDA_PREFIX or python3 on PATH");
   cmd->add_option("--proc-root", o->proc_root, "Read /proc files from this directory (testing)")
       ->group("");
-  cmd->get_option("--json")->excludes(cmd->get_option("--markdown"));
   cmd->callback([&ctx, o] { ctx.exit_code = run_doctor_cli(ctx, *o); });
 }
 

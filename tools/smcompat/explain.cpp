@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/report/explain_report.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -41,10 +42,7 @@ int run(Context& ctx, const ExplainCliOptions& o) {
   std::string text;
   if (!o.file.empty()) {
     std::ifstream in(o.file, std::ios::binary);
-    if (!in) {
-      fmt::print(stderr, "smcompat explain: cannot read {}\n", o.file);
-      return kExitError;
-    }
+    if (!in) return ctx.fail("explain", "cannot read " + o.file);
     text.assign(std::istreambuf_iterator<char>(in), {});
   } else if (!o.text_after_marker && o.text.size() == 1 && o.text[0] == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), {});
@@ -52,10 +50,7 @@ int run(Context& ctx, const ExplainCliOptions& o) {
     for (auto& t : o.text) text += (text.empty() ? "" : " ") + t;
   }
   if (text.size() > kMaxInput) text = text.substr(text.size() - kMaxInput);  // keep the end
-  if (text.empty()) {
-    fmt::print(stderr, "smcompat explain: give the error text, --file LOG, or - for stdin\n");
-    return kExitError;
-  }
+  if (text.empty()) return ctx.fail("explain", "give the error text, --file LOG, or - for stdin");
   std::optional<doctor::DoctorReport> report;
   auto env = doctor::current_environment();
   if (!o.no_doctor) {
@@ -78,10 +73,7 @@ int run(Context& ctx, const ExplainCliOptions& o) {
     out = render_explain_text(e, o.output.empty() ? ctx.out_style() : Style::plain());
   }
   if (!o.output.empty()) {
-    if (auto e = write_file_atomically(o.output, out)) {
-      fmt::print(stderr, "smcompat explain: {}\n", e->to_string());
-      return kExitError;
-    }
+    if (auto e = write_file_atomically(o.output, out)) return ctx.fail("explain", e->to_string());
     fmt::print(stderr, "smcompat explain: wrote {}\n", o.output);
   } else {
     fmt::print("{}", out);
@@ -108,22 +100,17 @@ void register_explain(CLI::App& app, Context& ctx) {
   cmd->allow_extras();
   cmd->fallthrough(false);  // left-over words are the error text, not the parent's options
   cmd->add_option("--file", o->file, "Read the error text from a log file");
-  cmd->add_flag("--json", o->json, "JSON output (schema smcompat.explain/1)");
+  auto* json = add_format_flags(cmd, o->json, nullptr, "smcompat.explain/1");
   cmd->add_flag("--prompt", o->prompt,
-                "Print a redacted Markdown context bundle for an AI assistant");
+                "Print a redacted Markdown context bundle for an AI assistant")
+      ->excludes(json);
   cmd->add_option("-o,--output", o->output, "Write the output to this file");
   cmd->add_flag("--no-doctor", o->no_doctor, "Do not check this machine (knowledge base only)");
   cmd->add_flag("--no-active", o->no_active,
                 "Doctor: do not look at $VIRTUAL_ENV, $CONDA_PREFIX or python3 on PATH");
-  cmd->add_option("--gpu", o->gpus, "Judge for this GPU too (passed to the doctor, repeatable)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
-  cmd->add_option("--python", o->pythons, "Python environment for the doctor (repeatable)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
-  cmd->get_option("--json")->excludes(cmd->get_option("--prompt"));
+  add_repeatable(cmd, "--gpu", o->gpus,
+                 "Judge for this GPU too (passed to the doctor, repeatable)");
+  add_repeatable(cmd, "--python", o->pythons, "Python environment for the doctor (repeatable)");
   cmd->callback([&ctx, o, cmd] {
     o->text.clear();
     o->text_after_marker = false;

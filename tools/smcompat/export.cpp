@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/api/api.hpp"
 #include "smcompat/util/files.hpp"
 
@@ -17,31 +18,25 @@ namespace smcompat::cli {
 
 namespace {
 
-int run_export_prometheus(const api::PrometheusRequest& request, const std::string& textfile) {
-  const char* me = "smcompat export prometheus";
+int run_export_prometheus(Context& ctx, const api::PrometheusRequest& request,
+                          const std::string& textfile) {
+  const char* me = "export prometheus";
   // A textfile in a directory that does not exist: say so before doing any work.
   if (!textfile.empty()) {
     std::filesystem::path dir = std::filesystem::path(textfile).parent_path();
     std::error_code ec;
-    if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
-      fmt::print(stderr, "{}: --textfile {}: directory {} does not exist\n", me, textfile,
-                 dir.string());
-      return kExitError;
-    }
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+      return ctx.fail(
+          me, fmt::format("--textfile {}: directory {} does not exist", textfile, dir.string()));
   }
   auto text = api::prometheus(request);
-  if (!text) {
-    fmt::print(stderr, "{}: {}\n", me, text.error().what);
-    return kExitError;
-  }
+  if (!text) return ctx.fail(me, text.error().what);
   if (textfile.empty()) {
     fmt::print("{}", *text);
     return kExitOk;
   }
-  if (auto err = write_file_atomically(textfile, *text)) {
-    fmt::print(stderr, "{}: --textfile {}: {}\n", me, err->file, err->what);
-    return kExitError;
-  }
+  if (auto err = write_file_atomically(textfile, *text))
+    return ctx.fail(me, fmt::format("--textfile {}: {}", err->file, err->what));
   return kExitOk;
 }
 
@@ -61,23 +56,14 @@ void register_export(CLI::App& app, Context& ctx) {
       "prometheus",
       "Metrics for Prometheus (text format 0.0.4; node_exporter's textfile collector): probe, "
       "scans and doctor runs judged for every GPU model present");
-  cmd->add_option("--scan", a->request.scans,
-                  "A path to scan and judge (repeatable): an image root, a venv, a wheel, a "
-                  "library")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
-  cmd->add_option("--python", a->request.pythons,
-                  "A Python interpreter, environment prefix or site-packages to run the doctor "
-                  "on (repeatable)")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
-  cmd->add_option("--gpu", a->request.gpus,
-                  "Judge for this GPU too, present or not (repeatable), e.g. \"RTX 5090\", B200")
-      ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
+  add_repeatable(cmd, "--scan", a->request.scans,
+                 "A path to scan and judge (repeatable): an image root, a venv, a wheel, a "
+                 "library");
+  add_repeatable(cmd, "--python", a->request.pythons,
+                 "A Python interpreter, environment prefix or site-packages to run the doctor on "
+                 "(repeatable)");
+  add_repeatable(cmd, "--gpu", a->request.gpus,
+                 "Judge for this GPU too, present or not (repeatable), e.g. \"RTX 5090\", B200");
   cmd->add_option("--textfile", a->textfile,
                   "Write the metrics to this file atomically (PATH.tmp.<pid>, fsync, rename) "
                   "instead of stdout; its directory must exist");
@@ -88,7 +74,7 @@ void register_export(CLI::App& app, Context& ctx) {
   cmd->add_option("--dev-dir", a->request.probe.dev_dir,
                   "Directory of the nvidia* device nodes (testing)")
       ->group("");
-  cmd->callback([&ctx, a] { ctx.exit_code = run_export_prometheus(a->request, a->textfile); });
+  cmd->callback([&ctx, a] { ctx.exit_code = run_export_prometheus(ctx, a->request, a->textfile); });
 }
 
 }  // namespace smcompat::cli

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/report/fleet_report.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -26,7 +27,8 @@ struct MergeArgs {
 
 // A directory stands for the *.json files directly inside it, in name order (a Slurm array or a
 // DaemonSet collection writes one per node; 10,000 names would not fit a command line).
-bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::string>& files) {
+bool expand_inputs(Context& ctx, const std::vector<std::string>& inputs,
+                   std::vector<std::string>& files) {
   namespace fs = std::filesystem;
   for (const auto& in : inputs) {
     std::error_code ec;
@@ -38,7 +40,7 @@ bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::stri
     for (fs::directory_iterator it(in, ec), end; !ec && it != end; it.increment(ec))
       if (it->path().extension() == ".json") found.push_back(it->path().string());
     if (ec) {
-      fmt::print(stderr, "smcompat fleet merge: {}: {}\n", in, ec.message());
+      ctx.fail("fleet merge", in + ": " + ec.message());
       return false;
     }
     std::sort(found.begin(), found.end(), fleet::HostOrder{});
@@ -50,11 +52,9 @@ bool expand_inputs(const std::vector<std::string>& inputs, std::vector<std::stri
 int run_merge(Context& ctx, const MergeArgs& a) {
   auto fail_on = doctor::parse_severity(a.fail_on);
   std::vector<std::string> files;
-  if (!expand_inputs(a.inputs, files)) return kExitError;
-  if (files.empty()) {
-    fmt::print(stderr, "smcompat fleet merge: no reports given (the directories hold no *.json)\n");
-    return kExitError;
-  }
+  if (!expand_inputs(ctx, a.inputs, files)) return kExitError;
+  if (files.empty())
+    return ctx.fail("fleet merge", "no reports given (the directories hold no *.json)");
   fleet::MergeOptions opt;
   opt.hosts_named = a.hosts_named;
   auto report = fleet::merge_reports(files, opt);
@@ -62,10 +62,8 @@ int run_merge(Context& ctx, const MergeArgs& a) {
   nlohmann::json doc;
   if (a.json || !a.output.empty()) doc = fleet_to_json(report, ctx.argv);
   if (!a.output.empty()) {
-    if (auto err = write_file_atomically(a.output, json_text(doc, 1) + "\n")) {
-      fmt::print(stderr, "smcompat fleet merge: {}\n", err->to_string());
-      return kExitError;
-    }
+    if (auto err = write_file_atomically(a.output, json_text(doc, 1) + "\n"))
+      return ctx.fail("fleet merge", err->to_string());
   }
   if (a.json)
     fmt::print("{}\n", json_text(doc));
@@ -94,16 +92,11 @@ void register_fleet(CLI::App& app, Context& ctx) {
       ->required();
   cmd->add_option("-o,--output", a->output,
                   "Also write the fleet JSON (schema smcompat.fleet/1) to this file, atomically");
-  cmd->add_flag("--json", a->json, "JSON output (schema smcompat.fleet/1)");
-  cmd->add_flag("--markdown", a->markdown, "Markdown output");
-  cmd->add_option("--fail-on", a->fail_on,
-                  "Exit 1 if a finding is at least this severe (never: always exit 0)")
-      ->check(CLI::IsMember({"error", "warning", "info", "never"}))
-      ->capture_default_str();
+  add_format_flags(cmd, a->json, &a->markdown, "smcompat.fleet/1");
+  add_severity_fail_on(cmd, a->fail_on, /*never=*/true);
   cmd->add_option("--hosts-named", a->hosts_named,
                   "Hosts named in a finding's evidence before \"and N more\"")
       ->capture_default_str();
-  cmd->get_option("--json")->excludes(cmd->get_option("--markdown"));
   cmd->callback([&ctx, a] { ctx.exit_code = run_merge(ctx, *a); });
 }
 

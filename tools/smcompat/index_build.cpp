@@ -26,29 +26,25 @@ struct FilesArgs {  // index add WHEEL... / index merge INDEX...
   std::string output;
 };
 
-int fail(std::string_view command, const std::string& message) {
-  fmt::print(stderr, "smcompat {}: {}\n", command, message);
-  return kExitError;
-}
-
 // Writes the index next to `path` and renames it into place, so a reader never sees half a file.
-int write_index(const WheelIndex& index, const std::string& path, const char* command) {
+int write_index(Context& ctx, const WheelIndex& index, const std::string& path,
+                const char* command) {
   std::string text = json_text(to_json(index), 1) + "\n";
   if (path.empty() || path == "-") {
     fmt::print("{}", text);
     return kExitOk;
   }
-  if (auto err = write_file_atomically(path, text)) return fail(command, err->to_string());
+  if (auto err = write_file_atomically(path, text)) return ctx.fail(command, err->to_string());
   return kExitOk;
 }
 
-int run_build(const BuildArgs& a) {
+int run_build(Context& ctx, const BuildArgs& a) {
   std::vector<std::string> resume_paths;
   auto options = index_build_options(a, &resume_paths);
-  if (!options) return fail("index build", options.error().what);
+  if (!options) return ctx.fail("index build", options.error().what);
   IndexBuildOptions& opt = *options;
   auto resume = read_merged_index(resume_paths);
-  if (!resume) return fail("index build", "cannot resume: " + resume.error().to_string());
+  if (!resume) return ctx.fail("index build", "cannot resume: " + resume.error().to_string());
   if (*resume) opt.resume = &**resume;
 
   const bool tty = !a.quiet && isatty(fileno(stderr));
@@ -57,13 +53,13 @@ int run_build(const BuildArgs& a) {
       fmt::print(stderr, "{}", render_index_build_progress(p, tty));
     };
   if (!a.output.empty() && a.output != "-")
-    opt.checkpoint = [&a](const WheelIndex& partial) {
-      write_index(partial, a.output, "index build");  // a later run resumes from it
+    opt.checkpoint = [&ctx, &a](const WheelIndex& partial) {
+      write_index(ctx, partial, a.output, "index build");  // a later run resumes from it
     };
   auto built = build_wheel_index(opt);
   if (tty) fmt::print(stderr, "\r\033[K");
-  if (!built) return fail("index build", built.error().to_string());
-  if (int rc = write_index(built->index, a.output, "index build")) return rc;
+  if (!built) return ctx.fail("index build", built.error().to_string());
+  if (int rc = write_index(ctx, built->index, a.output, "index build")) return rc;
   auto added = new_failures(built->index, opt.resume);
   fmt::print(stderr, "{}", render_index_build_summary(*built, opt, added));
   if (!a.output.empty() && a.output != "-")
@@ -72,11 +68,11 @@ int run_build(const BuildArgs& a) {
   return added.empty() ? kExitOk : kExitFindings;
 }
 
-int run_merge(const FilesArgs& a) {
+int run_merge(Context& ctx, const FilesArgs& a) {
   auto read = read_merged_index(a.inputs);
-  if (!read) return fail("index merge", read.error().to_string());
+  if (!read) return ctx.fail("index merge", read.error().to_string());
   WheelIndex merged = read->value_or(WheelIndex{});
-  if (int rc = write_index(merged, a.output, "index merge")) return rc;
+  if (int rc = write_index(ctx, merged, a.output, "index merge")) return rc;
   if (!a.output.empty() && a.output != "-")
     fmt::print(stderr, "smcompat index merge: wrote {} ({} wheels, {} failures) from {} files\n",
                a.output, merged.wheels.size(), merged.failures.size(), a.inputs.size());
@@ -85,11 +81,11 @@ int run_merge(const FilesArgs& a) {
 
 // Local wheel files (a maintainer's dist/*.whl, a wheel cache) into an index, one after the other
 // on one core; an existing -o is kept and the new records merged into it.
-int run_add(const FilesArgs& a) {
+int run_add(Context& ctx, const FilesArgs& a) {
   auto added = add_wheels(a.inputs, a.output);
-  if (!added) return fail("index add", added.error().to_string());
+  if (!added) return ctx.fail("index add", added.error().to_string());
   for (const auto& p : added->problems) fmt::print(stderr, "smcompat index add: {}\n", p);
-  if (int rc = write_index(added->merged, a.output, "index add")) return rc;
+  if (int rc = write_index(ctx, added->merged, a.output, "index add")) return rc;
   fmt::print(stderr,
              "smcompat index add: {} wheels, {} scanned in {:.1f} s on one core ({:.2f} GB/min)\n",
              a.inputs.size(), human_bytes(added->bytes), added->seconds,
@@ -130,20 +126,20 @@ void register_index_build(CLI::App& app, Context& ctx) {
   build->add_option("-j,--jobs", build_args->jobs, "Wheels in flight (default 3)")
       ->check(CLI::Range(1, 16));
   build->add_flag("-q,--quiet", build_args->quiet, "No progress on stderr");
-  build->callback([build_args, &ctx] { ctx.exit_code = run_build(*build_args); });
+  build->callback([build_args, &ctx] { ctx.exit_code = run_build(ctx, *build_args); });
 
   auto add_args = std::make_shared<FilesArgs>();
   auto* add = index.add_subcommand("add", "Record local wheel files in an index (no download)");
   add->add_option("wheels", add_args->inputs, "Wheel files")->required();
   add->add_option("-o,--output", add_args->output,
                   "Index file to write (default: stdout); an existing one is kept and merged");
-  add->callback([add_args, &ctx] { ctx.exit_code = run_add(*add_args); });
+  add->callback([add_args, &ctx] { ctx.exit_code = run_add(ctx, *add_args); });
 
   auto merge_args = std::make_shared<FilesArgs>();
   auto* merge = index.add_subcommand("merge", "Merge index files (shards, or old and new)");
   merge->add_option("inputs", merge_args->inputs, "Index files")->required();
   merge->add_option("-o,--output", merge_args->output, "Index file to write (default: stdout)");
-  merge->callback([merge_args, &ctx] { ctx.exit_code = run_merge(*merge_args); });
+  merge->callback([merge_args, &ctx] { ctx.exit_code = run_merge(ctx, *merge_args); });
 }
 
 }  // namespace smcompat::cli

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/index/advise.hpp"
 #include "smcompat/report/index_report.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -31,6 +32,47 @@ struct DiffArgs {
   bool json = false, markdown = false;
 };
 
+int run_query(Context& ctx, const QueryArgs& q) {
+  auto target = resolve_target(q.gpu, q.driver, Catalog::builtin(), "--gpu");
+  if (!target) return ctx.fail("index query", target.error().what);
+  auto loaded = load_wheel_index(q.index);
+  if (!loaded) return ctx.fail("index query", loaded.error().to_string());
+  const WheelIndex& index = **loaded;
+  auto rows = query_index(index, *target, q.platform, q.packages);
+  IndexAnswerContext context = index_answer_context(index, q.index.empty() ? "built-in" : q.index);
+  context.target = *target;
+  context.machine = q.platform;
+  context.argv = ctx.argv;
+  context.verbose = q.verbose;
+  if (q.json)
+    fmt::print("{}\n", json_text(query_to_json(rows, context, q.packages)));
+  else if (q.markdown)
+    fmt::print("{}", render_query_markdown(rows, context, q.packages));
+  else
+    fmt::print("{}", render_query_text(rows, context, q.packages, ctx.out_style()));
+  return kExitOk;
+}
+
+int run_diff(Context& ctx, const DiffArgs& d) {
+  auto old_side = read_diff_side(d.old_side, d.index);
+  if (!old_side) return ctx.fail("index diff", old_side.error().to_string());
+  auto new_side = read_diff_side(d.new_side, d.index);
+  if (!new_side) return ctx.fail("index diff", new_side.error().to_string());
+  narrow_to_wheel_machine(*old_side, *new_side);
+  narrow_to_wheel_machine(*new_side, *old_side);
+  auto diffs = diff_records(old_side->records, new_side->records);
+  if (d.json)
+    fmt::print("{}\n", json_text(diff_to_json(diffs, d.old_side, d.new_side, ctx.argv)));
+  else if (d.markdown)
+    fmt::print("{}", render_diff_markdown(diffs, d.old_side, d.new_side));
+  else
+    fmt::print("{}", render_diff_text(diffs, d.old_side, d.new_side, ctx.out_style()));
+  if (d.fail_on == "dropped")
+    for (const auto& x : diffs)
+      if (x.dropped_any()) return kExitFindings;
+  return kExitOk;
+}
+
 }  // namespace
 
 void register_index_query(CLI::App& app, Context& ctx) {
@@ -40,42 +82,12 @@ void register_index_query(CLI::App& app, Context& ctx) {
   auto* query = index.add_subcommand(
       "query", "Every indexed wheel (or those of the packages named) judged for a GPU");
   query->add_option("packages", q->packages, "Only these packages");
-  query->add_option("--gpu", q->gpu, "The GPU, e.g. \"RTX 5090\", H100, B200, GB10, 12.0, sm_120")
-      ->required();
-  query->add_option("--driver", q->driver,
-                    "The driver, to check PTX: a CUDA version (12.8) or a driver build");
-  query
-      ->add_option("--platform", q->platform,
-                   "Only wheels for this machine (default: every machine)")
-      ->check(CLI::IsMember({"x86_64", "aarch64"}));
-  query->add_option("--index", q->index, "A wheel index file; default: the index built in");
-  auto* qjson = query->add_flag("--json", q->json, "JSON output (schema smcompat.index-query/1)");
-  query->add_flag("--markdown", q->markdown, "Markdown output")->excludes(qjson);
+  add_target_options(query, q->gpu, q->driver, "checks PTX");
+  add_platform_option(query, q->platform, "Only wheels for this machine (default: every machine)");
+  add_index_option(query, q->index);
+  add_format_flags(query, q->json, &q->markdown, "smcompat.index-query/1");
   query->add_flag("-v,--verbose", q->verbose, "The verdict of every file of every wheel");
-  query->callback([q, &ctx] {
-    auto fail = [&](const std::string& what) {
-      fmt::print(stderr, "smcompat index query: {}\n", what);
-      ctx.exit_code = kExitError;
-    };
-    auto target = resolve_target(q->gpu, q->driver, Catalog::builtin(), "--gpu");
-    if (!target) return fail(target.error().what);
-    auto loaded = load_wheel_index(q->index);
-    if (!loaded) return fail(loaded.error().to_string());
-    const WheelIndex& index = **loaded;
-    auto rows = query_index(index, *target, q->platform, q->packages);
-    IndexAnswerContext context =
-        index_answer_context(index, q->index.empty() ? "built-in" : q->index);
-    context.target = *target;
-    context.machine = q->platform;
-    context.argv = ctx.argv;
-    context.verbose = q->verbose;
-    if (q->json)
-      fmt::print("{}\n", json_text(query_to_json(rows, context, q->packages)));
-    else if (q->markdown)
-      fmt::print("{}", render_query_markdown(rows, context, q->packages));
-    else
-      fmt::print("{}", render_query_text(rows, context, q->packages, ctx.out_style()));
-  });
+  query->callback([q, &ctx] { ctx.exit_code = run_query(ctx, *q); });
 
   auto d = std::make_shared<DiffArgs>();
   auto* diff = index.add_subcommand(
@@ -86,30 +98,8 @@ void register_index_query(CLI::App& app, Context& ctx) {
                    "The index PKG==VERSION is looked up in; default: the index built in");
   diff->add_option("--fail-on", d->fail_on, "Exit 1 when a SASS or PTX target was dropped")
       ->check(CLI::IsMember({"dropped"}));
-  auto* djson = diff->add_flag("--json", d->json, "JSON output (schema smcompat.index-diff/1)");
-  diff->add_flag("--markdown", d->markdown, "Markdown output")->excludes(djson);
-  diff->callback([d, &ctx] {
-    auto fail = [&](const std::string& what) {
-      fmt::print(stderr, "smcompat index diff: {}\n", what);
-      ctx.exit_code = kExitError;
-    };
-    auto old_side = read_diff_side(d->old_side, d->index);
-    if (!old_side) return fail(old_side.error().to_string());
-    auto new_side = read_diff_side(d->new_side, d->index);
-    if (!new_side) return fail(new_side.error().to_string());
-    narrow_to_wheel_machine(*old_side, *new_side);
-    narrow_to_wheel_machine(*new_side, *old_side);
-    auto diffs = diff_records(old_side->records, new_side->records);
-    if (d->json)
-      fmt::print("{}\n", json_text(diff_to_json(diffs, d->old_side, d->new_side, ctx.argv)));
-    else if (d->markdown)
-      fmt::print("{}", render_diff_markdown(diffs, d->old_side, d->new_side));
-    else
-      fmt::print("{}", render_diff_text(diffs, d->old_side, d->new_side, ctx.out_style()));
-    if (d->fail_on == "dropped")
-      for (const auto& x : diffs)
-        if (x.dropped_any()) ctx.exit_code = kExitFindings;
-  });
+  add_format_flags(diff, d->json, &d->markdown, "smcompat.index-diff/1");
+  diff->callback([d, &ctx] { ctx.exit_code = run_diff(ctx, *d); });
 }
 
 }  // namespace smcompat::cli

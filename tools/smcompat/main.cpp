@@ -21,6 +21,10 @@ Style Context::err_style() const {
                                  : Style::Mode::kAuto;
   return Style::for_stream(stderr, mode);
 }
+int Context::fail(std::string_view command, std::string_view what) {
+  fmt::print(stderr, "smcompat {}: {}\n", command, what);
+  return exit_code = kExitError;
+}
 
 }  // namespace smcompat::cli
 

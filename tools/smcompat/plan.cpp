@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/plan/engine.hpp"
 #include "smcompat/plan/model.hpp"
 #include "smcompat/report/plan_report.hpp"
@@ -40,29 +41,26 @@ struct PlanArgs {
   bool all = false;
 };
 
-template <typename... T>
-int fail(fmt::format_string<T...> f, T&&... args) {
-  fmt::print(stderr, "smcompat plan: {}\n", fmt::format(f, std::forward<T>(args)...));
-  return kExitError;
-}
-
 int run_plan(Context& ctx, const PlanArgs& a) {
   for (auto [name, v] : {std::pair{"--batch", a.batch}, std::pair{"--prompt-len", a.prompt_len},
                          std::pair{"--gen-len", a.gen_len}})
-    if (v <= 0 || v > kMaxWorkload) return fail("{} {}: expected 1 to {}", name, v, kMaxWorkload);
+    if (v <= 0 || v > kMaxWorkload)
+      return ctx.fail("plan", fmt::format("{} {}: expected 1 to {}", name, v, kMaxWorkload));
   auto engine = plan::parse_engine(a.engine);
-  if (!engine) return fail("--engine {}: unknown engine (use vllm, sglang or trtllm)", a.engine);
+  if (!engine)
+    return ctx.fail("plan",
+                    "--engine " + a.engine + ": unknown engine (use vllm, sglang or trtllm)");
 
   auto model = plan::read_model_config(a.model);
-  if (!model) return fail("--model {}: {}", a.model, model.error().to_string());
+  if (!model) return ctx.fail("plan", "--model " + a.model + ": " + model.error().to_string());
   if (!model->is_moe())
-    return fail(
-        "{} has no expert fields (num_experts / n_routed_experts / num_local_experts): smcompat "
-        "plan plans mixture-of-experts models; {}",
-        a.model, plan::dense_model_hint(*model));
+    return ctx.fail(
+        "plan", fmt::format("{} has no expert fields (num_experts / n_routed_experts / "
+                            "num_local_experts): smcompat plan plans mixture-of-experts models; {}",
+                            a.model, plan::dense_model_hint(*model)));
 
   auto sets = plan::resolve_gpu_sets(a.gpus, Catalog::builtin());
-  if (!sets) return fail("{}", sets.error().to_string());
+  if (!sets) return ctx.fail("plan", sets.error().to_string());
 
   plan::PlanRequest base;
   base.model = *model;
@@ -70,7 +68,7 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   PlanPeaks peaks;
   if (!a.bench.empty()) {
     auto measured = read_bench_peaks(a.bench, *model, *sets);
-    if (!measured) return fail("--bench {}", measured.error().to_string());
+    if (!measured) return ctx.fail("plan", "--bench " + measured.error().to_string());
     peaks = *measured;
     base.measured_tflops = peaks.tflops;
     base.measured_memory_gbs = peaks.memory_gbs;
@@ -84,7 +82,7 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   options.peaks = peaks;
   options.python = a.python;
   auto report = build_plan_report(base, *sets, options);
-  if (!report) return fail("{}", report.error().to_string());
+  if (!report) return ctx.fail("plan", report.error().to_string());
 
   const bool fits = report->fits_anywhere();
   // Model names, paths and --from words are the user's bytes: invalid UTF-8 is replaced, never
@@ -94,7 +92,7 @@ int run_plan(Context& ctx, const PlanArgs& a) {
   if (a.json || !a.output.empty()) doc = plan_to_json(*report, ctx.argv);
   if (fits && !a.output.empty()) {
     if (auto err = write_file_atomically(a.output, dump(doc, 1) + "\n"))
-      return fail("{}", err->to_string());
+      return ctx.fail("plan", err->to_string());
   }
   if (a.json)
     fmt::print("{}\n", dump(doc, 2));
@@ -102,9 +100,9 @@ int run_plan(Context& ctx, const PlanArgs& a) {
     fmt::print("{}", render_plan_text(*report, ctx.out_style(), PlanTextOptions{a.all}));
   if (!fits) {
     std::fflush(stdout);  // the report first, then the verdict, also when both go to one file
-    fmt::print(stderr, "smcompat plan: {} fits on none of the GPU sets given (see the report){}\n",
-               report->model_id, a.output.empty() ? "" : "; " + a.output + " not written");
-    return kExitError;
+    return ctx.fail("plan", fmt::format("{} fits on none of the GPU sets given (see the report){}",
+                                        report->model_id,
+                                        a.output.empty() ? "" : "; " + a.output + " not written"));
   }
   return kExitOk;
 }
@@ -138,7 +136,7 @@ void register_plan(CLI::App& app, Context& ctx) {
   cmd->add_option("--python", a->python,
                   "A Python environment with the engine installed: plans its kernels cannot run "
                   "on the GPUs are marked (the doctor's package scan)");
-  cmd->add_flag("--json", a->json, "JSON output (schema smcompat.plan/1)");
+  add_format_flags(cmd, a->json, nullptr, "smcompat.plan/1");
   cmd->add_option("-o,--output", a->output,
                   "Also write the JSON (schema smcompat.plan/1) to this file, atomically (not "
                   "written when no plan fits)");

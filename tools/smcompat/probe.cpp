@@ -42,8 +42,7 @@ void register_probe(CLI::App& app, Context& ctx) {
     args.options.use_nvml = !args.no_nvml;
     auto result = probe_system(args.options);
     if (!result) {
-      fmt::print(stderr, "smcompat probe: {}\n", result.error().to_string());
-      ctx.exit_code = kExitError;
+      ctx.fail("probe", result.error().to_string());
       return;
     }
     const ProbeReport& r = *result;

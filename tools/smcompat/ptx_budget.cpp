@@ -55,11 +55,9 @@ int run_budget(const BudgetOptions& o, Context& ctx) {
   if (o.json)
     fmt::print("{}\n", json_text(ptx_budget_json(*target, std::move(out_kernels), ctx.argv)));
   if (failed && shown == 0) return kExitError;
-  if (!o.kernel.empty() && shown == 0) {
-    fmt::print(stderr, "smcompat ptx budget: no kernel named '{}' in {} PTX text{}\n", o.kernel,
-               texts, texts == 1 ? "" : "s");
-    return kExitError;
-  }
+  if (!o.kernel.empty() && shown == 0)
+    return ctx.fail("ptx budget", fmt::format("no kernel named '{}' in {} PTX text{}", o.kernel,
+                                              texts, texts == 1 ? "" : "s"));
   return over ? kExitFindings : kExitOk;
 }
 

@@ -25,10 +25,7 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
   auto to = parse_ptx_target(o.to, "--to");
   if (!to) return kExitError;
   auto text = read_single_ptx(o.file);
-  if (!text.ok()) {
-    fmt::print(stderr, "smcompat ptx retarget: {}\n", text.error().to_string());
-    return kExitError;
-  }
+  if (!text.ok()) return ctx.fail("ptx retarget", text.error().to_string());
   auto r = retarget(*text, *to);
   if (!r.ok()) {
     fmt::print(stderr, "{}: {}\n", o.file, r.error().what);
@@ -40,10 +37,8 @@ int run_retarget(const RetargetOptions& o, Context& ctx) {
   const std::optional<PtxasOutcome>& verified = verification.outcome;
   bool wrote = false;
   if (r->ok && !o.output.empty()) {
-    if (auto e = write_file_atomically(o.output, r->text)) {
-      fmt::print(stderr, "smcompat ptx retarget: {}\n", e->to_string());
-      return kExitError;
-    }
+    if (auto e = write_file_atomically(o.output, r->text))
+      return ctx.fail("ptx retarget", e->to_string());
     wrote = true;
   }
   PtxRetargetOutcome outcome{o.file, *to, &*r};

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "options.hpp"
 #include "smcompat/api/api.hpp"
 #include "smcompat/report/scan_report.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -16,10 +17,9 @@ namespace smcompat::cli {
 namespace {
 
 struct ScanArgs {
-  std::vector<std::string> paths;
-  std::string gpu, target, driver, fail_on;
-  bool deep = false, json = false, verbose = false, quiet = false, probe = true;
-  unsigned jobs = 0;
+  api::ScanRequest request;  // what the library call needs, parsed into directly
+  std::string fail_on;
+  bool json = false, quiet = false;
 };
 
 // Exit code for --fail-on: 1 when something at or above the threshold was found.
@@ -45,47 +45,38 @@ void register_scan(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("scan",
                                  "Inventory the GPU code in files, directories, archives "
                                  "and wheels, with a verdict for a GPU");
-  cmd->add_option("paths", a.paths,
+  cmd->add_option("paths", a.request.paths,
                   "Files or directories (.so, executables, .o, .a, .cubin, "
                   ".fatbin, .ptx, .whl, site-packages, ...)")
       ->required();
-  cmd->add_option("--gpu", a.gpu,
+  cmd->add_option("--gpu", a.request.gpu,
                   "Judge for this GPU, e.g. \"RTX 5090\", B200, GB10, \"H100 SXM\"");
-  cmd->add_option("--target", a.target, "Judge for this architecture: 12.0, sm_120, sm_90a");
-  cmd->add_option("--driver", a.driver,
-                  "Driver to judge PTX against: a CUDA version (12.8) or a "
-                  "driver build (570.124.06)");
-  cmd->add_flag("--deep", a.deep, "Decode every image: kernels, registers, shared memory, stack");
+  cmd->add_option("--target", a.request.target,
+                  "Judge for this architecture: 12.0, sm_120, sm_90a");
+  add_driver_option(cmd, a.request.driver, "checks PTX");
+  cmd->add_flag("--deep", a.request.deep,
+                "Decode every image: kernels, registers, shared memory, stack");
   cmd->add_flag("--json", a.json, "JSON output (schema smcompat.scan/2, docs/json-schema.md)");
-  cmd->add_flag("-v,--verbose", a.verbose, "List every unit and full target lists");
+  cmd->add_flag("-v,--verbose", a.request.verbose, "List every unit and full target lists");
   cmd->add_flag("-q,--quiet", a.quiet, "No progress on stderr");
-  cmd->add_flag("!--no-probe", a.probe,
+  cmd->add_flag("!--no-probe", a.request.probe,
                 "Without --gpu/--target, do not judge for this machine's GPU");
-  cmd->add_option("-j,--jobs", a.jobs, "Threads (default: all cores)");
+  cmd->add_option("-j,--jobs", a.request.jobs, "Threads (default: all cores)");
   cmd->add_option("--fail-on", a.fail_on,
                   "Exit 1 if any file is at or worse than this: no-image, "
                   "unsupported-ptx, ptx-jit, warning (also partial "
                   "coverage, resource warnings, read errors) or error")
       ->check(CLI::IsMember({"no-image", "unsupported-ptx", "ptx-jit", "warning", "error"}));
   cmd->callback([&ctx] {
-    if (a.gpu.empty() && a.target.empty() && !a.fail_on.empty() && a.fail_on != "error") {
-      fmt::print(stderr, "smcompat scan: --fail-on {} needs a target (--gpu or --target)\n",
-                 a.fail_on);
-      ctx.exit_code = kExitError;
+    const api::ScanRequest& request = a.request;
+    if (request.gpu.empty() && request.target.empty() && !a.fail_on.empty() &&
+        a.fail_on != "error") {
+      ctx.fail("scan", fmt::format("--fail-on {} needs a target (--gpu or --target)", a.fail_on));
       return;
     }
-    api::ScanRequest request;
-    request.paths = a.paths;
-    request.gpu = a.gpu;
-    request.target = a.target;
-    request.driver = a.driver;
-    request.deep = a.deep;
-    request.probe = a.probe;
-    request.jobs = a.jobs;
     auto resolved = api::scan_options(request);
     if (!resolved) {
-      fmt::print(stderr, "smcompat scan: {}\n", resolved.error().what);
-      ctx.exit_code = kExitError;
+      ctx.fail("scan", resolved.error().what);
       return;
     }
     ScanOptions opt = std::move(*resolved);
@@ -98,15 +89,15 @@ void register_scan(CLI::App& app, Context& ctx) {
         std::fflush(stderr);
       };
     }
-    ScanReport report = scan_paths(a.paths, opt);
-    ScanRenderOptions render{a.deep, a.verbose, ctx.argv};
+    ScanReport report = scan_paths(request.paths, opt);
+    ScanRenderOptions render{request.deep, request.verbose, ctx.argv};
     if (a.json)
       fmt::print("{}\n", json_text(scan_to_json(report, opt, render)));
     else
       fmt::print("{}", render_scan_text(report, opt, render, ctx.out_style()));
     // 2: a path named on the command line could not be read at all.
     for (const auto& e : report.errors) {
-      for (const auto& p : a.paths)
+      for (const auto& p : request.paths)
         if (e.file == p) ctx.exit_code = kExitError;
     }
     if (ctx.exit_code == kExitOk && fails(report, a.fail_on)) ctx.exit_code = kExitFindings;

@@ -18,11 +18,6 @@ namespace smcompat::cli {
 
 namespace {
 
-int fail(const std::string& message) {
-  fmt::print(stderr, "smcompat trace: {}\n", message);
-  return kExitError;
-}
-
 struct TraceArgs {
   bool json = false;
   bool env = false;
@@ -35,12 +30,12 @@ struct TraceArgs {
   std::vector<std::string> command;
 };
 
-int write_report(const std::string& text, const std::string& output, FILE* fallback) {
+int write_report(Context& ctx, const std::string& text, const std::string& output, FILE* fallback) {
   if (output.empty()) {
     std::fputs(text.c_str(), fallback);
     return kExitOk;
   }
-  if (auto e = write_file_atomically(output, text)) return fail(e->to_string());
+  if (auto e = write_file_atomically(output, text)) return ctx.fail("trace", e->to_string());
   return kExitOk;
 }
 
@@ -49,10 +44,11 @@ int run(const TraceArgs& a, Context& ctx) {
   if (!a.report_cc.empty()) {
     report_cc = ComputeCapability::parse(a.report_cc);
     if (!report_cc || report_cc->major <= 0)
-      return fail(
+      return ctx.fail(
+          "trace",
           fmt::format("--report-cc: '{}' is not a compute capability (e.g. 9.0)", a.report_cc));
   }
-  if (!a.only_for.empty() && !report_cc) return fail("--only-for needs --report-cc");
+  if (!a.only_for.empty() && !report_cc) return ctx.fail("trace", "--only-for needs --report-cc");
 
   trace::RunOptions ro;
   ro.report_cc = report_cc;
@@ -60,7 +56,7 @@ int run(const TraceArgs& a, Context& ctx) {
 
   if (a.env) {
     auto shim = trace::find_shim("");  // beside this binary, or $SMCOMPAT_TRACE_LIB
-    if (!shim) return fail("libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)");
+    if (!shim) return ctx.fail("trace", "libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)");
     ro.shim_path = *shim;
     ro.trace_file = a.records.empty() ? std::filesystem::absolute("smcompat-trace.jsonl").string()
                                       : std::filesystem::absolute(a.records).string();
@@ -73,15 +69,15 @@ int run(const TraceArgs& a, Context& ctx) {
   std::string command_text;
   std::optional<trace::RecordsFile> records;
   if (!a.from.empty() && !a.command.empty())
-    return fail("give either --from FILE or -- COMMAND, not both");
+    return ctx.fail("trace", "give either --from FILE or -- COMMAND, not both");
   if (a.from.empty()) {
     if (a.command.empty())
-      return fail("no command (usage: smcompat trace [options] -- COMMAND ARGS)");
+      return ctx.fail("trace", "no command (usage: smcompat trace [options] -- COMMAND ARGS)");
     auto shim = trace::find_shim("");  // beside this binary, or $SMCOMPAT_TRACE_LIB
-    if (!shim) return fail("libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)");
+    if (!shim) return ctx.fail("trace", "libsmcompat_trace.so not found (set SMCOMPAT_TRACE_LIB)");
     ro.shim_path = *shim;
     auto created = trace::RecordsFile::create(a.records);
-    if (!created) return fail(created.error().to_string());
+    if (!created) return ctx.fail("trace", created.error().to_string());
     records.emplace(std::move(*created));
     ro.trace_file = records->path();
     for (const std::string& s : a.command) command_text += (command_text.empty() ? "" : " ") + s;
@@ -95,13 +91,13 @@ int run(const TraceArgs& a, Context& ctx) {
     std::fflush(stdout);
     std::fflush(stderr);
     auto status = trace::run_traced(a.command, ro);
-    if (!status) return fail(status.error().to_string());
+    if (!status) return ctx.fail("trace", status.error().to_string());
     exit_status = *status;
   }
   auto log = trace::read_trace(records ? records->path() : a.from);
   if (records)
-    if (auto e = records->finish()) return fail(e->to_string());
-  if (!log) return fail(log.error().to_string());
+    if (auto e = records->finish()) return ctx.fail("trace", e->to_string());
+  if (!log) return ctx.fail("trace", log.error().to_string());
   trace::analyze(*log);
   po.exit_status = exit_status;
   po.command = command_text;
@@ -110,7 +106,7 @@ int run(const TraceArgs& a, Context& ctx) {
   FILE* dest = a.from.empty() ? stderr : stdout;
   po.color = a.output.empty() && ctx.out_style().enabled() && isatty(fileno(dest));
   std::string text = a.json ? render_trace_json(*log, po, ctx.argv) : render_trace_text(*log, po);
-  if (int rc = write_report(text, a.output, dest); rc != kExitOk) return rc;
+  if (int rc = write_report(ctx, text, a.output, dest); rc != kExitOk) return rc;
   trace::TraceSummary s = trace::summarize(*log);
   auto failed = s.loads_by_outcome.find(Fit::kFailed);
   bool findings = s.disagreements > 0 || (failed != s.loads_by_outcome.end() && failed->second > 0);
