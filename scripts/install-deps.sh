@@ -4,7 +4,8 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ clang pkg-config libzstd-dev liblz4-dev libzip-dev zlib1g-dev
       libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
       libclang-rt-14-dev clang-format zip ccache libpng-dev libssl-dev
-      libjs-chart.js chromium python3-dev python3-venv libarchive-dev prometheus shellcheck)
+      libjs-chart.js chromium python3-dev python3-venv libarchive-dev libre2-dev prometheus
+      shellcheck)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

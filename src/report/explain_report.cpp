@@ -17,10 +17,45 @@ using explain::env_var_allowed;
 using explain::Explanation;
 using explain::redact;
 
+namespace {
+
+// "read from the text: PyTorch (line 3); torch 2.0.1+cu118, cuDNN built 8.7.0 / found 8.5.0;
+// GPU GeForce RTX 5090 (sm_120)".
+std::vector<std::string> fact_lines(const explain::TextFacts& f) {
+  std::vector<std::string> out;
+  std::string tools;
+  for (auto& t : f.tools)
+    tools += (tools.empty() ? "" : ", ") + fmt::format("{} (line {})", t.tool, t.line);
+  if (!tools.empty()) out.push_back("written by: " + tools);
+  std::string versions;
+  for (auto& v : f.versions) versions += (versions.empty() ? "" : ", ") + v.what + " " + v.value;
+  if (!versions.empty()) out.push_back("versions: " + versions);
+  std::string gpus;
+  for (auto& g : f.gpus)
+    gpus += (gpus.empty() ? "" : ", ") + g.text +
+            (g.cc ? " (sm_" + std::to_string(g.cc->arch()) + ")" : "");
+  if (!gpus.empty()) out.push_back("GPUs: " + gpus);
+  std::string codes;
+  for (auto& c : f.error_codes) codes += (codes.empty() ? "" : ", ") + c;
+  if (!codes.empty()) out.push_back("error codes: " + codes);
+  return out;
+}
+
+}  // namespace
+
 std::string render_explain_text(const Explanation& e, const Style& st) {
   std::string out;
+  auto facts = fact_lines(e.facts);
+  if (!facts.empty()) {
+    out += st.bold("read from the text:") + "\n";
+    for (auto& l : facts) out += "  " + l + "\n";
+    for (auto& c : e.conflicts) out += "  " + st.yellow("conflict: ") + c + "\n";
+    out += "\n";
+  }
   if (e.matches.empty()) {
     out += "No known failure mode matches this text.\n";
+    for (auto& n : e.nearest)
+      out += fmt::format("  nearest: {} ({}): {}\n", n.mode->title, n.mode->id, n.why);
     out +=
         "Run `smcompat doctor` for a check of this machine, or `smcompat explain --prompt` for "
         "a redacted context bundle to ask an assistant.\n";
@@ -41,6 +76,7 @@ std::string render_explain_text(const Explanation& e, const Style& st) {
       out += fmt::format("  {} {}\n", st.bold(fmt::format("fix ({}):", m.context->label)), m.fix());
     else
       out += fmt::format("  {} {}\n", st.bold("fix:"), f.fix);
+    for (auto& sp : m.specifics) out += fmt::format("  {} {}\n", st.bold("for this text:"), sp);
     if (e.have_doctor) {
       auto& rel = e.on_this_machine[i];
       if (rel.empty()) {
@@ -80,55 +116,76 @@ nlohmann::json explain_to_json(const Explanation& e, const std::vector<std::stri
       here.push_back(finding_to_json(f));
       here.back().erase("subject");  // the explanation says where it applies
     }
-    matches.push_back({{"id", m.mode->id},
-                       {"title", m.mode->title},
-                       {"line", m.line},
-                       {"line_text", m.line_text},
-                       {"matched", m.matched},
-                       {"cause", m.mode->cause},
-                       {"confirm", m.mode->confirm},
-                       {"fix", m.fix()},
-                       {"fix_for", m.context ? nlohmann::json(m.context->label) : nlohmann::json()},
-                       {"refs", m.mode->refs},
-                       {"reference", m.mode->reference},
-                       {"on_this_machine", e.have_doctor ? here : nlohmann::json()}});
+    matches.push_back(
+        {{"id", m.mode->id},
+         {"title", m.mode->title},
+         {"line", m.line},
+         {"line_text", m.line_text},
+         {"matched", m.matched},
+         {"cause", m.mode->cause},
+         {"confirm", m.mode->confirm},
+         {"fix", m.fix()},
+         {"fix_for", m.context ? nlohmann::json(m.context->label) : nlohmann::json()},
+         {"fix_tool", m.context && !m.context->tool.empty() ? nlohmann::json(m.context->tool)
+                                                            : nlohmann::json()},
+         {"specifics", m.specifics},
+         {"tool", m.tool.empty() ? nlohmann::json() : nlohmann::json(m.tool)},
+         {"families", m.mode->families},
+         {"confidence", m.confidence},
+         {"refs", m.mode->refs},
+         {"reference", m.mode->reference},
+         {"on_this_machine", e.have_doctor ? here : nlohmann::json()}});
   }
+  nlohmann::json facts = {{"lines", e.facts.lines},
+                          {"tools", nlohmann::json::array()},
+                          {"versions", nlohmann::json::array()},
+                          {"gpus", nlohmann::json::array()},
+                          {"error_codes", e.facts.error_codes}};
+  for (auto& t : e.facts.tools)
+    facts["tools"].push_back({{"tool", t.tool}, {"line", t.line}, {"evidence", t.evidence}});
+  for (auto& v : e.facts.versions)
+    facts["versions"].push_back(
+        {{"what", v.what}, {"value", v.value}, {"line", v.line}, {"evidence", v.evidence}});
+  for (auto& g : e.facts.gpus)
+    facts["gpus"].push_back(
+        {{"text", g.text},
+         {"cc", g.cc ? nlohmann::json(g.cc->to_string()) : nlohmann::json()},
+         {"catalog_name",
+          g.catalog_name.empty() ? nlohmann::json() : nlohmann::json(g.catalog_name)},
+         {"line", g.line}});
+  nlohmann::json nearest = nlohmann::json::array();
+  for (auto& n : e.nearest)
+    nearest.push_back({{"id", n.mode->id}, {"title", n.mode->title}, {"why", n.why}});
+  const auto* first = e.matches.empty() ? nullptr : &e.matches.front();
+  nlohmann::json family = first && !first->mode->families.empty()
+                              ? nlohmann::json(first->mode->families.front())
+                              : nlohmann::json();
   return json_document(kExplainSchema, argv,
-                       {{"doctor_consulted", e.have_doctor}, {"matches", matches}});
+                       {{"doctor_consulted", e.have_doctor},
+                        {"facts", facts},
+                        {"conflicts", e.conflicts},
+                        {"family", family},
+                        {"confidence", first ? first->confidence : std::string("low")},
+                        {"matches", matches},
+                        {"nearest", nearest}});
 }
 
-std::string prompt_bundle(std::string_view error_text, const Explanation& e,
-                          const doctor::DoctorReport* doc, const doctor::Environment& env) {
+std::string prompt_bundle(const Explanation& e, const doctor::DoctorReport* doc,
+                          const doctor::Environment& env) {
   std::string md;
   md += "# GPU problem: context for an assistant\n\n";
   md +=
       "Generated by smcompat explain --prompt (offline). Secrets were masked and only "
       "allow-listed environment variables are included. Verdicts are predicted from files "
       "unless marked observed.\n\n";
-  // The error: matching lines with context, or the head and tail of the text.
+  // The error: the lines the scan kept (around each match, else the head and the tail).
   md += "## The error\n\n```text\n";
-  auto lines = split(error_text, '\n');
-  std::vector<bool> keep(lines.size(), false);
-  for (auto& m : e.matches) {
-    size_t at = m.line ? m.line - 1 : 0;
-    for (size_t k = at >= 5 ? at - 5 : 0; k < std::min(lines.size(), at + 6); ++k) keep[k] = true;
-  }
-  if (e.matches.empty()) {
-    for (size_t k = 0; k < lines.size() && k < 60; ++k) keep[k] = true;
-    for (size_t k = lines.size() > 20 ? lines.size() - 20 : 0; k < lines.size(); ++k)
-      keep[k] = true;
-  }
-  size_t shown = 0;
-  bool gap = false;
-  for (size_t k = 0; k < lines.size() && shown < 400; ++k) {
-    if (!keep[k]) {
-      gap = true;
-      continue;
-    }
-    if (gap && shown) md += "[...]\n";
-    gap = false;
-    std::string line(lines[k].substr(0, std::min<size_t>(lines[k].size(), 1000)));
+  size_t previous = 0, shown = 0;
+  for (auto& [n, line] : e.excerpt) {
+    if (shown >= 400) break;
+    if (shown && n > previous + 1) md += "[...]\n";
     md += redact(line) + "\n";
+    previous = n;
     ++shown;
   }
   md += "```\n\n";

@@ -124,7 +124,9 @@ TEST(DriverTable, MinimumsAndMaximumCuda) {
   EXPECT_EQ(cat().max_cuda_for_driver(*DriverVersion::parse("570.124.06")), (Version{12, 8}));
   EXPECT_EQ(cat().max_cuda_for_driver(*DriverVersion::parse("580.95.05")), (Version{13, 0}));
   EXPECT_EQ(cat().max_cuda_for_driver(*DriverVersion::parse("560.35.03")), (Version{12, 6}));
-  EXPECT_FALSE(cat().max_cuda_for_driver(*DriverVersion::parse("510.47.03")).has_value());
+  EXPECT_EQ(cat().max_cuda_for_driver(*DriverVersion::parse("510.47.03")), (Version{11, 6}));
+  EXPECT_EQ(cat().max_cuda_for_driver(*DriverVersion::parse("470.82.01")), (Version{11, 4}));
+  EXPECT_FALSE(cat().max_cuda_for_driver(*DriverVersion::parse("375.26")).has_value());
 }
 
 TEST(ArchTable, BuildableByRelease) {

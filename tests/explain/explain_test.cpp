@@ -169,11 +169,24 @@ const Case kCases[] = {
      "ptxas-unknown-arch"},
     {"common: JIT disabled", "CUDA error: PTX JIT compilation was disabled", "jit-disabled"},
     {"common: JIT failed", "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed", "invalid-ptx"},
+    // Texts of the mined corpus's tune part (tests/explain/corpus/mined).
+    {"mined: NVIDIA/nvidia-docker#1442",
+     "docker: Error response from daemon: OCI runtime create failed: container_linux.go:370: "
+     "starting container process caused: process_linux.go:459: container init caused: Running "
+     "hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "
+     "requirement error: unsatisfied condition: cuda>=11.0, please update your driver to a newer "
+     "version, or use an earlier cuda container: unknown.",
+     "container-cuda-requirement"},
+    {"mined: jax-ml/jax#15268",
+     "2023-03-28 20:24:31.407336: E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:417] Loaded "
+     "runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.  CuDNN library needs to "
+     "have matching major version and equal or higher minor version.",
+     "cudnn-version-mismatch"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 50u);
+  ASSERT_EQ(kb.modes().size(), 52u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

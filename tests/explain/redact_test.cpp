@@ -264,7 +264,7 @@ TEST(Redact, PromptBundleCarriesNoSecret) {
   auto log = planted_log();
   auto e = explain_text(log, KnowledgeBase::builtin(), nullptr);
   auto env = planted_env();
-  auto md = prompt_bundle(log, e, nullptr, env);
+  auto md = prompt_bundle(e, nullptr, env);
   for (auto& s : secrets()) EXPECT_EQ(md.find(s), std::string::npos) << s << "\n" << md;
   EXPECT_EQ(md.find("`HF_TOKEN"), std::string::npos);            // not among the variables
   EXPECT_NE(md.find("HF_TOKEN=[REDACTED]"), std::string::npos);  // masked in the error text

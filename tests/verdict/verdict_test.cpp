@@ -148,7 +148,7 @@ TEST(Target, ParsesGpusArchsAndDrivers) {
   EXPECT_TRUE(ambiguous || ambiguous.error().what.find("did you mean") != std::string::npos);
   EXPECT_FALSE(resolve_target("sm_999"));
   EXPECT_FALSE(resolve_target("H100", "banana"));
-  EXPECT_FALSE(resolve_target("H100", "410.48"));  // older than every release in the catalog
+  EXPECT_FALSE(resolve_target("H100", "375.26"));  // older than every release in the catalog
 }
 
 }  // namespace

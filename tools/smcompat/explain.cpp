@@ -8,13 +8,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
-
 #include "commands.hpp"
 #include "options.hpp"
+#include "smcompat/explain/input.hpp"
 #include "smcompat/report/explain_report.hpp"
 #include "smcompat/util/files.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -36,21 +32,10 @@ struct ExplainCliOptions {
   std::vector<std::string> pythons;
 };
 
-constexpr size_t kMaxInput = 64u << 20;  // 64 MiB of log is plenty
-
 int run(Context& ctx, const ExplainCliOptions& o) {
-  std::string text;
-  if (!o.file.empty()) {
-    std::ifstream in(o.file, std::ios::binary);
-    if (!in) return ctx.fail("explain", "cannot read " + o.file);
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  } else if (!o.text_after_marker && o.text.size() == 1 && o.text[0] == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), {});
-  } else {
-    for (auto& t : o.text) text += (text.empty() ? "" : " ") + t;
-  }
-  if (text.size() > kMaxInput) text = text.substr(text.size() - kMaxInput);  // keep the end
-  if (text.empty()) return ctx.fail("explain", "give the error text, --file LOG, or - for stdin");
+  const bool from_stdin = !o.text_after_marker && o.text.size() == 1 && o.text[0] == "-";
+  if (o.file.empty() && !from_stdin && o.text.empty())
+    return ctx.fail("explain", "give the error text, --file LOG, or - for stdin");
   std::optional<doctor::DoctorReport> report;
   auto env = doctor::current_environment();
   if (!o.no_doctor) {
@@ -62,11 +47,21 @@ int run(Context& ctx, const ExplainCliOptions& o) {
     report = doctor::run_doctor(opt);
     for (auto& err : report->errors) fmt::print(stderr, "smcompat explain: {}\n", err);
   }
-  auto& kb = explain::KnowledgeBase::builtin();
-  auto e = explain::explain_text(text, kb, report ? &*report : nullptr);
+  // The text is read line by line into the scan, never held whole.
+  explain::TextScan scan(explain::KnowledgeBase::builtin());
+  if (!o.file.empty() || from_stdin) {
+    if (auto read = explain::scan_input(o.file.empty() ? "-" : o.file, scan); !read)
+      return ctx.fail("explain", read.error().to_string());
+  } else {
+    std::string text;
+    for (auto& t : o.text) text += (text.empty() ? "" : " ") + t;
+    explain::scan_text(text, scan);
+  }
+  auto e = scan.finish(report ? &*report : nullptr);
+  if (e.facts.lines == 0) return ctx.fail("explain", "the text is empty");
   std::string out;
   if (o.prompt) {
-    out = prompt_bundle(text, e, report ? &*report : nullptr, env);
+    out = prompt_bundle(e, report ? &*report : nullptr, env);
   } else if (o.json) {
     out = json_text(explain_to_json(e, ctx.argv)) + "\n";
   } else {

@@ -4,30 +4,41 @@
 // ../shared/reference/field-reports.md sections 1-2 and compatibility-rules.md section 7.
 #pragma once
 
+#include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "smcompat/doctor/doctor.hpp"
+#include "smcompat/explain/facts.hpp"
 #include "smcompat/util/result.hpp"
 
 namespace smcompat::explain {
 
 /// A fix that fits one tool (llama.cpp, TensorFlow, flash-attn, ...): it replaces the mode's
-/// default fix when its `when` regex matches any line of the text.
+/// default fix when its `when` pattern matches any line of the text and, when it names a `tool`,
+/// that tool wrote the matched line (a fix is never another tool's remedy).
 struct ContextFix {
   std::string label;  ///< the tool it is for, e.g. "llama.cpp / ggml (CMake)"
-  std::string when;   ///< ECMAScript regex, case-insensitive, tried on every line
+  std::string tool;   ///< the tool id it is for ("" for a fix about a package, not a writer)
+  std::string when;   ///< RE2 pattern, case-insensitive, tried on every line
   std::string fix;
   std::vector<std::string> refs;  ///< public issues where this fix was found
+  /// Only for a text whose GPU (when it names one) is at most this capability (older GPUs).
+  std::optional<ComputeCapability> gpu_max_cc;
 };
 
 /// One failure mode of the knowledge base.
 struct FailureMode {
   std::string id;
   std::string title;
-  std::vector<std::string> patterns;  ///< ECMAScript regexes, case-insensitive
+  std::vector<std::string> patterns;  ///< RE2 patterns, case-insensitive
+  /// The tools whose errors this mode explains (empty: any). A match on a line another tool
+  /// wrote is not this mode's.
+  std::vector<std::string> tools;
+  /// The fix computed from the text's facts and the catalog (explain/fixes.cpp): "driver-for-cuda",
+  /// "torch-for-gpu", "smem-for-gpu", "arch-list-for-gpu", "cudnn-versions", or "".
+  std::string compute;
   std::string cause;
   std::vector<std::string> confirm;           ///< smcompat commands that confirm it
   std::string fix;                            ///< the default fix
@@ -38,22 +49,40 @@ struct FailureMode {
   std::vector<std::string> families;          ///< failure families (tests/explain/corpus tags)
 };
 
+/// An architecture no current CUDA builds, and the last CUDA that did (failure_modes.json).
+struct RetiredArch {
+  int sm = 0;
+  std::string last_cuda;
+  std::string source;
+};
+
 class KnowledgeBase {
  public:
+  KnowledgeBase();
+  ~KnowledgeBase();
+  KnowledgeBase(KnowledgeBase&&) noexcept;
+  KnowledgeBase& operator=(KnowledgeBase&&) noexcept;
+
   /// The knowledge base compiled into the library.
   static const KnowledgeBase& builtin();
   /// Parses the JSON of data/failure_modes.json; errors name the mode and the bad pattern.
   static Result<KnowledgeBase> from_json(std::string_view text);
 
-  /// A match of one mode in the text: which line (1-based), the matched text, and the fix that
-  /// fits the text (a ContextFix when one's `when` matches a line, else the mode's default fix).
+  /// A match of one mode in the text: which line (1-based), the matched text, the tool that wrote
+  /// the line, the fix that fits (a ContextFix for that tool, else the mode's default fix), and the
+  /// fix computed from the text's facts (`specifics`: versions, drivers, limits of the GPU named).
   struct Match {
     const FailureMode* mode = nullptr;
     size_t line = 0;
     std::string line_text;  ///< the whole line (trimmed, at most 300 characters)
     std::string matched;
     const ContextFix* context = nullptr;  ///< the tool-specific fix chosen, or null
+    std::string tool;                     ///< the tool that wrote the line ("" unknown)
+    std::vector<std::string> specifics;   ///< computed from the facts, most specific first
+    std::string confidence;               ///< "high" (writer known), "medium"
     const std::string& fix() const { return context ? context->fix : mode->fix; }
+    /// The fix and the computed specifics, as one text.
+    std::string full_fix() const;
   };
   /// Every mode that matches, each once (at its first matching line), in order of first line.
   std::vector<Match> match(std::string_view text) const;
@@ -62,19 +91,54 @@ class KnowledgeBase {
   const std::vector<FailureMode>& modes() const { return modes_; }
   /// The mode with this id, or nullptr.
   const FailureMode* find(std::string_view id) const;
+  const std::vector<ToolSignature>& tools() const { return tools_; }
+  const ToolSignature* tool(std::string_view id) const;
+  const std::vector<GpuNamePattern>& gpu_names() const { return gpu_names_; }
+  const std::vector<RetiredArch>& retired_archs() const { return retired_; }
 
  private:
+  friend class TextScan;
+  struct Compiled;
   std::vector<FailureMode> modes_;
-  std::vector<std::vector<std::regex>> regexes_;  // per mode, compiled once
-  std::vector<std::vector<std::regex>> when_;     // per mode, one per ContextFix
+  std::vector<ToolSignature> tools_;
+  std::vector<GpuNamePattern> gpu_names_;
+  std::vector<RetiredArch> retired_;
+  std::unique_ptr<Compiled> c_;  // the patterns as RE2 sets, compiled once
 };
 
-/// An explanation: the matches plus what the doctor says about this machine for each.
+/// A mode that did not match, with why it is the nearest (when no mode matched).
+struct NearMiss {
+  const FailureMode* mode = nullptr;
+  std::string why;
+};
+
+/// An explanation: the facts read, the matches, and what the doctor says for each.
 struct Explanation {
+  TextFacts facts;
+  std::vector<std::string> conflicts;  ///< facts the text states twice, differently
   std::vector<KnowledgeBase::Match> matches;
   /// For each match (same index): doctor findings related to it.
   std::vector<std::vector<doctor::Finding>> on_this_machine;
   bool have_doctor = false;
+  std::vector<NearMiss> nearest;  ///< when nothing matched: the two nearest modes
+  /// Lines kept for the context bundle (1-based number, raw text): around each match, else the
+  /// first 60 and the last 20; the text itself is not kept.
+  std::vector<std::pair<size_t, std::string>> excerpt;
+};
+
+/// Reads a text line by line in bounded memory and explains it: facts, matches, fixes.
+class TextScan {
+ public:
+  explicit TextScan(const KnowledgeBase& kb, const Catalog& catalog = Catalog::builtin());
+  ~TextScan();
+  /// One line, without its line break (any length; see docs/explain.md for the limits).
+  void add_line(std::string_view raw);
+  /// The explanation; `doctor` (may be null) adds this machine's findings and GPU.
+  Explanation finish(const doctor::DoctorReport* doctor);
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
 };
 
 Explanation explain_text(std::string_view text, const KnowledgeBase& kb,

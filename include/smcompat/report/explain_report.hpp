@@ -21,7 +21,7 @@ nlohmann::json explain_to_json(const explain::Explanation& e, const std::vector<
 /// A self-contained Markdown context bundle for an AI assistant: the error (excerpt), the
 /// matched failure modes, the machine's facts and verdicts, allow-listed environment variables
 /// (explain::env_var_allowed). Everything passes through explain::redact().
-std::string prompt_bundle(std::string_view error_text, const explain::Explanation& e,
-                          const doctor::DoctorReport* doctor, const doctor::Environment& env);
+std::string prompt_bundle(const explain::Explanation& e, const doctor::DoctorReport* doctor,
+                          const doctor::Environment& env);
 
 }  // namespace smcompat

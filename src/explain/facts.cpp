@@ -1,0 +1,304 @@
+// Reading the facts of an error text (include/smcompat/explain/facts.hpp). Every pattern is an
+// RE2 (linear time, no backtracking); the patterns of one kind are compiled into one RE2::Set, so
+// each line is scanned once per kind and only the patterns that hit are run again for captures.
+#include "smcompat/explain/facts.hpp"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <array>
+
+#include "smcompat/util/strings.hpp"
+
+namespace smcompat::explain {
+
+namespace {
+
+RE2::Options case_insensitive() {
+  RE2::Options o;
+  o.set_case_sensitive(false);
+  o.set_log_errors(false);
+  return o;
+}
+
+// A version statement: the pattern, and what each capture group is ("" ignores the group).
+struct VersionRule {
+  const char* pattern;
+  std::array<const char*, 2> what;
+};
+
+// The ways tools state versions in their errors and logs. Order matters only for the first value
+// of a kind; each (kind, value) is kept once.
+constexpr VersionRule kVersionRules[] = {
+    // torch: "torch 2.0.1+cu118", "torch==2.0.1", "PyTorch version: 2.0.1+cu118", "torch-2.0.1"
+    {R"(\b(?:py)?torch(?:\s*version)?\s*(?:==|=|:|-|\s)\s*v?(\d+\.\d+(?:\.\d+)?(?:(?:a|b|rc|\.dev|\.post)\d+)?(?:\+[a-z0-9.]+)?))",
+     {"torch", ""}},
+    {R"(CUDA used to build PyTorch:?\s*(\d+\.\d+))", {"torch_cuda", ""}},
+    {R"((?:PyTorch|torch)\s+(?:was\s+)?(?:compiled|built)\s+with\s+CUDA\s*(?:version\s*)?\(?(\d+\.\d+))",
+     {"torch_cuda", ""}},
+    {R"(detected CUDA version \((\d+\.\d+)\) mismatches the version that was used to compile\s+PyTorch \((\d+\.\d+)\))",
+     {"cuda_toolkit", "torch_cuda"}},
+    {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
+    {R"(CUDA runtime version:?\s*(\d+\.\d+))", {"cuda_runtime", ""}},
+    {R"(libcudart\.so\.(\d+(?:\.\d+)?))", {"cuda_runtime", ""}},
+    {R"(CUDA Version:?\s*(\d+\.\d+))", {"cuda_driver", ""}},
+    {R"(driver on your system is too old \(found version (\d{4,5})\))", {"cuda_driver", ""}},
+    {R"(Driver Version:?\s*(\d{3}\.\d+(?:\.\d+)?))", {"driver", ""}},
+    {R"(\bdriver(?: version)?:?\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b)", {"driver", ""}},
+    {R"(cuda>=\s*(\d+\.\d+))", {"cuda_required", ""}},
+    // cuDNN, as each framework says it
+    {R"(compiled\s+against\s+\((\d+)\)\s+but\s+found\s+runtime\s+version\s+\((\d+)\))",
+     {"cudnn_built", "cudnn_found"}},
+    {R"(Loaded runtime CuDNN library:\s*([\d.]+)[^\n]*?compiled with:?\s*([\d.]+))",
+     {"cudnn_found", "cudnn_built"}},
+    {R"(Found cuDNN version (\d+),? but (?:JAX|jaxlib) was built against version (\d+))",
+     {"cudnn_found", "cudnn_built"}},
+    {R"(cuDNN version (\d{4,5})\b)", {"cudnn_found", ""}},
+    {R"(NCCL version (\d+\.\d+\.\d+))", {"nccl", ""}},
+    {R"(\bpython\s?(3\.\d{1,2})(?:\.\d+)?\b)", {"python", ""}},
+    {R"(\bcp3(\d{1,2})\b)", {"python_tag", ""}},
+    {R"(\btensorflow(?:-gpu)?(?:==|\s+version:?\s*|\s+)(\d+\.\d+(?:\.\d+)?))", {"tensorflow", ""}},
+    {R"(\bjax(?:lib)?(?:==|\s+version:?\s*|\s+)(\d+\.\d+\.\d+))", {"jax", ""}},
+};
+
+// "CUDA capability sm_120", "cuda capability 3.7", "compute capability 8.6", "capability of 6.1"
+constexpr const char* kCapabilityRule =
+    R"((?:cuda|compute)\s+capability\s+(?:of\s+)?(?:sm_?)?(\d{1,3})(?:\.(\d))?\b)";
+// A GPU's name as people and tools write it; resolved through the catalog or the name table.
+constexpr const char* kGpuNameRule =
+    R"(\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|GT|MX)\s*(?:PRO\s+)?[A-Z]?\d{3,4}(?:\s*(?:Ti|SUPER|Blackwell|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[KMPV]\d{1,3}|A\d{1,4}G?|H\d{2,3}|GH\d{3}|B\d{3}|GB\d{1,3}|L\d{1,2}S?|T4)|TITAN\s+(?:Xp|X|V|RTX|Black)|Quadro\s+(?:RTX\s+)?[A-Z]?\d{3,5}|Jetson\s+(?:AGX\s+)?(?:Nano|TX1|TX2|Xavier|Orin|Thor)|DGX\s+Spark))";
+// Error codes worth naming.
+constexpr const char* kErrorCodeRule =
+    R"(\b(cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|NCCL_[A-Z_]*ERROR[A-Z_]*|ncclUnhandledCudaError|ncclSystemError|ncclInternalError))";
+
+std::string strip_ansi(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < s.size() && !(s[j] >= '@' && s[j] <= '~')) ++j;
+      i = j;  // the final byte of the sequence
+      continue;
+    }
+    out += s[i] == '\t' ? ' ' : s[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+struct FactReader::Compiled {
+  std::vector<std::unique_ptr<RE2>> tool_rx;
+  std::vector<std::string> tool_of;  // per tool_rx
+  std::unique_ptr<RE2::Set> tool_set;
+  std::vector<std::unique_ptr<RE2>> version_rx;  // per kVersionRules
+  std::unique_ptr<RE2::Set> version_set;
+  std::unique_ptr<RE2> capability, gpu_name, error_code;
+  std::vector<std::unique_ptr<RE2>> name_rx;  // per GpuNamePattern
+  std::vector<ComputeCapability> name_cc;
+};
+
+namespace {
+
+// Adds `pattern` to `set` and compiles it alone into `into`; false when RE2 refuses it.
+bool add_pattern(RE2::Set& set, std::vector<std::unique_ptr<RE2>>& into, const std::string& p) {
+  auto rx = std::make_unique<RE2>(p, case_insensitive());
+  if (!rx->ok() || set.Add(p, nullptr) < 0) return false;
+  into.push_back(std::move(rx));
+  return true;
+}
+
+// Lines are matched whole; a Set reports every pattern that occurs anywhere in the line.
+std::vector<int> set_hits(const RE2::Set* set, std::string_view line) {
+  std::vector<int> hits;
+  if (set) set->Match(re2::StringPiece(line.data(), line.size()), &hits);
+  std::sort(hits.begin(), hits.end());
+  return hits;
+}
+
+}  // namespace
+
+FactReader::FactReader(const std::vector<ToolSignature>& tools,
+                       const std::vector<GpuNamePattern>& gpu_names, const Catalog& catalog)
+    : c_(std::make_unique<Compiled>()), catalog_(&catalog) {
+  c_->tool_set = std::make_unique<RE2::Set>(case_insensitive(), RE2::UNANCHORED);
+  for (const auto& t : tools)
+    for (const auto& p : t.patterns)
+      if (add_pattern(*c_->tool_set, c_->tool_rx, p)) c_->tool_of.push_back(t.id);
+  if (!c_->tool_set->Compile()) c_->tool_set.reset();
+  c_->version_set = std::make_unique<RE2::Set>(case_insensitive(), RE2::UNANCHORED);
+  for (const auto& r : kVersionRules) add_pattern(*c_->version_set, c_->version_rx, r.pattern);
+  if (c_->version_rx.size() != std::size(kVersionRules) || !c_->version_set->Compile())
+    c_->version_set.reset();  // a rule RE2 refuses is a bug the tests catch
+  c_->capability = std::make_unique<RE2>(kCapabilityRule, case_insensitive());
+  c_->gpu_name = std::make_unique<RE2>(kGpuNameRule, case_insensitive());
+  c_->error_code = std::make_unique<RE2>(kErrorCodeRule);  // codes are case-sensitive
+  for (const auto& n : gpu_names) {
+    auto rx = std::make_unique<RE2>(n.pattern, case_insensitive());
+    if (!rx->ok()) continue;
+    c_->name_rx.push_back(std::move(rx));
+    c_->name_cc.push_back(n.cc);
+  }
+}
+
+FactReader::~FactReader() = default;
+FactReader::FactReader(FactReader&&) noexcept = default;
+
+std::vector<std::string> FactReader::tools_on(std::string_view line) const {
+  std::vector<std::string> out;
+  for (int i : set_hits(c_->tool_set.get(), line))
+    if (std::find(out.begin(), out.end(), c_->tool_of[i]) == out.end())
+      out.push_back(c_->tool_of[i]);
+  return out;
+}
+
+void FactReader::add_line(std::string_view line, size_t line_no) {
+  facts_.lines = std::max(facts_.lines, line_no);
+  re2::StringPiece text(line.data(), line.size());
+  for (int i : set_hits(c_->tool_set.get(), line)) {
+    const std::string& tool = c_->tool_of[i];
+    if (facts_.has_tool(tool)) continue;
+    std::string evidence;
+    re2::StringPiece whole;
+    if (c_->tool_rx[i]->Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1))
+      evidence = std::string(whole);
+    facts_.tools.push_back({tool, line_no, evidence});
+  }
+  auto add_version = [&](const char* what, std::string value, std::string_view evidence) {
+    if (!what || !*what || value.empty()) return;
+    std::string kind = what;
+    if (kind == "cudnn_built" || kind == "cudnn_found") value = cudnn_version_text(value);
+    if (kind == "cuda_driver" && value.find('.') == std::string::npos) {  // "11040"
+      if (auto v = Version::parse(value)) value = v->to_string();
+    }
+    if (kind == "python_tag") {  // cp310 → 3.10
+      kind = "python";
+      value = "3." + value;
+    }
+    for (const auto& v : facts_.versions)
+      if (v.what == kind && v.value == value) return;
+    facts_.versions.push_back({kind, value, line_no, std::string(evidence)});
+    if (kind == "torch") {  // "2.0.1+cu118": the CUDA it was built with
+      auto plus = value.find("+cu");
+      if (plus != std::string::npos) {
+        std::string cuda = cuda_of_wheel_tag(value.substr(plus + 1));
+        bool known = false;
+        for (const auto& v : facts_.versions) known |= v.what == "torch_cuda" && v.value == cuda;
+        if (!cuda.empty() && !known)
+          facts_.versions.push_back({"torch_cuda", cuda, line_no, std::string(evidence)});
+      }
+    }
+  };
+  for (int i : set_hits(c_->version_set.get(), line)) {
+    const RE2& rx = *c_->version_rx[i];
+    std::array<re2::StringPiece, 3> groups;
+    if (!rx.Match(text, 0, text.size(), RE2::UNANCHORED, groups.data(), 3)) continue;
+    for (int g = 0; g < 2; ++g)
+      if (g < rx.NumberOfCapturingGroups())
+        add_version(kVersionRules[i].what[g], std::string(groups[g + 1]), groups[0]);
+  }
+  // GPUs: a stated capability, then names.
+  auto add_gpu = [&](GpuSeen g) {
+    for (const auto& seen : facts_.gpus)
+      if (to_lower(seen.text) == to_lower(g.text)) return;
+    facts_.gpus.push_back(std::move(g));
+  };
+  {
+    re2::StringPiece input = text;
+    std::string digits, minor;
+    while (RE2::FindAndConsume(&input, *c_->capability, &digits, &minor)) {
+      // "3.7" → 3.7; "sm_120" or "86" → an arch number; a lone "8" says too little.
+      std::optional<ComputeCapability> cc;
+      if (!minor.empty())
+        cc = ComputeCapability::parse(digits + "." + minor);
+      else if (digits.size() >= 2)
+        cc = ComputeCapability::parse(digits);
+      if (cc) add_gpu({"capability " + cc->to_string(), cc, "", line_no});
+    }
+  }
+  {
+    re2::StringPiece input = text;
+    std::string name;
+    while (RE2::FindAndConsume(&input, *c_->gpu_name, &name)) {
+      std::string shown(trim(name));
+      GpuSeen g{shown, std::nullopt, "", line_no};
+      if (const GpuSpec* spec = catalog_->find_gpu(shown)) {
+        g.cc = spec->cc;
+        g.catalog_name = spec->name;
+      }
+      for (size_t k = 0; k < c_->name_rx.size() && !g.cc; ++k)
+        if (RE2::PartialMatch(shown, *c_->name_rx[k])) g.cc = c_->name_cc[k];
+      if (g.cc) add_gpu(std::move(g));
+    }
+  }
+  {
+    re2::StringPiece input = text;
+    std::string code;
+    while (RE2::FindAndConsume(&input, *c_->error_code, &code))
+      if (std::find(facts_.error_codes.begin(), facts_.error_codes.end(), code) ==
+          facts_.error_codes.end())
+        facts_.error_codes.push_back(code);
+  }
+}
+
+const VersionSeen* TextFacts::version(std::string_view what) const {
+  for (const auto& v : versions)
+    if (v.what == what) return &v;
+  return nullptr;
+}
+
+std::vector<std::string> TextFacts::values(std::string_view what) const {
+  std::vector<std::string> out;
+  for (const auto& v : versions)
+    if (v.what == what) out.push_back(v.value);
+  return out;
+}
+
+bool TextFacts::has_tool(std::string_view tool) const {
+  return std::any_of(tools.begin(), tools.end(), [&](const ToolSeen& t) { return t.tool == tool; });
+}
+
+const GpuSeen* TextFacts::gpu() const {
+  for (const auto& g : gpus)
+    if (g.cc) return &g;
+  return nullptr;
+}
+
+std::string cudnn_version_text(std::string_view v) {
+  if (v.find('.') != std::string_view::npos) return std::string(v);
+  auto n = parse_uint(v);
+  if (!n) return std::string(v);
+  uint64_t x = *n;
+  // cuDNN 9 writes MAJOR*10000 + MINOR*100 + PATCH; before, MAJOR*1000 + MINOR*100 + PATCH.
+  if (x >= 10000) return fmt::format("{}.{}.{}", x / 10000, (x % 10000) / 100, x % 100);
+  return fmt::format("{}.{}.{}", x / 1000, (x % 1000) / 100, x % 100);
+}
+
+std::string cuda_of_wheel_tag(std::string_view tag) {
+  if (!tag.starts_with("cu") || tag.size() < 4 || tag.size() > 5) return "";
+  std::string_view digits = tag.substr(2);
+  for (char c : digits)
+    if (c < '0' || c > '9') return "";
+  // The last digit is the minor version: cu118 → 11.8, cu92 → 9.2, cu128 → 12.8.
+  return fmt::format("{}.{}", digits.substr(0, digits.size() - 1), digits.back());
+}
+
+std::string normalise_log_line(std::string_view raw) {
+  // Carriage-return progress bars: what the terminal showed last.
+  if (auto cr = raw.rfind('\r'); cr != std::string_view::npos && cr + 1 < raw.size())
+    raw = raw.substr(cr + 1);
+  std::string line = strip_ansi(raw);
+  static const RE2 kPrefix(
+      // "2024-05-01 12:00:00.123456: ", "[2024-05-01T12:00:00Z] ", "I0501 12:00:00.123456 1234
+      // file.cc:12] ", "2024-05-01 12:00:00,123 - name - ERROR - ", "E   " (pytest)
+      R"re(^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?:?\s*(?:-\s*\S+\s*-\s*)?(?:\[?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL|[IWEF])\]?\s*[-:]?\s*)?|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+\s+\S+:\d+\]\s*|E {3,}))re",
+      case_insensitive());
+  re2::StringPiece piece(line);
+  if (RE2::Consume(&piece, kPrefix)) line = std::string(piece);
+  return std::string(trim(line));
+}
+
+}  // namespace smcompat::explain

@@ -1,0 +1,363 @@
+// Fixes computed from the facts of a text (src/explain/fixes.hpp). Every figure comes from the
+// catalog row of the GPU the text names (or of this machine's GPU), from the catalog's CUDA
+// release table, or from the wheel index built into smcompat; nothing from a default GPU.
+#include "fixes.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+#include "smcompat/index/advise.hpp"
+#include "smcompat/scan/pep440.hpp"
+#include "smcompat/util/strings.hpp"
+#include "smcompat/verdict/fit.hpp"
+#include "smcompat/verdict/targets.hpp"
+
+namespace smcompat::explain {
+
+namespace {
+
+// The GPU a fix is for: the text's, else this machine's first observed GPU.
+struct FixGpu {
+  std::string name;
+  ComputeCapability cc;
+  bool from_text = true;
+};
+
+std::optional<FixGpu> fix_gpu(const TextFacts& facts, const doctor::DoctorReport* doctor) {
+  if (const GpuSeen* g = facts.gpu())
+    return FixGpu{g->catalog_name.empty() ? g->text : g->catalog_name, *g->cc, true};
+  if (doctor)
+    for (const auto& t : doctor->targets)
+      if (t.observed) return FixGpu{t.name, t.cc, false};
+  return std::nullopt;
+}
+
+std::string gpu_label(const FixGpu& g) {
+  return fmt::format("{} (sm_{}{})", g.name, g.cc.arch(), g.from_text ? "" : ", this machine");
+}
+
+// The last CUDA that builds `sm` when current CUDA no longer does (the catalog's last_cuda, or the
+// knowledge base's retired architectures); nullopt while it is still built.
+std::optional<std::string> last_cuda_for(int sm, const Catalog& catalog, const KnowledgeBase& kb) {
+  if (const ArchInfo* a = catalog.arch(sm); a && a->last_cuda) return a->last_cuda->to_string();
+  for (const auto& r : kb.retired_archs())
+    if (r.sm == sm) return r.last_cuda;
+  return std::nullopt;
+}
+
+std::string wheel_channel(std::string_view cuda) {
+  auto v = Version::parse(cuda);
+  return v ? fmt::format("cu{}{}", v->major, v->minor) : std::string();
+}
+
+// The oldest torch release in the built-in wheel index whose x86_64 wheel runs natively on `cc`.
+std::optional<QueryRow> first_torch_for(ComputeCapability cc) {
+  auto index = load_wheel_index("");
+  if (!index) return std::nullopt;
+  auto target = resolve_target(fmt::format("sm_{}", cc.arch()));
+  if (!target) return std::nullopt;
+  std::optional<QueryRow> oldest;
+  for (auto& row : query_index(**index, *target, "x86_64", {"torch"}))
+    if (runs_natively(row.verdict.fit) &&
+        (!oldest || compare_versions(row.version, oldest->version) < 0))
+      oldest = row;
+  return oldest;
+}
+
+std::vector<std::string> driver_for_cuda(const TextFacts& f, const Catalog& catalog,
+                                         const doctor::DoctorReport* doctor) {
+  std::vector<std::string> out;
+  const VersionSeen* need = f.version("cuda_required");
+  if (!need) need = f.version("cuda_runtime");
+  if (!need) need = f.version("torch_cuda");
+  std::optional<DriverVersion> driver;
+  if (const VersionSeen* d = f.version("driver")) driver = DriverVersion::parse(d->value);
+  if (!driver && doctor && doctor->driver.version) driver = *doctor->driver.version;
+  if (need) {
+    auto v = Version::parse(need->value);
+    const CudaRelease* rel = v ? catalog.cuda_release(*v) : nullptr;
+    if (rel && rel->min_driver_linux)
+      out.push_back(fmt::format(
+          "CUDA {} needs NVIDIA driver {} or newer on Linux{} (catalog: CUDA release notes).",
+          need->value, rel->min_driver_linux->to_string(),
+          rel->min_driver_windows
+              ? fmt::format(" ({} on Windows)", rel->min_driver_windows->to_string())
+              : ""));
+  }
+  if (driver) {
+    if (auto max = catalog.max_cuda_for_driver(*driver))
+      out.push_back(
+          fmt::format("Driver {} runs CUDA {} and older: an image or build for CUDA {} or "
+                      "older runs without a driver upgrade.",
+                      driver->to_string(), max->to_string(), max->to_string()));
+  } else if (const VersionSeen* dc = f.version("cuda_driver")) {
+    out.push_back(
+        fmt::format("The driver in the text supports CUDA {}: an image or build for "
+                    "CUDA {} or older runs without a driver upgrade.",
+                    dc->value, dc->value));
+  }
+  if (f.version("cuda_required"))
+    out.push_back(
+        "NVIDIA_DISABLE_REQUIRES=1 only skips the container toolkit's check: the CUDA libraries in "
+        "the image still fail on an older driver unless the image carries CUDA forward-"
+        "compatibility libraries (data-center GPUs only).");
+  return out;
+}
+
+std::vector<std::string> torch_for_gpu(const TextFacts& f, const KnowledgeBase& kb,
+                                       const Catalog& catalog, const doctor::DoctorReport* doctor) {
+  std::vector<std::string> out;
+  auto g = fix_gpu(f, doctor);
+  if (!g) return out;
+  const int sm = g->cc.arch();
+  const ArchInfo* arch = catalog.arch(sm);
+  const VersionSeen* torch = f.version("torch");
+  const VersionSeen* torch_cuda = f.version("torch_cuda");
+  if (auto last = last_cuda_for(sm, catalog, kb)) {
+    // An architecture current CUDA no longer builds: newer torch cannot help.
+    out.push_back(fmt::format(
+        "{}: CUDA {} is the last that builds sm_{}; current torch wheels carry no code for it. "
+        "Use a torch (or other) build made with CUDA {} or older whose architecture list has "
+        "sm_{}, or build from source with TORCH_CUDA_ARCH_LIST={}.",
+        gpu_label(*g), *last, sm, *last, sm, g->cc.to_string()));
+    return out;
+  }
+  if (arch && arch->first_cuda) {
+    auto tc = torch_cuda ? Version::parse(torch_cuda->value) : std::nullopt;
+    if (tc && *tc < *arch->first_cuda)
+      out.push_back(
+          fmt::format("{}: torch {} was built with CUDA {}, older than CUDA {} (the "
+                      "first to build sm_{}), so it has no code for this GPU.",
+                      gpu_label(*g), torch ? torch->value : "", torch_cuda->value,
+                      arch->first_cuda->to_string(), sm));
+    if (auto first = first_torch_for(g->cc)) {
+      std::string channel = wheel_channel(first->cuda);
+      out.push_back(fmt::format(
+          "torch {} is the oldest release in smcompat's wheel index with native code for sm_{}{}: "
+          "pip install \"torch>={}\"{}.",
+          first->version, sm, first->cuda.empty() ? "" : " (CUDA " + first->cuda + " wheel)",
+          first->version,
+          channel.empty() ? "" : " --index-url https://download.pytorch.org/whl/" + channel));
+    } else {
+      out.push_back(
+          fmt::format("{}: install a torch built with CUDA {} or newer (the "
+                      "download.pytorch.org channel cu{}{} or newer).",
+                      gpu_label(*g), arch->first_cuda->to_string(), arch->first_cuda->major,
+                      arch->first_cuda->minor));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> smem_for_gpu(const TextFacts& f, const Catalog& catalog,
+                                      const doctor::DoctorReport* doctor) {
+  auto g = fix_gpu(f, doctor);
+  if (!g) return {};
+  const ArchInfo* arch = catalog.arch(g->cc.arch());
+  if (!arch || !arch->smem_per_block_optin) return {};
+  return {fmt::format(
+      "{}: a thread block may use at most {} bytes of shared memory (opt-in{}); size tiles and "
+      "pipeline stages for that.",
+      gpu_label(*g), *arch->smem_per_block_optin,
+      arch->smem_per_sm ? fmt::format(", {} bytes per SM", *arch->smem_per_sm) : "")};
+}
+
+std::vector<std::string> arch_list_for_gpu(const TextFacts& f, const KnowledgeBase& kb,
+                                           const Catalog& catalog,
+                                           const doctor::DoctorReport* doctor) {
+  auto g = fix_gpu(f, doctor);
+  if (!g) return {};
+  const int sm = g->cc.arch();
+  std::vector<std::string> out;
+  if (auto last = last_cuda_for(sm, catalog, kb)) {
+    out.push_back(
+        fmt::format("{}: no CUDA toolkit after {} builds sm_{}: build with CUDA {} or "
+                    "older (TORCH_CUDA_ARCH_LIST={}, CMAKE_CUDA_ARCHITECTURES={}).",
+                    gpu_label(*g), *last, sm, *last, g->cc.to_string(), sm));
+    return out;
+  }
+  out.push_back(
+      fmt::format("{}: TORCH_CUDA_ARCH_LIST={}, CMAKE_CUDA_ARCHITECTURES={}, nvcc "
+                  "-gencode arch=compute_{},code=sm_{}.",
+                  gpu_label(*g), g->cc.to_string(), sm, sm, sm));
+  const ArchInfo* arch = catalog.arch(sm);
+  const VersionSeen* tk = f.version("cuda_toolkit");
+  if (arch && arch->first_cuda && tk) {
+    auto v = Version::parse(tk->value);
+    if (v && *v < *arch->first_cuda)
+      out.push_back(
+          fmt::format("The toolkit in the text (CUDA {}) predates sm_{}: it needs CUDA "
+                      "{} or newer.",
+                      tk->value, sm, arch->first_cuda->to_string()));
+  }
+  return out;
+}
+
+std::vector<std::string> cudnn_versions(const TextFacts& f, const KnowledgeBase& kb,
+                                        const std::string& tool) {
+  const VersionSeen* built = f.version("cudnn_built");
+  const VersionSeen* found = f.version("cudnn_found");
+  if (!built || !found) return {};
+  const ToolSignature* t = kb.tool(tool);
+  std::string who = t ? t->label : "The framework";
+  auto b = split(built->value, '.'), l = split(found->value, '.');
+  std::string direction = "a different";
+  if (!b.empty() && !l.empty()) {
+    auto bm = parse_uint(b[0]), lm = parse_uint(l[0]);
+    if (bm && lm)
+      direction = *lm < *bm ? "an older" : (*lm > *bm ? "a newer major" : "a different");
+  }
+  return {fmt::format(
+      "{} was built against cuDNN {} but loaded {} one, cuDNN {}: install cuDNN "
+      "{}.x (the version its wheels pin) and remove other cuDNN copies from the "
+      "library path.",
+      who, built->value, direction, found->value, b.empty() ? built->value : std::string(b[0]))};
+}
+
+// Whatever the mode: a torch the text names, built with a CUDA older than the first that builds
+// the text's GPU, cannot run on it (a DDP/NCCL error on an RTX 5090 with torch 2.0+cu118).
+std::vector<std::string> torch_older_than_gpu(const TextFacts& f, const Catalog& catalog,
+                                              const doctor::DoctorReport* doctor) {
+  const VersionSeen* tc = f.version("torch_cuda");
+  auto g = fix_gpu(f, doctor);
+  if (!tc || !g) return {};
+  const ArchInfo* arch = catalog.arch(g->cc.arch());
+  auto v = Version::parse(tc->value);
+  if (!arch || !arch->first_cuda || !v || !(*v < *arch->first_cuda)) return {};
+  const VersionSeen* torch = f.version("torch");
+  return {
+      fmt::format("{}: torch {}was built with CUDA {}, older than CUDA {} (the first to build "
+                  "sm_{}): it has no code for this GPU; install a torch built with CUDA {} or "
+                  "newer (the cu{}{} channel or newer).",
+                  gpu_label(*g), torch ? torch->value + " " : "", tc->value,
+                  arch->first_cuda->to_string(), g->cc.arch(), arch->first_cuda->to_string(),
+                  arch->first_cuda->major, arch->first_cuda->minor)};
+}
+
+}  // namespace
+
+bool runs_on_torch(const std::string& tool) {
+  for (const char* t : {"", "pytorch", "vllm", "sglang", "comfyui", "xformers", "flash-attn",
+                        "deepspeed", "bitsandbytes", "triton", "nccl"})
+    if (tool == t) return true;
+  return false;
+}
+
+std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBase::Match& match,
+                                      const TextFacts& facts, const KnowledgeBase& kb,
+                                      const Catalog& catalog, const doctor::DoctorReport* doctor) {
+  std::vector<std::string> out;
+  if (mode.compute == "driver-for-cuda") out = driver_for_cuda(facts, catalog, doctor);
+  if (mode.compute == "torch-for-gpu" && runs_on_torch(match.tool))
+    out = torch_for_gpu(facts, kb, catalog, doctor);
+  if (mode.compute == "smem-for-gpu") out = smem_for_gpu(facts, catalog, doctor);
+  if (mode.compute == "arch-list-for-gpu") out = arch_list_for_gpu(facts, kb, catalog, doctor);
+  if (mode.compute == "cudnn-versions") out = cudnn_versions(facts, kb, match.tool);
+  if (mode.compute != "torch-for-gpu" && runs_on_torch(match.tool))
+    for (auto& line : torch_older_than_gpu(facts, catalog, doctor)) out.insert(out.begin(), line);
+  return out;
+  return {};
+}
+
+std::vector<std::string> fact_conflicts(const TextFacts& facts) {
+  std::vector<std::string> out;
+  std::set<std::string> kinds;
+  for (const auto& v : facts.versions) kinds.insert(v.what);
+  for (const auto& kind : kinds) {
+    if (kind == "python" || kind == "cudnn_found" || kind == "cudnn_built") continue;
+    auto values = facts.values(kind);
+    if (values.size() > 1)
+      out.push_back(
+          fmt::format("the text states more than one {}: {}", kind, fmt::join(values, ", ")));
+  }
+  std::set<std::string> ccs;
+  for (const auto& g : facts.gpus)
+    if (g.cc) ccs.insert(g.cc->to_string());
+  if (ccs.size() > 1)
+    out.push_back(
+        fmt::format("the text names GPUs of {} architectures ({}): the fix is for the "
+                    "first",
+                    ccs.size(), fmt::join(ccs, ", ")));
+  return out;
+}
+
+namespace {
+
+// The words of a pattern that must appear literally: runs of 4+ letters outside escapes/classes.
+std::set<std::string> pattern_words(const std::string& p) {
+  std::set<std::string> out;
+  std::string word;
+  bool in_class = false, escaped = false;
+  auto flush = [&] {
+    if (word.size() >= 4) out.insert(to_lower(word));
+    word.clear();
+  };
+  for (char ch : p) {
+    if (escaped) {
+      escaped = false;
+      flush();
+      continue;
+    }
+    if (ch == '\\') {
+      escaped = true;
+      continue;
+    }
+    if (ch == '[') in_class = true;
+    if (ch == ']') in_class = false;
+    if (!in_class && std::isalpha(static_cast<unsigned char>(ch)))
+      word += ch;
+    else
+      flush();
+  }
+  flush();
+  return out;
+}
+
+}  // namespace
+
+std::vector<NearMiss> nearest_modes(const KnowledgeBase& kb, const TextFacts& facts,
+                                    const std::vector<std::pair<size_t, std::string>>& head,
+                                    const std::deque<std::pair<size_t, std::string>>& tail) {
+  std::string text;
+  for (const auto& [n, line] : head) text += to_lower(line) + "\n";
+  for (const auto& [n, line] : tail) text += to_lower(line) + "\n";
+  struct Scored {
+    const FailureMode* mode;
+    double score;
+    std::vector<std::string> shared, missing;
+  };
+  std::vector<Scored> scored;
+  for (const auto& m : kb.modes()) {
+    std::set<std::string> words;
+    for (const auto& p : m.patterns)
+      for (auto& w : pattern_words(p)) words.insert(w);
+    if (words.empty()) continue;
+    Scored s{&m, 0, {}, {}};
+    for (const auto& w : words)
+      (text.find(w) != std::string::npos ? s.shared : s.missing).push_back(w);
+    s.score = double(s.shared.size()) / double(words.size());
+    // A mode about the tool that wrote the text is nearer than one about another tool.
+    for (const auto& t : m.tools)
+      if (facts.has_tool(t)) s.score += 0.25;
+    if (!m.tools.empty() && !facts.tools.empty() &&
+        std::none_of(m.tools.begin(), m.tools.end(), [&](auto& t) { return facts.has_tool(t); }))
+      s.score -= 0.5;
+    if (!s.shared.empty()) scored.push_back(std::move(s));
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const Scored& a, const Scored& b) { return a.score > b.score; });
+  std::vector<NearMiss> out;
+  for (size_t i = 0; i < scored.size() && out.size() < 2; ++i) {
+    auto& s = scored[i];
+    if (s.shared.size() > 6) s.shared.resize(6);
+    if (s.missing.size() > 6) s.missing.resize(6);
+    out.push_back({s.mode, fmt::format("the text shares '{}' with its patterns but not '{}'",
+                                       fmt::join(s.shared, "', '"), fmt::join(s.missing, "', '"))});
+  }
+  return out;
+}
+
+}  // namespace smcompat::explain
