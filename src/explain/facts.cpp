@@ -69,6 +69,12 @@ constexpr const char* kCapabilityRule =
 // A GPU's name as people and tools write it; resolved through the catalog or the name table.
 constexpr const char* kGpuNameRule =
     R"(\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|GT|MX)\s*(?:PRO\s+)?[A-Z]?\d{3,4}(?:\s*(?:Ti|SUPER|Blackwell|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[KMPV]\d{1,3}|A\d{1,4}G?|H\d{2,3}|GH\d{3}|B\d{3}|GB\d{1,3}|L\d{1,2}S?|T4)|TITAN\s+(?:Xp|X|V|RTX|Black)|Quadro\s+(?:RTX\s+)?[A-Z]?\d{3,5}|Jetson\s+(?:AGX\s+)?(?:Nano|TX1|TX2|Xavier|Orin|Thor)|DGX\s+Spark))";
+// A CUDA library by its file name (Linux or Windows), and zlib that cuDNN 8 needs on Windows.
+constexpr const char* kLibraryRule =
+    R"(\b(lib(?:cudnn|cublas|cudart|cufft|curand|cusparse|cusolver|nccl|nvrtc|nvJitLink|nvinfer)\w*\.so(?:\.\d+)*|(?:cudnn|cublas|cudart|cufft|curand|cusparse|cusolver|nvrtc)\w*64_\d+\.dll|zlibwapi\.dll))";
+// A compiled extension module inside a package: site-packages/PKG/…/NAME.cpython-…so or .pyd.
+constexpr const char* kExtensionRule =
+    R"((?:site|dist)-packages[/\\]([A-Za-z_][\w]*)[/\\][^\s:'"]*\.(?:cpython[^\s:'"]*\.so|pyd|so))";
 // Error codes worth naming.
 constexpr const char* kErrorCodeRule =
     R"(\b(cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|NCCL_[A-Z_]*ERROR[A-Z_]*|ncclUnhandledCudaError|ncclSystemError|ncclInternalError))";
@@ -96,7 +102,7 @@ struct FactReader::Compiled {
   std::unique_ptr<RE2::Set> tool_set;
   std::vector<std::unique_ptr<RE2>> version_rx;  // per kVersionRules
   std::unique_ptr<RE2::Set> version_set;
-  std::unique_ptr<RE2> capability, gpu_name, error_code;
+  std::unique_ptr<RE2> capability, gpu_name, error_code, library, extension;
   std::vector<std::unique_ptr<RE2>> name_rx;  // per GpuNamePattern
   std::vector<ComputeCapability> name_cc;
 };
@@ -136,6 +142,8 @@ FactReader::FactReader(const std::vector<ToolSignature>& tools,
   c_->capability = std::make_unique<RE2>(kCapabilityRule, case_insensitive());
   c_->gpu_name = std::make_unique<RE2>(kGpuNameRule, case_insensitive());
   c_->error_code = std::make_unique<RE2>(kErrorCodeRule);  // codes are case-sensitive
+  c_->library = std::make_unique<RE2>(kLibraryRule, case_insensitive());
+  c_->extension = std::make_unique<RE2>(kExtensionRule, case_insensitive());
   for (const auto& n : gpu_names) {
     auto rx = std::make_unique<RE2>(n.pattern, case_insensitive());
     if (!rx->ok()) continue;
@@ -234,14 +242,16 @@ void FactReader::add_line(std::string_view line, size_t line_no) {
       if (g.cc) add_gpu(std::move(g));
     }
   }
-  {
+  auto collect = [&](const RE2& rx, std::vector<std::string>& into) {
     re2::StringPiece input = text;
-    std::string code;
-    while (RE2::FindAndConsume(&input, *c_->error_code, &code))
-      if (std::find(facts_.error_codes.begin(), facts_.error_codes.end(), code) ==
-          facts_.error_codes.end())
-        facts_.error_codes.push_back(code);
-  }
+    std::string found;
+    while (RE2::FindAndConsume(&input, rx, &found))
+      if (std::find(into.begin(), into.end(), found) == into.end() && into.size() < 32)
+        into.push_back(found);
+  };
+  collect(*c_->error_code, facts_.error_codes);
+  collect(*c_->library, facts_.libraries);
+  collect(*c_->extension, facts_.extensions);
 }
 
 const VersionSeen* TextFacts::version(std::string_view what) const {

@@ -237,6 +237,86 @@ std::vector<std::string> torch_older_than_gpu(const TextFacts& f, const Catalog&
                   arch->first_cuda->major, arch->first_cuda->minor)};
 }
 
+// "libcudnn_ops.so.9" → {"cudnn", "9"}; "cublas64_11.dll" → {"cublas", "11"}.
+std::pair<std::string, std::string> library_and_major(const std::string& file) {
+  std::string name = file, major;
+  if (name.starts_with("lib")) name = name.substr(3);
+  auto so = name.find(".so");
+  auto dll = name.find("64_");
+  if (so != std::string::npos) {
+    std::string rest = name.substr(so + 3);  // ".9.1.0"
+    if (rest.size() > 1) major = std::string(split(rest.substr(1), '.').front());
+    name = name.substr(0, so);
+  } else if (dll != std::string::npos) {
+    major = name.substr(dll + 3, name.find('.', dll) - dll - 3);
+    name = name.substr(0, dll);
+  }
+  for (const char* family : {"cudnn", "cublas", "cudart", "cufft", "curand", "cusparse", "cusolver",
+                             "nccl", "nvrtc", "nvJitLink", "nvinfer"})
+    if (name.starts_with(family)) return {family, major};
+  return {name, major};
+}
+
+// What installs each missing library the text names, per family and major version.
+std::vector<std::string> missing_libraries(const TextFacts& f) {
+  std::vector<std::string> out;
+  std::set<std::string> said;
+  for (const auto& file : f.libraries) {
+    if (file == "zlibwapi.dll") {
+      if (said.insert("zlib").second)
+        out.push_back(
+            "zlibwapi.dll is the zlib that cuDNN 8 needs on Windows: put it (from "
+            "NVIDIA's cuDNN 8 install guide or a zlib build) on PATH beside cuDNN.");
+      continue;
+    }
+    auto [lib, major] = library_and_major(file);
+    if (!said.insert(lib + major).second) continue;
+    if (lib == "cudnn") {
+      out.push_back(fmt::format(
+          "{} is cuDNN {}: install cuDNN {} for your CUDA (pip install 'nvidia-cudnn-cu12=={}.*' "
+          "and add its lib directory, site-packages/nvidia/cudnn/lib, to LD_LIBRARY_PATH; or "
+          "NVIDIA's package libcudnn{}-cuda-12 / the cuDNN {} archive) and run ldconfig.",
+          file, major.empty() ? "?" : major, major, major, major, major));
+    } else if (lib == "cudart" || lib == "cublas" || lib == "cufft" || lib == "curand" ||
+               lib == "cusparse" || lib == "cusolver" || lib == "nvrtc" || lib == "nvJitLink") {
+      std::string wheel = lib == "cudart"  ? "nvidia-cuda-runtime"
+                          : lib == "nvrtc" ? "nvidia-cuda-nvrtc"
+                                           : "nvidia-" + to_lower(lib);
+      out.push_back(fmt::format(
+          "{} comes from CUDA {}: the program was built for CUDA {}; install that CUDA's "
+          "libraries (pip install {}-cu{}, or the CUDA {} toolkit) and put their directory on "
+          "LD_LIBRARY_PATH (PATH on Windows), or install a build of the program for the CUDA you "
+          "have.",
+          file, major.empty() ? "?" : major, major, wheel, major, major));
+    } else if (lib == "nccl") {
+      out.push_back(
+          fmt::format("{} is NCCL {}: pip install nvidia-nccl-cu12 (or the libnccl2 "
+                      "package) matching the framework's CUDA.",
+                      file, major));
+    }
+  }
+  return out;
+}
+
+// The compiled extensions the text shows failing against the installed torch.
+std::vector<std::string> rebuild_extensions(const TextFacts& f) {
+  std::vector<std::string> out;
+  const VersionSeen* torch = f.version("torch");
+  for (const auto& pkg : f.extensions) {
+    if (pkg == "torch" || pkg == "nvidia") continue;
+    std::string dist = pkg;
+    std::replace(dist.begin(), dist.end(), '_', '-');
+    out.push_back(fmt::format(
+        "The extension is {} ({}): reinstall the {} build made for the installed torch{} "
+        "(its wheel for that torch and CUDA, e.g. pip install --force-reinstall --no-cache-dir "
+        "{}), "
+        "or build it from source against this torch.",
+        pkg, dist, dist, torch ? " " + torch->value : "", dist));
+    if (out.size() == 2) break;
+  }
+  return out;
+}
+
 }  // namespace
 
 bool runs_on_torch(const std::string& tool) {
@@ -256,6 +336,8 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   if (mode.compute == "smem-for-gpu") out = smem_for_gpu(facts, catalog, doctor);
   if (mode.compute == "arch-list-for-gpu") out = arch_list_for_gpu(facts, kb, catalog, doctor);
   if (mode.compute == "cudnn-versions") out = cudnn_versions(facts, kb, match.tool);
+  if (mode.compute == "missing-library") out = missing_libraries(facts);
+  if (mode.compute == "rebuild-extension") out = rebuild_extensions(facts);
   if (mode.compute != "torch-for-gpu" && runs_on_torch(match.tool))
     for (auto& line : torch_older_than_gpu(facts, catalog, doctor)) out.insert(out.begin(), line);
   return out;

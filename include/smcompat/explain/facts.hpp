@@ -54,6 +54,12 @@ struct TextFacts {
   std::vector<VersionSeen> versions;     ///< each (what, value) once, in order
   std::vector<GpuSeen> gpus;             ///< each GPU (text) once, in order
   std::vector<std::string> error_codes;  ///< "cudaErrorNoKernelImageForDevice", "CUDA error 209"
+  /// CUDA libraries the text names as not loadable ("libcudnn_ops.so.9", "cublas64_11.dll",
+  /// "zlibwapi.dll"), each once.
+  std::vector<std::string> libraries;
+  /// Python packages whose compiled extension the text shows failing to load ("mmcv",
+  /// "torch_scatter", from ".../site-packages/mmcv/_ext.cpython-38-x86_64-linux-gnu.so").
+  std::vector<std::string> extensions;
   size_t lines = 0;
 
   /// The first value stated for `what`, or nullptr.
