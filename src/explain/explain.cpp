@@ -176,11 +176,11 @@ struct TextScan::State {
     KnowledgeBase::Match match;
     std::vector<std::string> tools_on_line;
     std::string tool_before;  // the last tool seen before the line, within kAttributeWithin
+    std::string tool_after;   // the first tool seen after it, within kAttributeWithin
   };
   std::vector<Pending> pending;
   std::string last_tool;
   size_t last_tool_line = 0;
-  std::vector<std::pair<std::string, size_t>> tool_lines;  // (tool, first line) in order
   std::string previous;  // the previous normalised line (for wrapped lines)
   // The excerpt: the head, a window before the current line, lines after a match, the tail.
   std::vector<std::pair<size_t, std::string>> kept;   // around matches
@@ -215,11 +215,10 @@ void TextScan::add_line(std::string_view raw) {
   if (!s.previous.empty() && !line.empty())
     joined = s.previous.substr(s.previous.size() - std::min(s.previous.size(), kJoinWindow)) + " " +
              line.substr(0, std::min(line.size(), kJoinWindow));
-  if (!line.empty()) s.facts.add_line(line, n);
-  if (!joined.empty()) s.facts.add_line(joined, n);
+  // Facts come from each line alone; the joined text only serves the patterns.
+  std::vector<std::string> tools_here;
+  if (!line.empty()) tools_here = s.facts.add_line(line, n);
 
-  std::vector<std::string> tools_here =
-      line.empty() ? std::vector<std::string>{} : s.facts.tools_on(line);
   std::vector<int> hits;
   for (const std::string* text : {&line, &joined}) {
     if (text->empty()) continue;
@@ -252,8 +251,9 @@ void TextScan::add_line(std::string_view raw) {
   if (!tools_here.empty()) {
     s.last_tool = tools_here.front();
     s.last_tool_line = n;
-    for (const auto& t : tools_here) s.tool_lines.emplace_back(t, n);
-    if (s.tool_lines.size() > 4096) s.tool_lines.erase(s.tool_lines.begin());  // bounded
+    for (auto& p : s.pending)
+      if (p.tool_after.empty() && n > p.match.line && n - p.match.line <= kAttributeWithin)
+        p.tool_after = tools_here.front();
   }
   // The excerpt for the context bundle.
   if (!hits.empty()) {
@@ -273,12 +273,10 @@ namespace {
 // The tool that wrote a matched line: one named on the line itself, else the last one seen just
 // before it, else the first seen just after it, else the only tool of the whole text.
 std::string writer_of(const std::vector<std::string>& on_line, const std::string& before,
-                      size_t line, const std::vector<std::pair<std::string, size_t>>& tool_lines,
-                      const TextFacts& facts) {
+                      const std::string& after, const TextFacts& facts) {
   if (!on_line.empty()) return on_line.front();
   if (!before.empty()) return before;
-  for (const auto& [tool, at] : tool_lines)
-    if (at > line && at - line <= kAttributeWithin) return tool;
+  if (!after.empty()) return after;
   if (facts.tools.size() == 1) return facts.tools.front().tool;
   return "";
 }
@@ -297,7 +295,7 @@ Explanation TextScan::finish(const doctor::DoctorReport* doctor) {
   const auto& c = *s.kb->c_;
   for (auto& p : s.pending) {
     KnowledgeBase::Match m = std::move(p.match);
-    m.tool = writer_of(p.tools_on_line, p.tool_before, m.line, s.tool_lines, e.facts);
+    m.tool = writer_of(p.tools_on_line, p.tool_before, p.tool_after, e.facts);
     const FailureMode& mode = *m.mode;
     // A fix for tool `t` fits a line `t` wrote; a build tool's line (nvcc, CMake) is about the
     // project it builds, so a fix for a project the text names fits it too.
@@ -310,8 +308,10 @@ Explanation TextScan::finish(const doctor::DoctorReport* doctor) {
     if (!mode.tools.empty() && std::none_of(mode.tools.begin(), mode.tools.end(), fits)) continue;
     for (size_t k = 0; k < c.when_of.size() && !m.context; ++k) {
       auto [mi, fi] = c.when_of[k];
-      if (&s.kb->modes()[mi] != &mode || !s.when_hit[k]) continue;
+      if (&s.kb->modes()[mi] != &mode) continue;
       const ContextFix& cf = mode.fixes[fi];
+      // Its words in the text, or its tool as the line's writer, choose a context fix.
+      if (!s.when_hit[k] && (cf.tool.empty() || cf.tool != m.tool)) continue;
       if (!fits(cf.tool)) continue;
       if (cf.gpu_max_cc && e.facts.gpu() && *e.facts.gpu()->cc > *cf.gpu_max_cc) continue;
       m.context = &cf;

@@ -103,6 +103,7 @@ struct FactReader::Compiled {
   std::vector<std::unique_ptr<RE2>> version_rx;  // per kVersionRules
   std::unique_ptr<RE2::Set> version_set;
   std::unique_ptr<RE2> capability, gpu_name, error_code, library, extension;
+  std::unique_ptr<RE2::Set> single;           // the five above, to run only those that occur
   std::vector<std::unique_ptr<RE2>> name_rx;  // per GpuNamePattern
   std::vector<ComputeCapability> name_cc;
 };
@@ -144,6 +145,11 @@ FactReader::FactReader(const std::vector<ToolSignature>& tools,
   c_->error_code = std::make_unique<RE2>(kErrorCodeRule);  // codes are case-sensitive
   c_->library = std::make_unique<RE2>(kLibraryRule, case_insensitive());
   c_->extension = std::make_unique<RE2>(kExtensionRule, case_insensitive());
+  c_->single = std::make_unique<RE2::Set>(case_insensitive(), RE2::UNANCHORED);
+  for (const char* rule :
+       {kCapabilityRule, kGpuNameRule, kErrorCodeRule, kLibraryRule, kExtensionRule})
+    c_->single->Add(rule, nullptr);
+  if (!c_->single->Compile()) c_->single.reset();
   for (const auto& n : gpu_names) {
     auto rx = std::make_unique<RE2>(n.pattern, case_insensitive());
     if (!rx->ok()) continue;
@@ -155,19 +161,13 @@ FactReader::FactReader(const std::vector<ToolSignature>& tools,
 FactReader::~FactReader() = default;
 FactReader::FactReader(FactReader&&) noexcept = default;
 
-std::vector<std::string> FactReader::tools_on(std::string_view line) const {
-  std::vector<std::string> out;
-  for (int i : set_hits(c_->tool_set.get(), line))
-    if (std::find(out.begin(), out.end(), c_->tool_of[i]) == out.end())
-      out.push_back(c_->tool_of[i]);
-  return out;
-}
-
-void FactReader::add_line(std::string_view line, size_t line_no) {
+std::vector<std::string> FactReader::add_line(std::string_view line, size_t line_no) {
   facts_.lines = std::max(facts_.lines, line_no);
   re2::StringPiece text(line.data(), line.size());
+  std::vector<std::string> on_line;
   for (int i : set_hits(c_->tool_set.get(), line)) {
     const std::string& tool = c_->tool_of[i];
+    if (std::find(on_line.begin(), on_line.end(), tool) == on_line.end()) on_line.push_back(tool);
     if (facts_.has_tool(tool)) continue;
     std::string evidence;
     re2::StringPiece whole;
@@ -208,13 +208,16 @@ void FactReader::add_line(std::string_view line, size_t line_no) {
       if (g < rx.NumberOfCapturingGroups())
         add_version(kVersionRules[i].what[g], std::string(groups[g + 1]), groups[0]);
   }
-  // GPUs: a stated capability, then names.
+  // The single rules, only where the set says they occur: a stated capability, GPU names, error
+  // codes, libraries, extensions.
+  std::vector<int> single = set_hits(c_->single.get(), line);
+  auto occurs = [&](int k) { return std::binary_search(single.begin(), single.end(), k); };
   auto add_gpu = [&](GpuSeen g) {
     for (const auto& seen : facts_.gpus)
       if (to_lower(seen.text) == to_lower(g.text)) return;
     facts_.gpus.push_back(std::move(g));
   };
-  {
+  if (occurs(0)) {
     re2::StringPiece input = text;
     std::string digits, minor;
     while (RE2::FindAndConsume(&input, *c_->capability, &digits, &minor)) {
@@ -227,7 +230,7 @@ void FactReader::add_line(std::string_view line, size_t line_no) {
       if (cc) add_gpu({"capability " + cc->to_string(), cc, "", line_no});
     }
   }
-  {
+  if (occurs(1)) {
     re2::StringPiece input = text;
     std::string name;
     while (RE2::FindAndConsume(&input, *c_->gpu_name, &name)) {
@@ -249,9 +252,10 @@ void FactReader::add_line(std::string_view line, size_t line_no) {
       if (std::find(into.begin(), into.end(), found) == into.end() && into.size() < 32)
         into.push_back(found);
   };
-  collect(*c_->error_code, facts_.error_codes);
-  collect(*c_->library, facts_.libraries);
-  collect(*c_->extension, facts_.extensions);
+  if (occurs(2)) collect(*c_->error_code, facts_.error_codes);
+  if (occurs(3)) collect(*c_->library, facts_.libraries);
+  if (occurs(4)) collect(*c_->extension, facts_.extensions);
+  return on_line;
 }
 
 const VersionSeen* TextFacts::version(std::string_view what) const {

@@ -1,6 +1,7 @@
 // The explain command line: error text that looks like options (a pasted nvcc line), `--`, and
 // standard input all reach the matcher, and real options before the text keep working.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -82,3 +83,46 @@ TEST(ExplainCliArgs, DashReadsStandardInput) {
 }
 
 }  // namespace
+
+// ---- bounded, honest input ---------------------------------------------------------------------
+
+namespace {
+
+smcompat::test::ChildResult explain_file(const std::string& path) {
+  return smcompat::test::run_child({SMCOMPAT_CLI, "explain", "--no-doctor", "--file", path}, kEnv);
+}
+
+}  // namespace
+
+TEST(ExplainCliInput, DevZeroIsRefusedNotRead) {
+  auto r = explain_file("/dev/zero");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/dev/zero: is a character device, not a log file"), std::string::npos)
+      << r.err;
+}
+
+TEST(ExplainCliInput, DirectoryIsRefused) {
+  smcompat::test::TempDir tmp;
+  auto r = explain_file(tmp.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is a directory, not a log file"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+}
+
+TEST(ExplainCliInput, FifoWithoutWriterIsRefusedAtOnce) {
+  smcompat::test::TempDir tmp;
+  std::string fifo = tmp.path() + "/pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = explain_file(fifo);  // would block forever if opened for reading without O_NONBLOCK
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is a FIFO"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("smcompat explain - <"), std::string::npos) << r.err;
+}
+
+TEST(ExplainCliInput, MissingFileSaysWhy) {
+  auto r = explain_file("/nonexistent/dir/log.txt");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/dir/log.txt: cannot read: No such file or directory"),
+            std::string::npos)
+      << r.err;
+}

@@ -92,10 +92,9 @@ class FactReader {
              const Catalog& catalog);
   ~FactReader();
   FactReader(FactReader&&) noexcept;
-  /// One normalised line; `line_no` is 1-based.
-  void add_line(std::string_view line, size_t line_no);
-  /// The tools whose signature matched this line (ids), for attributing a match to its writer.
-  std::vector<std::string> tools_on(std::string_view line) const;
+  /// One normalised line; `line_no` is 1-based. Returns the tools whose signature matched this
+  /// line (ids), for attributing a match to its writer.
+  std::vector<std::string> add_line(std::string_view line, size_t line_no);
   const TextFacts& facts() const { return facts_; }
   TextFacts take() { return std::move(facts_); }
 

@@ -1,0 +1,273 @@
+// What explain reads from a text before it matches anything (explain/facts.hpp), and the fixes
+// it computes from those facts (src/explain/fixes.cpp): every number from the GPU the text names,
+// every remedy from the tool that wrote the line. The texts are shaped after the real ones in
+// tests/explain/corpus; the expected numbers come from data/catalog.json's rows.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "smcompat/explain/explain.hpp"
+
+namespace smcompat::explain {
+namespace {
+
+Explanation explain(const std::string& text) {
+  return explain_text(text, KnowledgeBase::builtin(), nullptr);
+}
+
+std::string value(const Explanation& e, const char* what) {
+  const VersionSeen* v = e.facts.version(what);
+  return v ? v->value : "";
+}
+
+// Everything said for the first match: the fix and the computed specifics.
+std::string fix_text(const Explanation& e) {
+  return e.matches.empty() ? "" : e.matches.front().full_fix();
+}
+
+TEST(LogLines, PrefixesColoursAndProgressAreRemoved) {
+  EXPECT_EQ(normalise_log_line("\x1b[31mRuntimeError\x1b[0m: CUDA error"),
+            "RuntimeError: CUDA error");
+  EXPECT_EQ(normalise_log_line("2024-05-01 12:00:00.123456: E tensorflow/core/x.cc:1] boom"),
+            "tensorflow/core/x.cc:1] boom");
+  EXPECT_EQ(normalise_log_line("I0501 12:00:00.123456 1234 cuda_dnn.cc:417] Loaded runtime"),
+            "Loaded runtime");
+  EXPECT_EQ(normalise_log_line("[2025-01-02T03:04:05Z] ERROR: no kernel image"), "no kernel image");
+  EXPECT_EQ(normalise_log_line("E   RuntimeError: CUDA error"), "RuntimeError: CUDA error");
+  EXPECT_EQ(normalise_log_line(" 10%|#  | 1/10\r100%|####| 10/10"), "100%|####| 10/10");
+  EXPECT_EQ(normalise_log_line("\tplain text  "), "plain text");
+}
+
+TEST(LogLines, VersionNotations) {
+  EXPECT_EQ(cudnn_version_text("8600"), "8.6.0");
+  EXPECT_EQ(cudnn_version_text("8902"), "8.9.2");
+  EXPECT_EQ(cudnn_version_text("90100"), "9.1.0");
+  EXPECT_EQ(cudnn_version_text("8.6.0"), "8.6.0");
+  EXPECT_EQ(cuda_of_wheel_tag("cu118"), "11.8");
+  EXPECT_EQ(cuda_of_wheel_tag("cu128"), "12.8");
+  EXPECT_EQ(cuda_of_wheel_tag("cu92"), "9.2");
+  EXPECT_EQ(cuda_of_wheel_tag("cpu"), "");
+  EXPECT_EQ(cuda_of_wheel_tag("cuda"), "");
+}
+
+TEST(Facts, ToolsVersionsAndGpus) {
+  auto e = explain(
+      "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+      "ProcessGroupNCCL.cpp:1275, unhandled cuda error, NCCL version 2.14.3\n"
+      "PyTorch version: 2.0.1+cu118\n"
+      "GPU 0: NVIDIA GeForce RTX 5090\n");
+  EXPECT_TRUE(e.facts.has_tool("nccl"));
+  EXPECT_TRUE(e.facts.has_tool("pytorch"));
+  EXPECT_EQ(value(e, "torch"), "2.0.1+cu118");
+  EXPECT_EQ(value(e, "torch_cuda"), "11.8");
+  EXPECT_EQ(value(e, "nccl"), "2.14.3");
+  ASSERT_NE(e.facts.gpu(), nullptr);
+  EXPECT_EQ(e.facts.gpu()->cc->to_string(), "12.0");
+  EXPECT_EQ(e.facts.gpu()->catalog_name, "GeForce RTX 5090");
+}
+
+TEST(Facts, CudnnAsEachFrameworkWritesIt) {
+  auto torch = explain(
+      "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8700) but found "
+      "runtime version (8500).");
+  EXPECT_EQ(value(torch, "cudnn_built"), "8.7.0");
+  EXPECT_EQ(value(torch, "cudnn_found"), "8.5.0");
+  auto tf = explain(
+      "2023-03-28 20:24:31.407336: E tensorflow/stream_executor/cuda/cuda_dnn.cc:417] Loaded "
+      "runtime CuDNN library: 7301 (compatibility version 7300) but source was compiled with 7003");
+  EXPECT_EQ(value(tf, "cudnn_found"), "7.3.1");
+  EXPECT_EQ(value(tf, "cudnn_built"), "7.0.3");
+  EXPECT_TRUE(tf.facts.has_tool("tensorflow"));
+  auto jax = explain(
+      "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization "
+      "failed. Found cuDNN version 8600, but JAX was built against version 8800");
+  EXPECT_EQ(value(jax, "cudnn_found"), "8.6.0");
+  EXPECT_EQ(value(jax, "cudnn_built"), "8.8.0");
+  EXPECT_TRUE(jax.facts.has_tool("jax"));
+}
+
+TEST(Facts, GpusOutsideTheCatalogByName) {
+  auto pascal = explain("GPU: NVIDIA GeForce GTX 1080 Ti\nout of resource: shared memory");
+  ASSERT_NE(pascal.facts.gpu(), nullptr);
+  EXPECT_EQ(pascal.facts.gpu()->cc->to_string(), "6.1");
+  auto kepler = explain("Tesla K80 with CUDA capability sm_37 is not compatible");
+  ASSERT_NE(kepler.facts.gpu(), nullptr);
+  EXPECT_EQ(kepler.facts.gpu()->cc->to_string(), "3.7");
+  auto stated = explain("Found GPU0 NVIDIA Foo which is of cuda capability 3.5.");
+  ASSERT_NE(stated.facts.gpu(), nullptr);
+  EXPECT_EQ(stated.facts.gpu()->cc->to_string(), "3.5");
+}
+
+TEST(Facts, ConflictingStatementsAreSaid) {
+  auto e = explain("torch==2.1.0+cu121\nlater: torch 2.0.1+cu118\nno kernel image is available");
+  ASSERT_FALSE(e.conflicts.empty());
+  EXPECT_NE(e.conflicts.front().find("2.1.0+cu121, 2.0.1+cu118"), std::string::npos)
+      << e.conflicts.front();
+}
+
+// ---- fixes computed from the facts --------------------------------------------------------
+
+TEST(ComputedFix, ContainerRequirementNamesTheDriver) {
+  auto e = explain(
+      "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update "
+      "your driver to a newer version, or use an earlier cuda container: unknown.");
+  ASSERT_FALSE(e.matches.empty());
+  EXPECT_EQ(e.matches.front().mode->id, "container-cuda-requirement");
+  EXPECT_EQ(value(e, "cuda_required"), "12.4");
+  EXPECT_NE(fix_text(e).find("550.54.14"), std::string::npos) << fix_text(e);  // catalog row
+  EXPECT_NE(fix_text(e).find("NVIDIA_DISABLE_REQUIRES"), std::string::npos);
+}
+
+TEST(ComputedFix, OldContainerRequirementUsesTheOlderRows) {
+  auto e = explain("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.0");
+  EXPECT_NE(fix_text(e).find("450.36.06"), std::string::npos) << fix_text(e);
+}
+
+TEST(ComputedFix, TorchTooOldForTheGpuWhateverTheMode) {
+  // A DDP job on an RTX 5090 with torch 2.0.1+cu118: NCCL reports the error, the cause is a
+  // torch built before CUDA could build sm_120.
+  auto e = explain(
+      "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled "
+      "cuda error\nPyTorch version: 2.0.1+cu118\nGPU 0: NVIDIA GeForce RTX 5090\n");
+  ASSERT_FALSE(e.matches.empty());
+  std::string fix = fix_text(e);
+  EXPECT_NE(fix.find("older than CUDA 12.8"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("cu128"), std::string::npos) << fix;
+}
+
+TEST(ComputedFix, A100WithATorchTooOldIsNotCalledAnOldGpu) {
+  auto e = explain(
+      "A100-SXM4-40GB with CUDA capability sm_80 is not compatible with the current PyTorch "
+      "installation.\nThe current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 "
+      "sm_70 sm_75.\ntorch 1.6.0+cu102");
+  ASSERT_FALSE(e.matches.empty());
+  const auto& m = e.matches.front();
+  EXPECT_TRUE(m.context == nullptr || m.context->label.find("older GPU") == std::string::npos)
+      << m.context->label;
+  EXPECT_NE(m.full_fix().find("CUDA 10.2, older than CUDA 11.0"), std::string::npos)
+      << m.full_fix();
+}
+
+TEST(ComputedFix, SharedMemoryLimitIsTheNamedGpus) {
+  auto pascal = explain(
+      "GPU: NVIDIA GeForce GTX 1080\ntriton.runtime.errors.OutOfResources: out of resource: "
+      "shared memory, Required: 65536, Hardware limit: 49152.");
+  std::string fix = fix_text(pascal);
+  EXPECT_NE(fix.find("49152 bytes"), std::string::npos) << fix;  // sm_61: 48 KiB opt-in
+  EXPECT_EQ(fix.find("101376"), std::string::npos) << fix;       // never the RTX 50 figure
+  auto blackwell = explain(
+      "NVIDIA GeForce RTX 5090\nout of resource: shared memory, Required: 135168, Hardware limit: "
+      "101376");
+  EXPECT_NE(fix_text(blackwell).find("101376 bytes"), std::string::npos) << fix_text(blackwell);
+}
+
+TEST(ComputedFix, ArchitectureFlagsForTheNamedGpu) {
+  auto pascal = explain("GTX 1080\nnvcc fatal   : Unsupported gpu architecture 'compute_120'");
+  std::string fix = fix_text(pascal);
+  EXPECT_NE(fix.find("CMAKE_CUDA_ARCHITECTURES=61"), std::string::npos) << fix;
+  EXPECT_EQ(fix.find("CMAKE_CUDA_ARCHITECTURES=120"), std::string::npos) << fix;
+  auto kepler = explain("Tesla K80\nnvcc fatal   : Unsupported gpu architecture 'compute_37'");
+  std::string kfix = fix_text(kepler);
+  EXPECT_NE(kfix.find("no CUDA toolkit after 11.8 builds sm_37"), std::string::npos) << kfix;
+}
+
+TEST(ComputedFix, MissingLibrariesByMajorVersion) {
+  auto e = explain(
+      "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, "
+      "libcudnn_ops.so}\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor");
+  std::string fix = fix_text(e);
+  EXPECT_NE(fix.find("cuDNN 9"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("libcudnn9-cuda-12"), std::string::npos) << fix;
+  auto win = explain("Could not locate zlibwapi.dll. Please make sure it is in your library path!");
+  EXPECT_NE(fix_text(win).find("zlib"), std::string::npos) << fix_text(win);
+}
+
+TEST(ComputedFix, WrappedSymbolLinesAreJoined) {
+  auto e = explain(
+      "ImportError: /env/lib/python3.10/site-packages/mmcv/_ext.cpython-310-x86_64-linux-gnu.so: "
+      "undefined symbol:\n_ZN3c104cuda20CUDACachingAllocator9allocatorE\n");
+  ASSERT_FALSE(e.matches.empty());
+  EXPECT_EQ(e.matches.front().mode->id, "torch-extension-abi-mismatch");
+  EXPECT_NE(fix_text(e).find("mmcv"), std::string::npos) << fix_text(e);
+}
+
+// ---- a fix is only ever the remedy of the tool that wrote the line -------------------------
+
+TEST(ToolFit, TensorFlowLogNeverGetsJaxOrPyTorchRemedies) {
+  auto e = explain(
+      "2021-06-01 10:00:00.000000: I tensorflow/stream_executor/platform/default/dso_loader.cc:53]"
+      " Successfully opened dynamic library libcudart.so.11.0\n"
+      "2021-06-01 10:00:01.000000: E tensorflow/stream_executor/cuda/cuda_dnn.cc:374] Loaded "
+      "runtime CuDNN library: 8.0.4 but source was compiled with: 8.1.0.");
+  ASSERT_FALSE(e.matches.empty());
+  for (const auto& m : e.matches) {
+    EXPECT_EQ(m.tool, "tensorflow") << m.mode->id;
+    std::string fix = m.full_fix();
+    EXPECT_EQ(fix.find("jax["), std::string::npos) << fix;
+    EXPECT_EQ(fix.find("pip install --force-reinstall torch"), std::string::npos) << fix;
+  }
+}
+
+TEST(ToolFit, OnnxRuntimeNoKernelImageIsNotTorchsChannel) {
+  auto e = explain(
+      "onnxruntime::CudaCall CUDA failure 209: no kernel image is available for execution on the "
+      "device ; GPU=0 ; hostname=x ; file=onnxruntime/core/providers/cuda/cuda_call.cc");
+  ASSERT_FALSE(e.matches.empty());
+  const auto& m = e.matches.front();
+  EXPECT_EQ(m.tool, "onnxruntime");
+  EXPECT_EQ(m.full_fix().find("cu128"), std::string::npos) << m.full_fix();
+  EXPECT_NE(m.full_fix().find("onnxruntime"), std::string::npos) << m.full_fix();
+}
+
+TEST(ToolFit, JaxCudnnTextGetsJaxsRemedy) {
+  auto e = explain(
+      "E external/xla/xla/stream_executor/cuda/cuda_dnn.cc:417] Loaded runtime CuDNN library: "
+      "8.5.0 but source was compiled with: 8.6.0.");
+  ASSERT_FALSE(e.matches.empty());
+  EXPECT_EQ(e.matches.front().tool, "jax");
+  ASSERT_NE(e.matches.front().context, nullptr);
+  EXPECT_EQ(e.matches.front().context->tool, "jax");
+}
+
+// Over every real text: a tool-specific fix is chosen only for its own tool's lines (or, for a
+// line nvcc or CMake wrote, for a project the text names).
+TEST(ToolFit, EveryChosenFixIsForTheWritersTool) {
+  const auto& kb = KnowledgeBase::builtin();
+  for (const auto* name :
+       {"real_errors.jsonl", "fresh_errors.jsonl", "mined/arch.jsonl", "mined/build.jsonl",
+        "mined/container_driver.jsonl", "mined/cudnn_tf_jax.jsonl"}) {
+    std::ifstream in(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/explain/corpus/" + name);
+    ASSERT_TRUE(in) << name;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      auto j = nlohmann::json::parse(line);
+      auto e = explain_text(j.at("text").get<std::string>(), kb, nullptr);
+      for (const auto& m : e.matches) {
+        if (!m.context || m.context->tool.empty() || m.tool.empty()) continue;
+        bool build_line = m.tool == "cuda-toolkit" || m.tool == "cmake";
+        bool fits = m.context->tool == m.tool ||
+                    (m.context->tool == "pytorch" && m.tool == "comfyui") ||
+                    (build_line && e.facts.has_tool(m.context->tool));
+        EXPECT_TRUE(fits) << j.at("url") << ": " << m.context->tool << " fix for a " << m.tool
+                          << " line";
+      }
+    }
+  }
+}
+
+// ---- never silent ----------------------------------------------------------------------------
+
+TEST(NeverSilent, NoMatchStillGivesFactsAndTheNearestModes) {
+  auto e = explain(
+      "PyTorch version: 2.3.0+cu121\nGPU: NVIDIA GeForce RTX 4090\n"
+      "cuDNN error: the handle could not be created somewhere unusual");
+  EXPECT_TRUE(e.matches.empty());
+  EXPECT_EQ(value(e, "torch"), "2.3.0+cu121");
+  ASSERT_EQ(e.nearest.size(), 2u);
+  EXPECT_FALSE(e.nearest[0].why.empty());
+}
+
+}  // namespace
+}  // namespace smcompat::explain
