@@ -48,6 +48,10 @@ constexpr VersionRule kVersionRules[] = {
     {R"(Driver Version:?\s*(\d{3}\.\d+(?:\.\d+)?))", {"driver", ""}},
     {R"(\bdriver(?: version)?:?\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b)", {"driver", ""}},
     {R"(cuda>=\s*(\d+\.\d+))", {"cuda_required", ""}},
+    {R"(unsupported CUDA version: driver (\d+\.\d+) < image (\d+\.\d+))",
+     {"cuda_driver", "cuda_required"}},
+    {R"(built for NVIDIA Driver Release (\d{3}\.\d+)[^\n]*?version (\d{3}\.\d+(?:\.\d+)?) was detected)",
+     {"driver_required", "driver"}},
     // cuDNN, as each framework says it
     {R"(compiled\s+against\s+\((\d+)\)\s+but\s+found\s+runtime\s+version\s+\((\d+)\))",
      {"cudnn_built", "cudnn_found"}},

@@ -87,6 +87,11 @@ std::vector<std::string> driver_for_cuda(const TextFacts& f, const Catalog& cata
               ? fmt::format(" ({} on Windows)", rel->min_driver_windows->to_string())
               : ""));
   }
+  if (const VersionSeen* req = f.version("driver_required"))
+    out.push_back(
+        fmt::format("The image needs NVIDIA driver {} or newer{}: upgrade the host's "
+                    "driver, or use an image tag built for an older CUDA.",
+                    req->value, driver ? "; the host has " + driver->to_string() : ""));
   if (driver) {
     if (auto max = catalog.max_cuda_for_driver(*driver))
       out.push_back(

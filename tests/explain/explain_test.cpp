@@ -182,11 +182,17 @@ const Case kCases[] = {
      "runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.  CuDNN library needs to "
      "have matching major version and equal or higher minor version.",
      "cudnn-version-mismatch"},
+    {"mined: NVIDIA/libnvidia-container#154", "bpf_prog_query(BPF_CGROUP_DEVICE) failed",
+     "container-cgroup-devices"},
+    {"mined: microsoft/WSL#5663", "/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
+     "wsl-libcuda-not-symlink"},
+    {"mined: xingyizhou/CenterNet#933", "cuda runtime error (30): unknown error",
+     "cuda-unknown-error-uvm"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 53u);
+  ASSERT_EQ(kb.modes().size(), 56u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
