@@ -311,6 +311,7 @@ std::vector<std::string> rebuild_extensions(const TextFacts& f) {
     if (pkg == "torch" || pkg == "nvidia") continue;
     std::string dist = pkg;
     std::replace(dist.begin(), dist.end(), '_', '-');
+    if (pkg == "mmcv") dist = "mmcv-full";  // mmcv 1.x ships its CUDA ops as mmcv-full
     out.push_back(fmt::format(
         "The extension is {} ({}): reinstall the {} build made for the installed torch{} "
         "(its wheel for that torch and CUDA, e.g. pip install --force-reinstall --no-cache-dir "
@@ -336,8 +337,12 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
                                       const Catalog& catalog, const doctor::DoctorReport* doctor) {
   std::vector<std::string> out;
   if (mode.compute == "driver-for-cuda") out = driver_for_cuda(facts, catalog, doctor);
-  if (mode.compute == "torch-for-gpu" && runs_on_torch(match.tool))
-    out = torch_for_gpu(facts, kb, catalog, doctor);
+  if (mode.compute == "torch-for-gpu") {
+    if (runs_on_torch(match.tool)) out = torch_for_gpu(facts, kb, catalog, doctor);
+    // Source-built code (extensions, other libraries) needs the GPU in its architecture list.
+    for (auto& line : arch_list_for_gpu(facts, kb, catalog, doctor))
+      if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
+  }
   if (mode.compute == "smem-for-gpu") out = smem_for_gpu(facts, catalog, doctor);
   if (mode.compute == "arch-list-for-gpu") out = arch_list_for_gpu(facts, kb, catalog, doctor);
   if (mode.compute == "cudnn-versions") out = cudnn_versions(facts, kb, match.tool);
