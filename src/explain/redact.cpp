@@ -9,93 +9,114 @@
 // Every rule is a hand-written scanner that moves forward only (no std::regex: libstdc++'s
 // matcher recurses per character, and the regex version crashed with a stack overflow on `hf_`
 // followed by 1 MiB of letters and digits). The passes run in a fixed order; each replaces whole
-// spans by [REDACTED] and never crosses a line break, so the line structure of the text survives.
+// spans by [REDACTED] and never crosses a line break, so the line structure of the text survives
+// (the output has as many lines as the input, line k of the output is line k of the input masked).
+// A PEM private key is the one secret that spans lines: its body goes whole, but as one mask per
+// body line, so the rule holds for it too. A mask stops before a closing quote, backtick or
+// bracket that closes something opened before the secret: "`TOKEN=x`" keeps its last "`".
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 
+#include "redact_passes.hpp"
 #include "smcompat/explain/explain.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::explain {
 
-namespace {
+namespace redaction {
 
-constexpr std::string_view kMask = "[REDACTED]";
-
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alnum(char c) { return is_alpha(c) || is_digit(c); }
-bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool is_word(char c) { return is_alnum(c) || c == '_'; }
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-bool is_quote(char c) { return c == '"' || c == '\'' || c == '`'; }
-char ascii_lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool contains_any(std::string_view s, std::initializer_list<std::string_view> words) {
-  for (auto w : words)
-    if (s.find(w) != std::string_view::npos) return true;
-  return false;
-}
-
-// Copies the input, replacing the spans given (in increasing order) by the mask. A span that
-// starts inside the previous mask extends it instead of adding a second mask.
-class Masker {
- public:
-  explicit Masker(std::string_view in) : in_(in) { out_.reserve(in.size()); }
-  void mask(size_t b, size_t e) {
-    e = std::min(e, in_.size());
-    if (b < copied_) {
-      copied_ = std::max(copied_, e);
-      return;
-    }
-    if (e <= b) return;
-    out_.append(in_.substr(copied_, b - copied_));
-    out_ += kMask;
-    copied_ = e;
-  }
-  std::string finish() {
-    out_.append(in_.substr(std::min(copied_, in_.size())));
-    return std::move(out_);
-  }
-
- private:
-  std::string_view in_;
-  std::string out_;
-  size_t copied_ = 0;
+// ---- 1. PEM private keys (RFC 7468 armour; PKCS#1 "RSA PRIVATE KEY", SEC 1 "EC PRIVATE KEY",
+// PKCS#8 "PRIVATE KEY" and "ENCRYPTED PRIVATE KEY", "DSA PRIVATE KEY", "OPENSSH PRIVATE KEY",
+// "PGP PRIVATE KEY BLOCK", and the "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----" form). The body
+// goes whole, from the BEGIN marker to the first END marker after it, or to the end of the text
+// when none follows (a truncated key): the base64 lines hold '/' and '+', which split them into
+// runs too short for the other rules. It goes as one mask per line (blanks at either end of a line
+// stay), so the line count survives; the BEGIN and END markers stay, saying that a key was there
+// and of which kind. Certificates, public keys and requests are public and stay.
+struct Armour {
+  bool begin;        ///< BEGIN, else END
+  bool private_key;  ///< the label names a private key
+  size_t close;      ///< where its closing dashes start
+  size_t end;        ///< after its closing dashes
 };
 
-// Calls `f(begin, end)` for each maximal run of characters that `in_run` accepts; `f` returns
-// where the scan goes on (at least `end`).
-template <class Pred, class F>
-void for_each_run(std::string_view t, Pred in_run, F f) {
+// The armour marker whose opening run of 4+ dashes ends at `k`: an optional blank, BEGIN or END, a
+// label of capitals, digits and blanks (at most 80), 4+ dashes. Reads at most ~100 characters.
+std::optional<Armour> armour_after_dashes(std::string_view t, size_t k) {
+  if (k < t.size() && t[k] == ' ') ++k;
+  Armour a{};
+  if (t.substr(k, 6) == "BEGIN ") {
+    a.begin = true;
+    k += 6;
+  } else if (t.substr(k, 4) == "END ") {
+    k += 4;
+  } else {
+    return std::nullopt;
+  }
+  size_t lb = k;
+  while (k < t.size() && k - lb < 80 && (is_upper(t[k]) || is_digit(t[k]) || t[k] == ' ')) ++k;
+  size_t le = k;
+  while (le > lb && t[le - 1] == ' ') --le;
+  if (le == lb || !is_upper(t[lb])) return std::nullopt;
+  size_t d = k;
+  while (d < t.size() && t[d] == '-' && d - k < 5) ++d;
+  if (d - k < 4) return std::nullopt;
+  a.private_key = t.substr(lb, le - lb).find("PRIVATE KEY") != std::string_view::npos;
+  a.close = k;
+  a.end = d;
+  return a;
+}
+
+// Masks [b, e) line by line: each line's text between its leading and trailing blanks.
+void mask_lines(Masker& m, std::string_view t, size_t b, size_t e) {
+  while (b < e) {
+    size_t le = b;
+    while (le < e && t[le] != '\n') ++le;
+    size_t sb = b, se = le;
+    while (sb < se && is_blank(t[sb])) ++sb;
+    while (se > sb && (is_blank(t[se - 1]) || t[se - 1] == '\r')) --se;
+    if (se > sb) m.mask(sb, se);
+    b = le + 1;
+  }
+}
+
+std::string mask_pem_private_keys(std::string_view t) {
+  Masker m(t);
+  bool in_key = false;
+  size_t body = 0;
   size_t i = 0;
   while (i < t.size()) {
-    if (!in_run(t[i])) {
+    if (t[i] != '-') {
       ++i;
       continue;
     }
-    size_t e = i;
-    while (e < t.size() && in_run(t[e])) ++e;
-    i = f(i, e);
+    size_t run = i;
+    while (run < t.size() && t[run] == '-') ++run;
+    auto a = run - i >= 4 ? armour_after_dashes(t, run) : std::nullopt;
+    if (!a) {
+      i = run;
+      continue;
+    }
+    if (!in_key && a->begin && a->private_key) {
+      in_key = true;
+      body = a->end;
+    } else if (in_key && !a->begin) {
+      mask_lines(m, t, body, i);
+      in_key = false;
+    }
+    // Its closing dashes may also open the next marker (`-----END X----------BEGIN Y-----` from
+    // a key whose line breaks were lost): look at them again.
+    i = a->close;
   }
+  if (in_key) mask_lines(m, t, body, t.size());
+  return m.finish();
 }
 
-// End of a value that opened with quote `q` at `b`: the matching quote or the end of the line.
-size_t quoted_end(std::string_view t, size_t b, char q) {
-  size_t e = b;
-  while (e < t.size() && t[e] != q && t[e] != '\n') ++e;
-  return e;
-}
-
-// ---- 1. `Authorization:` / `Proxy-Authorization:` headers (also `authorization=` and the
+// ---- 2. `Authorization:` / `Proxy-Authorization:` headers (also `authorization=` and the
 // quoted key of a JSON or Python dict). A known scheme word stays; the rest of the value goes:
 // to the closing quote when the header or its value is quoted, else to the end of the line
 // (Digest and AWS4 credentials carry several comma-separated parts).
@@ -141,19 +162,15 @@ std::string mask_authorization(std::string_view t) {
     size_t ve = vb;
     while (ve < t.size() && t[ve] != '\n' && t[ve] != '\r' && (!stop || t[ve] != stop)) ++ve;
     while (ve > vb && is_blank(t[ve - 1])) --ve;
+    if (!stop) ve = trim_closers(t, vb, ve);  // `(Authorization: Bearer x)` keeps its ")"
     if (ve > vb) m.mask(vb, ve);
     i = std::max(i, ve);
   }
   return m.finish();
 }
 
-// ---- 2. URLs: credentials in the userinfo, secret-named query parameters, and long random
+// ---- 3. URLs: credentials in the userinfo, secret-named query parameters, and long random
 // tokens anywhere in the path, query or fragment (webhooks: Slack, Discord, Telegram).
-bool is_url_char(char c) {
-  return c > ' ' && c != '"' && c != '\'' && c != '`' && c != '<' && c != '>' && c != '{' &&
-         c != '}' && c != '|' && c != '\\' && c != '^' && c != 0x7f;
-}
-
 bool secret_param_name(std::string_view name) {
   std::string n = to_lower(name);
   if (n == "sig" || n == "code" || n == "pw" || n == "pass") return true;
@@ -282,7 +299,7 @@ std::string mask_urls(std::string_view t) {
       if (in_query && pe < e && t[pe] == '=' && secret_param_name(t.substr(k, pe - k))) {
         size_t vb = pe + 1, ve = vb;
         while (ve < e && t[ve] != '&' && t[ve] != '#' && t[ve] != ';') ++ve;
-        m.mask(vb, ve);
+        m.mask(vb, trim_closers(t, vb, ve));  // `[docs](https://x/?token=y)` keeps its ")"
         k = ve;
         continue;
       }
@@ -302,15 +319,16 @@ std::string mask_urls(std::string_view t) {
   return m.finish();
 }
 
-// ---- 3. key=value, key: value, "key": "value" where the key names a secret (token, secret,
+// ---- 4. key=value, key: value, "key": "value" where the key names a secret (token, secret,
 // password, pwd, key, credential, auth). A quoted value runs to its closing quote (passphrases
-// have spaces). Keys naming an error (KeyError: 'x') are not secrets; Authorization was pass 1.
+// have spaces). Keys naming an error (KeyError: 'x') are not secrets; Authorization was pass 2.
 bool is_key_char(char c) { return is_alnum(c) || c == '_' || c == '.' || c == '-'; }
-// An unquoted value ends at a blank or quote, or at ',', ';', '&' that a blank (or the end)
-// follows: `token=x; next` ends at ';', a password `a;b,c` keeps its punctuation.
+// An unquoted value ends at a blank, quote or backtick, or at ',', ';', '&' that a blank (or the
+// end) follows: `token=x; next` ends at ';', a password `a;b,c` keeps its punctuation. Closing
+// brackets at its end that it did not open stay outside the mask (trim_closers).
 bool is_value_end(std::string_view t, size_t k) {
   char c = t[k];
-  if (is_space(c) || c == '"' || c == '\'') return true;
+  if (is_space(c) || is_quote(c)) return true;
   if (c != ',' && c != ';' && c != '&') return false;
   return k + 1 >= t.size() || is_space(t[k + 1]) || is_quote(t[k + 1]);
 }
@@ -339,6 +357,12 @@ std::string mask_secret_assignments(std::string_view t) {
     if (v < t.size() && is_quote(t[v])) {
       ++v;
       ve = quoted_end(t, v, t[v - 1]);
+      // A quote that nothing on its line matches and a blank, quote or closing punctuation
+      // follows closes what came before (`x,pwd=` in "`pass:x,pwd=` and"): no value. (Scans to
+      // the line's end at most once per quote character and line: a later one would match.)
+      bool closing_next = v >= t.size() || is_space(t[v]) || is_quote(t[v]) ||
+                          std::string_view(",;)]}>").find(t[v]) != std::string_view::npos;
+      if ((ve >= t.size() || t[ve] != t[v - 1]) && closing_next) continue;
     } else {
       // `token: Bearer x`: the scheme stays, the credential goes.
       size_t we = v;
@@ -349,6 +373,7 @@ std::string mask_secret_assignments(std::string_view t) {
       }
       ve = v;
       while (ve < t.size() && !is_value_end(t, ve)) ++ve;
+      ve = trim_closers(t, v, ve);
     }
     if (ve == v) continue;
     if (t.substr(v, kMask.size()) == kMask) {  // masked by an earlier pass (a URL's query)
@@ -362,249 +387,14 @@ std::string mask_secret_assignments(std::string_view t) {
   return m.finish();
 }
 
-// ---- 4. Command-line flags whose next word is the secret: `-p X`, `--password X`,
-// `--api-key X`, `--token X` (and any long flag naming a password, token, secret, credential or
-// API key). The value is the next word, or a quoted string. `-p` is also mkdir's "parents" and
-// ssh's/docker's port, so after `-p` a number or port map (22, 8080:80) and a path (/x, ./x,
-// ../x, ~/x) are kept. The attached form `-pX` is not masked (`-pthread` is everywhere).
-bool is_secret_long_flag(std::string_view core) {
-  size_t dashes = 0;
-  while (dashes < core.size() && core[dashes] == '-') ++dashes;
-  if (dashes == 0 || dashes > 2 || core.size() - dashes < 2) return false;
-  std::string name;
-  for (char c : core.substr(dashes)) {
-    if (!is_alnum(c) && c != '-' && c != '_') return false;
-    name += c == '_' ? '-' : ascii_lower(c);
-  }
-  if (name == "pass" || name == "pw" || name == "pwd" || name == "key" || name == "auth")
-    return true;
-  return contains_any(name, {"password", "passwd", "passphrase", "token", "secret", "api-key",
-                             "apikey", "credential", "access-key", "private-key"});
-}
+}  // namespace redaction
 
-bool keep_after_dash_p(std::string_view v) {
-  if (v.empty() || v[0] == '-') return true;
-  if (std::all_of(v.begin(), v.end(),
-                  [](char c) { return is_digit(c) || c == ':' || c == ',' || c == '-'; }))
-    return true;
-  return v[0] == '/' || v.substr(0, 2) == "./" || v.substr(0, 3) == "../" || v.substr(0, 2) == "~/";
-}
-
-std::string mask_flags(std::string_view t) {
-  Masker m(t);
-  size_t i = 0;
-  while (i < t.size()) {
-    if (is_space(t[i])) {
-      ++i;
-      continue;
-    }
-    size_t we = i;
-    while (we < t.size() && !is_space(t[we])) ++we;
-    // The flag itself, without the quoting and punctuation of an argv dump or of prose.
-    size_t cb = i, ce = we;
-    while (cb < ce && !is_alnum(t[cb]) && t[cb] != '-') ++cb;
-    while (ce > cb && !is_alnum(t[ce - 1])) --ce;
-    // `--token=VALUE` (here rather than in the key=value pass: the value runs to the blank).
-    size_t eq = t.substr(cb, ce - cb).find('=');
-    bool attached = eq != std::string_view::npos;
-    std::string_view core = t.substr(cb, attached ? eq : ce - cb);
-    bool dash_p = !attached && core == "-p";
-    if (!dash_p && !is_secret_long_flag(core)) {
-      i = we;
-      continue;
-    }
-    size_t v = attached ? cb + eq + 1 : we;
-    while (!attached && v < t.size() && is_blank(t[v])) ++v;
-    if (v >= t.size() || is_space(t[v])) {
-      i = std::max(v, we);
-      continue;
-    }
-    size_t vb = v, ve;
-    if (is_quote(t[v])) {
-      vb = v + 1;
-      ve = quoted_end(t, vb, t[v]);
-    } else {
-      ve = v;
-      while (ve < t.size() && !is_space(t[ve])) ++ve;
-      while (ve > vb && (is_quote(t[ve - 1]) || t[ve - 1] == ',' || t[ve - 1] == ']' ||
-                         t[ve - 1] == ')' || t[ve - 1] == '>' || t[ve - 1] == ';'))
-        --ve;
-    }
-    std::string_view value = t.substr(vb, ve - vb);
-    bool keep = dash_p ? keep_after_dash_p(value) : value.substr(0, 2) == "--";
-    keep |= t.substr(vb, kMask.size()) == kMask;  // `--token=x`, masked as key=value
-    if (keep || value.empty()) {
-      i = std::max(v, we);
-      continue;
-    }
-    m.mask(vb, ve);
-    // The value word may itself be a flag (`-p =--token x`): look at it again.
-    i = std::max(v, we);
-  }
-  return m.finish();
-}
-
-// ---- 5. Tokens with a documented prefix, and `Bearer`/`Basic`/`token` followed by a credential.
-struct PrefixRule {
-  std::string_view prefix;
-  size_t min_body;  ///< characters of the body class after the prefix
-  bool (*body)(char);
-};
-bool upper_digit(char c) { return is_upper(c) || is_digit(c); }
-bool word_char(char c) { return is_word(c); }
-bool word_dash(char c) { return is_word(c) || c == '-'; }
-bool alnum_dash(char c) { return is_alnum(c) || c == '-'; }
-bool jwt_char(char c) { return is_word(c) || c == '-' || c == '.'; }
-bool cred_char(char c) {
-  return is_alnum(c) || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' || c == '=' ||
-         c == '-';
-}
-
-const PrefixRule kPrefixRules[] = {
-    {"AKIA", 16, upper_digit},  {"ASIA", 16, upper_digit},  {"AGPA", 16, upper_digit},
-    {"AIDA", 16, upper_digit},  {"AROA", 16, upper_digit},  {"ANPA", 16, upper_digit},
-    {"AIPA", 16, upper_digit},  {"hf_", 20, is_alnum},      {"github_pat_", 20, word_char},
-    {"ghp_", 20, is_alnum},     {"gho_", 20, is_alnum},     {"ghu_", 20, is_alnum},
-    {"ghs_", 20, is_alnum},     {"ghr_", 20, is_alnum},     {"glpat-", 20, word_dash},
-    {"xoxa-", 10, alnum_dash},  {"xoxb-", 10, alnum_dash},  {"xoxp-", 10, alnum_dash},
-    {"xoxo-", 10, alnum_dash},  {"xoxs-", 10, alnum_dash},  {"xoxr-", 10, alnum_dash},
-    {"sk-", 20, word_dash},     {"sk_live_", 16, is_alnum}, {"sk_test_", 16, is_alnum},
-    {"rk_live_", 16, is_alnum}, {"AIza", 35, word_dash},    {"nvapi-", 32, word_dash},
-    {"pypi-", 50, word_dash},   {"npm_", 30, is_alnum},     {"eyJ", 30, jwt_char},
-};
-
-std::string mask_prefixed_tokens(std::string_view t) {
-  Masker m(t);
-  size_t i = 0;
-  while (i < t.size()) {
-    if (i > 0 && is_word(t[i - 1])) {
-      ++i;
-      continue;
-    }
-    size_t end = 0;
-    for (auto& r : kPrefixRules) {
-      if (t.substr(i, r.prefix.size()) != r.prefix) continue;
-      size_t e = i + r.prefix.size();
-      while (e < t.size() && r.body(t[e])) ++e;
-      if (e - i - r.prefix.size() < r.min_body) continue;
-      if (r.prefix == "eyJ" && std::count(t.begin() + i, t.begin() + e, '.') < 2) continue;
-      end = e;
-      break;
-    }
-    if (end) {
-      m.mask(i, end);
-      i = end;
-      continue;
-    }
-    // Bearer / Basic / token followed by a credential of 16+ characters.
-    size_t we = i;
-    while (we < t.size() && is_alpha(t[we]) && we - i < 7) ++we;
-    std::string w = to_lower(t.substr(i, we - i));
-    if ((w == "bearer" || w == "basic" || w == "token") && we < t.size() && is_blank(t[we])) {
-      size_t cb = we;
-      while (cb < t.size() && is_blank(t[cb])) ++cb;
-      size_t ce = cb;
-      while (ce < t.size() && cred_char(t[ce])) ++ce;
-      if (ce - cb >= 16) {
-        m.mask(cb, ce);
-        i = ce;
-        continue;
-      }
-    }
-    i = std::max(i + 1, we);
-  }
-  return m.finish();
-}
-
-// ---- 6. Key-like hex: any run of 32+ hex digits. Kept only when it has the length of a digest
-// (32 MD5, 40 SHA-1/git, 64 SHA-256, 128 SHA-512) and one of the two words just before it says
-// what it is (commit, sha, sha256, hash, rev, revision, git, checksum, digest, md5, tree, blob,
-// build id, HEAD, and snapshots/resolve in Hugging Face cache paths and URLs).
-bool digest_context(std::string_view t, size_t run_begin) {
-  size_t lb = run_begin;
-  while (lb > 0 && t[lb - 1] != '\n' && run_begin - lb < 48) --lb;
-  std::string_view before = t.substr(lb, run_begin - lb);
-  // The last two alphanumeric words (split at '_' and '-' too).
-  int seen = 0;
-  size_t k = before.size();
-  while (k > 0 && seen < 2) {
-    while (k > 0 && !is_alnum(before[k - 1])) --k;
-    size_t we = k;
-    while (k > 0 && is_alnum(before[k - 1])) --k;
-    if (we == k) break;
-    std::string w = to_lower(before.substr(k, we - k));
-    ++seen;
-    // Whole words only ("shared", "review", "github" say nothing); sha1, sha256, ... count.
-    if (w.size() > 3 && w.compare(0, 3, "sha") == 0 &&
-        std::all_of(w.begin() + 3, w.end(), is_digit))
-      return true;
-    for (std::string_view p :
-         {"commit", "commits",  "commitid", "sha",      "hash",      "githash", "gitsha",
-          "rev",    "revision", "git",      "checksum", "digest",    "md5",     "blake2b",
-          "tree",   "blob",     "build",    "buildid",  "snapshots", "resolve", "head"})
-      if (w == p) return true;
-  }
-  return false;
-}
-
-std::string mask_hex_keys(std::string_view t) {
-  Masker m(t);
-  for_each_run(t, is_hex, [&](size_t i, size_t e) {
-    size_t n = e - i;
-    if (n >= 32) {
-      bool digest_len = n == 32 || n == 40 || n == 64 || n == 128;
-      if (!(digest_len && digest_context(t, i))) m.mask(i, e);
-    }
-    return e;
-  });
-  return m.finish();
-}
-
-// ---- 7. The documented high-entropy rule for free text: a token of [A-Za-z0-9+/=_-] of 24+
-// characters mixing upper case, lower case and digits with more than 4 bits per character (AWS
-// secret keys, generic API keys). A path (leading '/', '.', '~', or several '/') is judged
-// segment by segment; C++ mangled names stay.
-// A C++ symbol (`_ZN3c104cuda9SetDeviceEab` in "undefined symbol: ..."): what makes an
-// extension's load error useful, and high in entropy.
-bool itanium_mangled(std::string_view tok) {
-  return tok.size() > 3 && tok.substr(0, 2) == "_Z" &&
-         (tok[2] == 'N' || tok[2] == 'L' || tok[2] == 'T' || tok[2] == 'S' || is_digit(tok[2]));
-}
-
-std::string mask_high_entropy(std::string_view t) {
-  Masker m(t);
-  auto is_tok = [](char c) {
-    return is_alnum(c) || c == '+' || c == '/' || c == '=' || c == '_' || c == '-';
-  };
-  for_each_run(t, is_tok, [&](size_t i, size_t j) {
-    if (t.substr(j, 3) == "://") {  // a URL: pass 2 judged it part by part
-      j += 3;
-      while (j < t.size() && is_url_char(t[j])) ++j;
-      return j;
-    }
-    std::string_view tok = t.substr(i, j - i);
-    bool pathlike = tok[0] == '/' || (i > 0 && (t[i - 1] == '.' || t[i - 1] == '~')) ||
-                    std::count(tok.begin(), tok.end(), '/') > 1;
-    if (!pathlike && high_entropy(tok) && !itanium_mangled(tok)) {
-      m.mask(i, j);
-    } else if (pathlike) {
-      for (size_t s = 0; s < tok.size();) {
-        size_t se = tok.find('/', s);
-        if (se == std::string_view::npos) se = tok.size();
-        std::string_view seg = tok.substr(s, se - s);
-        if (high_entropy(seg) && !itanium_mangled(seg)) m.mask(i + s, i + se);
-        s = se + 1;
-      }
-    }
-    return j;
-  });
-  return m.finish();
-}
-
-}  // namespace
+using namespace redaction;  // NOLINT(build/namespaces): the passes of this file's redact()
 
 std::string redact(std::string_view text) {
-  std::string s = mask_authorization(text);
+  // First, so that the other passes see a key's body as masked lines.
+  std::string s = mask_pem_private_keys(text);
+  s = mask_authorization(s);
   s = mask_urls(s);
   s = mask_secret_assignments(s);
   // After key=value: `-p` would otherwise take a following `API_KEY=...` as its value.

@@ -193,6 +193,198 @@ TEST(Redact, UsefulTextSurvives) {
   }
 }
 
+// Issue 28, item 7: forms that survived the first round, each with look-alikes that must stay.
+TEST(Redact, CurlUserPassword) {
+  EXPECT_EQ(redact("curl -fsSL -u alice:s3cr3t-P4ss https://nexus.example.com/repo/x.whl"),
+            "curl -fsSL -u alice:[REDACTED] https://nexus.example.com/repo/x.whl");
+  EXPECT_EQ(redact("curl --user 'ci-bot@example.com:tok en' https://api.example.com"),
+            "curl --user 'ci-bot@example.com:[REDACTED]' https://api.example.com");
+  EXPECT_EQ(redact("curl --user=alice:pw1 -O https://x.example.com/f"),
+            "curl --user=alice:[REDACTED] -O https://x.example.com/f");
+  EXPECT_EQ(redact("curl -ualice:pw1 https://x"), "curl -ualice:[REDACTED] https://x");
+  EXPECT_EQ(redact("curl -su alice:pw1 https://x"), "curl -su alice:[REDACTED] https://x");
+  EXPECT_EQ(redact("curl --proxy-user bob:pw2 -x http://proxy:3128 https://x"),
+            "curl --proxy-user bob:[REDACTED] -x http://proxy:3128 https://x");
+  EXPECT_EQ(redact("argv: ['curl', '-u', 'bob:pw:with:colons', 'https://x']"),
+            "argv: ['curl', '-u', 'bob:[REDACTED]', 'https://x']");
+  // No colon: curl asks for the password. uid:gid pairs, paths after the colon, date formats and
+  // shell expansions are not passwords.
+  for (std::string kept :
+       {"curl -u alice https://x.example.com", "docker run --gpus all -u 1000:1000 img",
+        "docker run -u $(id -u):$(id -g) img", "docker run --user \"$(id -u):$(id -g)\" img",
+        "pip install -U git+https://github.com/org/repo", "pip install --user torch",
+        "rsync -avu host:/data/ ./data", "date -u +%Y-%m-%dT%H:%M:%SZ",
+        "git push -u origin main:main", "python -u train.py --config cfg.yaml"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+TEST(Redact, NetrcPassword) {
+  EXPECT_EQ(redact("machine api.example.com login alice password s3cr3t"),
+            "machine api.example.com login alice password [REDACTED]");
+  EXPECT_EQ(redact("machine huggingface.co\n  login alice\n  password hf-pw-123\n"),
+            "machine huggingface.co\n  login alice\n  password [REDACTED]\n");
+  EXPECT_EQ(redact("machine h password pw1 login u"), "machine h password [REDACTED] login u");
+  EXPECT_EQ(redact("default login anonymous password guest@example.org"),
+            "default login anonymous password [REDACTED]");
+  EXPECT_EQ(redact("echo \"machine h login u password pw1\" >> ~/.netrc"),
+            "echo \"machine h login u password [REDACTED]\" >> ~/.netrc");
+  for (std::string kept : {"FATAL: password authentication failed for user \"postgres\"",
+                           "Enter password for alice:", "machine h login u password",
+                           "login failed, password ok", "Login failed: password expired"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+TEST(Redact, LdapPassword) {
+  EXPECT_EQ(redact("ldapsearch -x -H ldaps://ldap.example.org -D cn=admin,dc=example,dc=org "
+                   "-w S3cret -b dc=example,dc=org"),
+            "ldapsearch -x -H ldaps://ldap.example.org -D cn=admin,dc=example,dc=org "
+            "-w [REDACTED] -b dc=example,dc=org");
+  EXPECT_EQ(redact("ldapmodify -x -D cn=admin -wS3cret -f x.ldif"),
+            "ldapmodify -x -D cn=admin -w[REDACTED] -f x.ldif");
+  EXPECT_EQ(redact("/usr/bin/ldapwhoami -x -w 'a b'"), "/usr/bin/ldapwhoami -x -w '[REDACTED]'");
+  // `-w` of another command: grep's words, gcc's warnings, wget's wait; after a pipe too.
+  EXPECT_EQ(redact("ldapsearch -x -w S3cret | grep -w dn"),
+            "ldapsearch -x -w [REDACTED] | grep -w dn");
+  for (std::string kept : {"ldapsearch -x -W -y /etc/ldap.secret -b dc=example,dc=org",
+                           "grep -w sm_120 build.log", "gcc -w -c x.c", "wget -w 5 https://x"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+TEST(Redact, OpensslPassphraseArguments) {
+  EXPECT_EQ(redact("openssl rsa -in key.pem -passin pass:S3cret -out plain.pem"),
+            "openssl rsa -in key.pem -passin pass:[REDACTED] -out plain.pem");
+  EXPECT_EQ(redact("openssl pkcs12 -export -in c.pem -passout 'pass:S3 cret'"),
+            "openssl pkcs12 -export -in c.pem -passout 'pass:[REDACTED]'");
+  EXPECT_EQ(redact("openssl enc -aes-256-cbc -pass pass:S3cret -in x"),
+            "openssl enc -aes-256-cbc -pass pass:[REDACTED] -in x");
+  EXPECT_EQ(redact("openssl pkcs12 -in x.p12 -password pass:S3cret"),
+            "openssl pkcs12 -in x.p12 -password pass:[REDACTED]");
+  // env:, file:, fd: and stdin name where the pass phrase is, not the pass phrase.
+  for (std::string kept : {"openssl rsa -in key.pem -passin env:KEY_PASS",
+                           "openssl pkcs12 -passin file:/run/secrets/pw -passout fd:3",
+                           "openssl enc -d -pass stdin -in x.enc", "openssl enc -pass env:PW"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+TEST(Redact, SmbclientUserPercentPassword) {
+  EXPECT_EQ(redact("smbclient //fs01/models -U alice%S3cret"),
+            "smbclient //fs01/models -U alice%[REDACTED]");
+  EXPECT_EQ(redact("smbclient -U 'CORP\\alice%S3 cret' -L fs01"),
+            "smbclient -U 'CORP\\alice%[REDACTED]' -L fs01");
+  EXPECT_EQ(redact("smbclient //fs01/x --user=alice%S3cret"),
+            "smbclient //fs01/x --user=alice%[REDACTED]");
+  for (std::string kept : {"smbclient //fs01/models -U alice", "smbclient -N -L fs01",
+                           "pip install -U torch", "cmake -U CMAKE_CUDA_ARCHITECTURES -B build"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+TEST(Redact, MysqlAttachedPassword) {
+  EXPECT_EQ(redact("mysql -h db -u root -pS3cret mlflow"),
+            "mysql -h db -u root -p[REDACTED] mlflow");
+  EXPECT_EQ(redact("mysqldump -uroot -p'S3 cret' db > dump.sql"),
+            "mysqldump -uroot -p'[REDACTED]' db > dump.sql");
+  EXPECT_EQ(redact("docker exec db /usr/bin/mariadb -p\"S3cret\""),
+            "docker exec db /usr/bin/mariadb -p\"[REDACTED]\"");
+  EXPECT_EQ(redact("mysql -uroot -p&%-&@.; ls"), "mysql -uroot -p[REDACTED]; ls");
+  // sshpass too; the port of the ssh it runs stays.
+  EXPECT_EQ(redact("sshpass -pS3cret ssh -p2222 gpu-node-7"),
+            "sshpass -p[REDACTED] ssh -p2222 gpu-node-7");
+  // `mysql -p` alone asks for the password; `-pthread` elsewhere is a compiler flag.
+  for (std::string kept :
+       {"mysql -u root -p", "mysql -u root -p -h db mlflow", "mysql -u root -p && echo ok",
+        "mysql -u root -p; ls", "gcc -pthread -I/usr/include/mysql -pthread x.c",
+        "nvcc -pthread -c kernel.cu"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+TEST(Redact, PemPrivateKeyBlocks) {
+  // The body goes line by line (the line count stays), the BEGIN and END lines stay. Base64 lines
+  // that '/' splits into runs shorter than the high-entropy rule's 24 characters went through.
+  EXPECT_EQ(redact("Loaded key from ~/.ssh/id_rsa:\n"
+                   "-----BEGIN RSA PRIVATE KEY-----\n"
+                   "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n"
+                   "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n"
+                   "Lxo/S2tFczG/PLPgizs/emMghRn/aoLcyeh/3qqGElv/VDL5AaW/0nLVkjR/\n"
+                   "-----END RSA PRIVATE KEY-----\n"
+                   "ssh: connect to host gpu-node-7 port 22: Connection refused"),
+            "Loaded key from ~/.ssh/id_rsa:\n"
+            "-----BEGIN RSA PRIVATE KEY-----\n"
+            "[REDACTED]\n"
+            "[REDACTED]\n"
+            "[REDACTED]\n"
+            "-----END RSA PRIVATE KEY-----\n"
+            "ssh: connect to host gpu-node-7 port 22: Connection refused");
+  // Encrypted PKCS#1 with its headers; indented (YAML) with CRLF line ends.
+  EXPECT_EQ(redact("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n"
+                   "DEK-Info: AES-128-CBC,7F0E0B3D8AD1B0A0C6C5CE2F2BE6A1E3\n\n"
+                   "Ab3d/Ef5h/Ij7l+Mn9p/\n-----END RSA PRIVATE KEY-----"),
+            "-----BEGIN RSA PRIVATE KEY-----\n[REDACTED]\n[REDACTED]\n\n[REDACTED]\n"
+            "-----END RSA PRIVATE KEY-----");
+  EXPECT_EQ(
+      redact("tls:\n  server.pem: |\r\n    -----BEGIN ENCRYPTED PRIVATE KEY-----\r\n"
+             "    MIIFHDBOBgkqhkiG9w0BBQ0w/QTAp\r\n    -----END ENCRYPTED PRIVATE KEY-----\r\n"),
+      "tls:\n  server.pem: |\r\n    -----BEGIN ENCRYPTED PRIVATE KEY-----\r\n"
+      "    [REDACTED]\r\n    -----END ENCRYPTED PRIVATE KEY-----\r\n");
+  // No END line (a truncated key): masked to the end of the text.
+  EXPECT_EQ(redact("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5v/AAAA\n"
+                   "Permission denied (publickey)."),
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n[REDACTED]\n[REDACTED]");
+  // On one line: JSON "\n" escapes, or line breaks lost.
+  EXPECT_EQ(redact("print: -----BEGIN PRIVATE KEY-----\\nMIIEvQ/AB\\n-----END PRIVATE KEY-----\\n"),
+            "print: -----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----\\n");
+  EXPECT_EQ(redact("-----BEGIN EC PRIVATE KEY----- MHcC/AQEE/IBB -----END EC PRIVATE KEY-----"),
+            "-----BEGIN EC PRIVATE KEY----- [REDACTED] -----END EC PRIVATE KEY-----");
+  EXPECT_EQ(redact("-----END CERTIFICATE----------BEGIN DSA PRIVATE KEY-----MIIB/x-----END DSA "
+                   "PRIVATE KEY-----"),
+            "-----END CERTIFICATE----------BEGIN DSA PRIVATE KEY-----[REDACTED]-----END DSA "
+            "PRIVATE KEY-----");
+  EXPECT_EQ(redact("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF/abc\n=ab12\n"
+                   "-----END PGP PRIVATE KEY BLOCK-----"),
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n[REDACTED]\n[REDACTED]\n"
+            "-----END PGP PRIVATE KEY BLOCK-----");
+  EXPECT_EQ(redact("---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"k\"\nP2/56wAA/Ai4A\n"
+                   "---- END SSH2 ENCRYPTED PRIVATE KEY ----"),
+            "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n[REDACTED]\n[REDACTED]\n"
+            "---- END SSH2 ENCRYPTED PRIVATE KEY ----");
+  // Certificates, public keys and requests are public: they stay, and a key after them goes.
+  std::string cert =
+      "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIE/AgIB\n-----END CERTIFICATE-----\n";
+  std::string pub = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZI/zj0CAQYI\n-----END PUBLIC KEY-----\n";
+  EXPECT_EQ(redact(cert), cert);
+  EXPECT_EQ(redact(pub), pub);
+  EXPECT_EQ(
+      redact(cert + "-----BEGIN PRIVATE KEY-----\nMIIEvQ/IBADA\n-----END PRIVATE KEY-----\n" + pub),
+      cert + "-----BEGIN PRIVATE KEY-----\n[REDACTED]\n-----END PRIVATE KEY-----\n" + pub);
+  // Not markers: a dashed rule, lower-case text, BEGIN without dashes.
+  for (std::string kept : {"---------- BEGIN TRAINING ----------", "-----begin private key-----",
+                           "BEGIN PRIVATE KEY then END"}) {
+    EXPECT_EQ(redact(kept), kept);
+  }
+}
+
+TEST(Redact, MaskStopsBeforeClosingQuotesAndBrackets) {
+  EXPECT_EQ(redact("Run `TOKEN=abc123def` then retry"), "Run `TOKEN=[REDACTED]` then retry");
+  EXPECT_EQ(redact("(HF_TOKEN=abc123) and [API_KEY=xyz]"),
+            "(HF_TOKEN=[REDACTED]) and [API_KEY=[REDACTED]]");
+  EXPECT_EQ(redact("{api_key: abc}"), "{api_key: [REDACTED]}");
+  EXPECT_EQ(redact("see [docs](https://x.example.com/?token=abc123)"),
+            "see [docs](https://x.example.com/?token=[REDACTED])");
+  EXPECT_EQ(redact("(Authorization: Bearer abc.def)"), "(Authorization: Bearer [REDACTED])");
+  EXPECT_EQ(redact("`curl -u bob:pw1`, `mysql -pS3cret`"),
+            "`curl -u bob:[REDACTED]`, `mysql -p[REDACTED]`");
+  // Brackets and quotes that the secret opened itself belong to it.
+  EXPECT_EQ(redact("password=ab(cd) next"), "password=[REDACTED] next");
+  EXPECT_EQ(redact("password=a`b`c next"), "password=[REDACTED]`b`c next");
+  // A quote right after `=` that closes what came before: no value, nothing masked.
+  EXPECT_EQ(redact("Run `export API_KEY=` first"), "Run `export API_KEY=` first");
+}
+
 // Linear time on hostile input: 1 MiB lines of hex, '=' signs, URL characters, flags, key=value
 // repeats and prefixed tokens redact in well under a second of CPU each, and a quarter of each line
 // takes about a quarter of the time (linear: 4x for 4x the input; quadratic would be 16x). The CPU
@@ -236,6 +428,17 @@ TEST(Redact, HostileMegabyteLinesAreLinear) {
       {"hf_+base62", "hf_" + repeat("aZ3kQ9xB7mW2")},
       {"eyJ+base62", "eyJ" + repeat("aZ3kQ9xB7mW2")},
       {"Bearer+base62", "Bearer " + repeat("aZ3kQ9xB7mW2")},
+      // Issue 28, item 7: PEM markers, user:password flags, netrc, tool contexts, closers.
+      {"pem-begin", repeat("-----BEGIN CERTIFICATE-----")},
+      {"pem-pairs", repeat("-----BEGIN EC PRIVATE KEY-----x-----END EC PRIVATE KEY-----")},
+      {"pem-unterminated", "-----BEGIN PRIVATE KEY-----" + repeat("ab/c\n")},
+      {"dashes", repeat("-")},
+      {"-u a:b", repeat("-u a:b ")},
+      {"netrc", repeat("login u password ")},
+      {"mysql -px", "mysql " + repeat("-px ")},
+      {"pass:", repeat("-passin pass:x ")},
+      {"closers", "token=" + repeat(")]`")},
+      {"pwd=`", repeat("pwd=` ")},
   };
   for (auto& [name, text] : inputs) {
     std::string out, quarter_out;

@@ -149,13 +149,19 @@ Explanation explain_text(std::string_view text, const KnowledgeBase& kb,
 
 // ---- redaction and the AI context bundle ----
 
-/// Masks secrets in free text, each becoming "[REDACTED]": Authorization headers (the scheme
-/// word stays), URL credentials, secret-named query parameters and random-looking URL path/query
-/// parts (webhook tokens), values after key=/key: for secret-sounding keys, the value after
-/// `-p`, `--password`, `--api-key`, `--token` and similar flags, prefixed tokens (AWS AKIA/ASIA,
-/// hf_, GitHub, GitLab, Slack, sk-, AIza, nvapi-, pypi-, npm_, JWTs), runs of 32+ hex digits
-/// (a digest-length run named by a preceding commit/sha/hash/git/revision word stays), and
-/// high-entropy strings. Linear time; a mask never crosses a line break. Rules: docs/explain.md.
+/// Masks secrets in free text, each becoming "[REDACTED]": PEM private-key blocks (every body
+/// line, to the END line or the end of the text; the BEGIN/END lines stay), Authorization
+/// headers (the scheme word stays), URL credentials, secret-named query parameters and
+/// random-looking URL path/query parts (webhook tokens), values after key=/key: for
+/// secret-sounding keys, the value after `-p`, `--password`, `--api-key`, `--token` and similar
+/// flags, the password of curl's `-u`/`--user user:PW` and smbclient's `-U user%PW`, OpenSSL's
+/// `pass:PW`, .netrc's `password PW`, `mysql -pPW` and `ldapsearch -w PW`, prefixed tokens (AWS
+/// AKIA/ASIA, hf_, GitHub, GitLab, Slack, sk-, AIza, nvapi-, pypi-, npm_, JWTs), runs of 32+ hex
+/// digits (a digest-length run named by a preceding commit/sha/hash/git/revision word stays), and
+/// high-entropy strings. A mask stops before a closing quote, backtick or bracket that the secret
+/// did not open. Linear time; a mask never crosses a line break (a private key's body is masked
+/// one line at a time), so line k of the result is line k of the input, masked.
+/// Rules: docs/explain.md.
 std::string redact(std::string_view text);
 
 /// Whether an environment variable may appear (with its value redacted) in a context bundle:
