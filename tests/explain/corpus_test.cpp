@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "corpus_files.hpp"
 #include "smcompat/explain/explain.hpp"
+#include "smcompat/util/strings.hpp"
 
 namespace smcompat::explain {
 namespace {
@@ -23,22 +25,14 @@ struct Entry {
 };
 
 std::vector<Entry> load_corpus(const char* name = "real_errors.jsonl") {
-  std::ifstream in(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/explain/corpus/" + name);
   std::vector<Entry> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto j = nlohmann::json::parse(line);
+  for (const auto& j : testing::read_corpus_file(name))
     out.push_back({j.at("url"), j.at("project"), j.at("family"), j.at("split"), j.at("expect"),
                    j.at("expect_fix"), j.at("text")});
-  }
   return out;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
+std::string lower(const std::string& s) { return to_lower(s); }
 
 /// The match of the expected mode, or null.
 const KnowledgeBase::Match* expected_match(const std::vector<KnowledgeBase::Match>& ms,

@@ -7,8 +7,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "corpus_files.hpp"
 #include "smcompat/explain/explain.hpp"
+#include "support/cases.hpp"
 
 namespace smcompat::explain {
 namespace {
@@ -22,34 +26,35 @@ std::string value(const Explanation& e, const char* what) {
   return v ? v->value : "";
 }
 
+// The first match's mode ("" when nothing matched).
+std::string first_mode(const Explanation& e) {
+  return e.matches.empty() ? "" : e.matches.front().mode->id;
+}
+
 // Everything said for the first match: the fix and the computed specifics.
 std::string fix_text(const Explanation& e) {
   return e.matches.empty() ? "" : e.matches.front().full_fix();
 }
 
+using smcompat::testing::expect_mapped;
+
 TEST(LogLines, PrefixesColoursAndProgressAreRemoved) {
-  EXPECT_EQ(normalise_log_line("\x1b[31mRuntimeError\x1b[0m: CUDA error"),
-            "RuntimeError: CUDA error");
-  EXPECT_EQ(normalise_log_line("2024-05-01 12:00:00.123456: E tensorflow/core/x.cc:1] boom"),
-            "tensorflow/core/x.cc:1] boom");
-  EXPECT_EQ(normalise_log_line("I0501 12:00:00.123456 1234 cuda_dnn.cc:417] Loaded runtime"),
-            "Loaded runtime");
-  EXPECT_EQ(normalise_log_line("[2025-01-02T03:04:05Z] ERROR: no kernel image"), "no kernel image");
-  EXPECT_EQ(normalise_log_line("E   RuntimeError: CUDA error"), "RuntimeError: CUDA error");
-  EXPECT_EQ(normalise_log_line(" 10%|#  | 1/10\r100%|####| 10/10"), "100%|####| 10/10");
-  EXPECT_EQ(normalise_log_line("\tplain text  "), "plain text");
+  expect_mapped(normalise_log_line,
+                {{"\x1b[31mRuntimeError\x1b[0m: CUDA error", "RuntimeError: CUDA error"},
+                 {"2024-05-01 12:00:00.123456: E tensorflow/core/x.cc:1] boom",
+                  "tensorflow/core/x.cc:1] boom"},
+                 {"I0501 12:00:00.123456 1234 cuda_dnn.cc:417] Loaded runtime", "Loaded runtime"},
+                 {"[2025-01-02T03:04:05Z] ERROR: no kernel image", "no kernel image"},
+                 {"E   RuntimeError: CUDA error", "RuntimeError: CUDA error"},
+                 {" 10%|#  | 1/10\r100%|####| 10/10", "100%|####| 10/10"},
+                 {"\tplain text  ", "plain text"}});
 }
 
 TEST(LogLines, VersionNotations) {
-  EXPECT_EQ(cudnn_version_text("8600"), "8.6.0");
-  EXPECT_EQ(cudnn_version_text("8902"), "8.9.2");
-  EXPECT_EQ(cudnn_version_text("90100"), "9.1.0");
-  EXPECT_EQ(cudnn_version_text("8.6.0"), "8.6.0");
-  EXPECT_EQ(cuda_of_wheel_tag("cu118"), "11.8");
-  EXPECT_EQ(cuda_of_wheel_tag("cu128"), "12.8");
-  EXPECT_EQ(cuda_of_wheel_tag("cu92"), "9.2");
-  EXPECT_EQ(cuda_of_wheel_tag("cpu"), "");
-  EXPECT_EQ(cuda_of_wheel_tag("cuda"), "");
+  expect_mapped(cudnn_version_text,
+                {{"8600", "8.6.0"}, {"8902", "8.9.2"}, {"90100", "9.1.0"}, {"8.6.0", "8.6.0"}});
+  expect_mapped(cuda_of_wheel_tag,
+                {{"cu118", "11.8"}, {"cu128", "12.8"}, {"cu92", "9.2"}, {"cpu", ""}, {"cuda", ""}});
 }
 
 TEST(Facts, ToolsVersionsAndGpus) {
@@ -69,23 +74,32 @@ TEST(Facts, ToolsVersionsAndGpus) {
 }
 
 TEST(Facts, CudnnAsEachFrameworkWritesIt) {
-  auto torch = explain(
-      "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8700) but found "
-      "runtime version (8500).");
-  EXPECT_EQ(value(torch, "cudnn_built"), "8.7.0");
-  EXPECT_EQ(value(torch, "cudnn_found"), "8.5.0");
-  auto tf = explain(
-      "2023-03-28 20:24:31.407336: E tensorflow/stream_executor/cuda/cuda_dnn.cc:417] Loaded "
-      "runtime CuDNN library: 7301 (compatibility version 7300) but source was compiled with 7003");
-  EXPECT_EQ(value(tf, "cudnn_found"), "7.3.1");
-  EXPECT_EQ(value(tf, "cudnn_built"), "7.0.3");
-  EXPECT_TRUE(tf.facts.has_tool("tensorflow"));
-  auto jax = explain(
-      "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization "
-      "failed. Found cuDNN version 8600, but JAX was built against version 8800");
-  EXPECT_EQ(value(jax, "cudnn_found"), "8.6.0");
-  EXPECT_EQ(value(jax, "cudnn_built"), "8.8.0");
-  EXPECT_TRUE(jax.facts.has_tool("jax"));
+  struct Case {
+    const char* tool;
+    const char* text;
+    const char *built, *found;
+  };
+  const Case cases[] = {
+      {"pytorch",
+       "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8700) but "
+       "found runtime version (8500).",
+       "8.7.0", "8.5.0"},
+      {"tensorflow",
+       "2023-03-28 20:24:31.407336: E tensorflow/stream_executor/cuda/cuda_dnn.cc:417] Loaded "
+       "runtime CuDNN library: 7301 (compatibility version 7300) but source was compiled with 7003",
+       "7.0.3", "7.3.1"},
+      {"jax",
+       "jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization "
+       "failed. Found cuDNN version 8600, but JAX was built against version 8800",
+       "8.8.0", "8.6.0"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.tool);
+    auto e = explain(c.text);
+    EXPECT_TRUE(e.facts.has_tool(c.tool));
+    EXPECT_EQ(value(e, "cudnn_built"), c.built);
+    EXPECT_EQ(value(e, "cudnn_found"), c.found);
+  }
 }
 
 TEST(Facts, GpusOutsideTheCatalogByName) {
@@ -113,28 +127,66 @@ TEST(ComputedFix, ContainerRequirementNamesTheDriver) {
   auto e = explain(
       "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update "
       "your driver to a newer version, or use an earlier cuda container: unknown.");
-  ASSERT_FALSE(e.matches.empty());
-  EXPECT_EQ(e.matches.front().mode->id, "container-cuda-requirement");
+  EXPECT_EQ(first_mode(e), "container-cuda-requirement");
   EXPECT_EQ(value(e, "cuda_required"), "12.4");
   EXPECT_NE(fix_text(e).find("550.54.14"), std::string::npos) << fix_text(e);  // catalog row
   EXPECT_NE(fix_text(e).find("NVIDIA_DISABLE_REQUIRES"), std::string::npos);
 }
 
-TEST(ComputedFix, OldContainerRequirementUsesTheOlderRows) {
-  auto e = explain("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.0");
-  EXPECT_NE(fix_text(e).find("450.36.06"), std::string::npos) << fix_text(e);
-}
+// A text, what its fix must say (numbers from the catalog rows of the GPU or CUDA it names),
+// and what it must not (another GPU's figures).
+struct FixCase {
+  const char* what;
+  const char* text;
+  std::vector<std::string> says, never;
+};
 
-TEST(ComputedFix, TorchTooOldForTheGpuWhateverTheMode) {
-  // A DDP job on an RTX 5090 with torch 2.0.1+cu118: NCCL reports the error, the cause is a
-  // torch built before CUDA could build sm_120.
-  auto e = explain(
-      "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled "
-      "cuda error\nPyTorch version: 2.0.1+cu118\nGPU 0: NVIDIA GeForce RTX 5090\n");
-  ASSERT_FALSE(e.matches.empty());
-  std::string fix = fix_text(e);
-  EXPECT_NE(fix.find("older than CUDA 12.8"), std::string::npos) << fix;
-  EXPECT_NE(fix.find("cu128"), std::string::npos) << fix;
+const FixCase kFixCases[] = {
+    {"an old container requirement uses the older release rows",
+     "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.0",
+     {"450.36.06"},
+     {}},
+    {"a DDP job on an RTX 5090 with torch 2.0.1+cu118: NCCL reports it, the torch is too old",
+     "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled "
+     "cuda error\nPyTorch version: 2.0.1+cu118\nGPU 0: NVIDIA GeForce RTX 5090\n",
+     {"older than CUDA 12.8", "cu128"},
+     {}},
+    {"Pascal's shared memory (sm_61: 48 KiB opt-in), never the RTX 50 figure",
+     "GPU: NVIDIA GeForce GTX 1080\ntriton.runtime.errors.OutOfResources: out of resource: "
+     "shared memory, Required: 65536, Hardware limit: 49152.",
+     {"49152 bytes"},
+     {"101376"}},
+    {"Blackwell's shared memory",
+     "NVIDIA GeForce RTX 5090\nout of resource: shared memory, Required: 135168, Hardware limit: "
+     "101376",
+     {"101376 bytes"},
+     {}},
+    {"architecture flags for a GTX 1080",
+     "GTX 1080\nnvcc fatal   : Unsupported gpu architecture 'compute_120'",
+     {"CMAKE_CUDA_ARCHITECTURES=61"},
+     {"CMAKE_CUDA_ARCHITECTURES=120"}},
+    {"a K80 that no CUDA 12 toolkit builds",
+     "Tesla K80\nnvcc fatal   : Unsupported gpu architecture 'compute_37'",
+     {"no CUDA toolkit after 11.8 builds sm_37"},
+     {}},
+    {"a missing cuDNN 9",
+     "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, "
+     "libcudnn_ops.so}\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor",
+     {"cuDNN 9", "libcudnn9-cuda-12"},
+     {}},
+    {"cuDNN 8's zlib on Windows",
+     "Could not locate zlibwapi.dll. Please make sure it is in your library path!",
+     {"zlib"},
+     {}},
+};
+
+TEST(ComputedFix, NumbersComeFromTheNamedGpuAndVersions) {
+  for (const auto& c : kFixCases) {
+    SCOPED_TRACE(c.what);
+    std::string fix = fix_text(explain(c.text));
+    for (const auto& s : c.says) EXPECT_NE(fix.find(s), std::string::npos) << fix;
+    for (const auto& s : c.never) EXPECT_EQ(fix.find(s), std::string::npos) << fix;
+  }
 }
 
 TEST(ComputedFix, A100WithATorchTooOldIsNotCalledAnOldGpu) {
@@ -150,46 +202,11 @@ TEST(ComputedFix, A100WithATorchTooOldIsNotCalledAnOldGpu) {
       << m.full_fix();
 }
 
-TEST(ComputedFix, SharedMemoryLimitIsTheNamedGpus) {
-  auto pascal = explain(
-      "GPU: NVIDIA GeForce GTX 1080\ntriton.runtime.errors.OutOfResources: out of resource: "
-      "shared memory, Required: 65536, Hardware limit: 49152.");
-  std::string fix = fix_text(pascal);
-  EXPECT_NE(fix.find("49152 bytes"), std::string::npos) << fix;  // sm_61: 48 KiB opt-in
-  EXPECT_EQ(fix.find("101376"), std::string::npos) << fix;       // never the RTX 50 figure
-  auto blackwell = explain(
-      "NVIDIA GeForce RTX 5090\nout of resource: shared memory, Required: 135168, Hardware limit: "
-      "101376");
-  EXPECT_NE(fix_text(blackwell).find("101376 bytes"), std::string::npos) << fix_text(blackwell);
-}
-
-TEST(ComputedFix, ArchitectureFlagsForTheNamedGpu) {
-  auto pascal = explain("GTX 1080\nnvcc fatal   : Unsupported gpu architecture 'compute_120'");
-  std::string fix = fix_text(pascal);
-  EXPECT_NE(fix.find("CMAKE_CUDA_ARCHITECTURES=61"), std::string::npos) << fix;
-  EXPECT_EQ(fix.find("CMAKE_CUDA_ARCHITECTURES=120"), std::string::npos) << fix;
-  auto kepler = explain("Tesla K80\nnvcc fatal   : Unsupported gpu architecture 'compute_37'");
-  std::string kfix = fix_text(kepler);
-  EXPECT_NE(kfix.find("no CUDA toolkit after 11.8 builds sm_37"), std::string::npos) << kfix;
-}
-
-TEST(ComputedFix, MissingLibrariesByMajorVersion) {
-  auto e = explain(
-      "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, "
-      "libcudnn_ops.so}\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor");
-  std::string fix = fix_text(e);
-  EXPECT_NE(fix.find("cuDNN 9"), std::string::npos) << fix;
-  EXPECT_NE(fix.find("libcudnn9-cuda-12"), std::string::npos) << fix;
-  auto win = explain("Could not locate zlibwapi.dll. Please make sure it is in your library path!");
-  EXPECT_NE(fix_text(win).find("zlib"), std::string::npos) << fix_text(win);
-}
-
 TEST(ComputedFix, WrappedSymbolLinesAreJoined) {
   auto e = explain(
       "ImportError: /env/lib/python3.10/site-packages/mmcv/_ext.cpython-310-x86_64-linux-gnu.so: "
       "undefined symbol:\n_ZN3c104cuda20CUDACachingAllocator9allocatorE\n");
-  ASSERT_FALSE(e.matches.empty());
-  EXPECT_EQ(e.matches.front().mode->id, "torch-extension-abi-mismatch");
+  EXPECT_EQ(first_mode(e), "torch-extension-abi-mismatch");
   EXPECT_NE(fix_text(e).find("mmcv"), std::string::npos) << fix_text(e);
 }
 
@@ -235,14 +252,8 @@ TEST(ToolFit, JaxCudnnTextGetsJaxsRemedy) {
 // line nvcc or CMake wrote, for a project the text names).
 TEST(ToolFit, EveryChosenFixIsForTheWritersTool) {
   const auto& kb = KnowledgeBase::builtin();
-  for (const auto* name :
-       {"real_errors.jsonl", "fresh_errors.jsonl", "mined/arch.jsonl", "mined/build.jsonl",
-        "mined/container_driver.jsonl", "mined/cudnn_tf_jax.jsonl"}) {
-    std::ifstream in(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/explain/corpus/" + name);
-    ASSERT_TRUE(in) << name;
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty()) continue;
-      auto j = nlohmann::json::parse(line);
+  for (const auto& name : testing::kCorpusFiles) {
+    for (const auto& j : testing::read_corpus_file(name)) {
       auto e = explain_text(j.at("text").get<std::string>(), kb, nullptr);
       for (const auto& m : e.matches) {
         if (!m.context || m.context->tool.empty() || m.tool.empty()) continue;

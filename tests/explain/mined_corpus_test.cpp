@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "corpus_files.hpp"
 #include "smcompat/explain/explain.hpp"
+#include "smcompat/util/strings.hpp"
 
 namespace smcompat::explain {
 namespace {
@@ -28,27 +30,16 @@ struct Mined {
 
 std::vector<Mined> load_mined() {
   std::vector<Mined> out;
-  std::vector<std::filesystem::path> files;
-  for (auto& f : std::filesystem::directory_iterator(std::string(SMCOMPAT_SOURCE_DIR) +
-                                                     "/tests/explain/corpus/mined"))
-    if (f.path().extension() == ".jsonl") files.push_back(f.path());
-  std::sort(files.begin(), files.end());
-  for (auto& f : files) {
-    std::ifstream in(f);
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty()) continue;
-      auto j = nlohmann::json::parse(line);
+  for (const auto& name : testing::kCorpusFiles) {
+    if (!name.starts_with("mined/")) continue;
+    for (const auto& j : testing::read_corpus_file(name))
       out.push_back({j.at("url"), j.at("project"), j.at("tool"), j.at("family"), j.at("split"),
                      j.at("expect_fix"), j.at("text")});
-    }
   }
   return out;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
+std::string lower(const std::string& s) { return to_lower(s); }
 
 // The README's split key: owner/repo (lower case) for github.com, else the host.
 std::string repo_key(const std::string& url) {
@@ -90,11 +81,9 @@ TEST(MinedErrors, CorpusIsWellFormedAndSplitByRepository) {
   auto corpus = load_mined();
   ASSERT_GE(corpus.size(), 300u);
   std::set<std::string> urls, repos;
-  for (auto* name : {"real_errors.jsonl", "fresh_errors.jsonl"}) {
-    std::ifstream in(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/explain/corpus/" + name);
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty()) urls.insert(nlohmann::json::parse(line).at("url").get<std::string>());
-  }
+  for (auto* name : {"real_errors.jsonl", "fresh_errors.jsonl"})
+    for (const auto& j : testing::read_corpus_file(name))
+      urls.insert(j.at("url").get<std::string>());
   for (auto& e : corpus) {
     SCOPED_TRACE(e.url);
     EXPECT_TRUE(urls.insert(e.url).second) << "a thread already in the corpus";

@@ -9,6 +9,7 @@
 #include "probe/run_child.hpp"
 #include "smcompat/explain/explain.hpp"
 #include "smcompat/report/explain_report.hpp"
+#include "support/cases.hpp"
 
 namespace smcompat::explain {
 namespace {
@@ -72,15 +73,18 @@ TEST(Redact, MasksEachKindOfSecret) {
     auto out = redact(planted_log());
     EXPECT_EQ(out.find(s), std::string::npos) << out;
   }
-  EXPECT_EQ(redact("https://user:pw1234@host/x"), "https://user:[REDACTED]@host/x");
-  EXPECT_EQ(redact("password=abc123"), "password=[REDACTED]");
-  EXPECT_EQ(redact("{\"api_key\": \"abc\", \"model\": \"llama\"}"),
-            "{\"api_key\": \"[REDACTED]\", \"model\": \"llama\"}");
-  EXPECT_EQ(redact("MY_TOKEN = xyz; next"), "MY_TOKEN = [REDACTED]; next");
-  // Not secrets: a port, a user without password, a plain assignment.
-  EXPECT_EQ(redact("http://localhost:8080/v1 git@github.com:org/repo"),
-            "http://localhost:8080/v1 git@github.com:org/repo");
-  EXPECT_EQ(redact("ssh://git@host/x batch_size=32"), "ssh://git@host/x batch_size=32");
+  smcompat::testing::expect_mapped(
+      redact, {
+                  {"https://user:pw1234@host/x", "https://user:[REDACTED]@host/x"},
+                  {"password=abc123", "password=[REDACTED]"},
+                  {"{\"api_key\": \"abc\", \"model\": \"llama\"}",
+                   "{\"api_key\": \"[REDACTED]\", \"model\": \"llama\"}"},
+                  {"MY_TOKEN = xyz; next", "MY_TOKEN = [REDACTED]; next"},
+                  // Not secrets: a port, a user without password, a plain assignment.
+                  {"http://localhost:8080/v1 git@github.com:org/repo",
+                   "http://localhost:8080/v1 git@github.com:org/repo"},
+                  {"ssh://git@host/x batch_size=32", "ssh://git@host/x batch_size=32"},
+              });
   // Ordinary error text, paths, versions and hashes survive.
   std::string normal =
       "/usr/local/cuda-12.8/lib64/libcudart.so.12: torch 2.7.0+cu128 git "
@@ -92,13 +96,16 @@ TEST(Redact, MasksEachKindOfSecret) {
 }
 
 TEST(Redact, FlagsWithSpaceSeparatedValues) {
-  EXPECT_EQ(redact("mysql -u root -p S3cr3t! mydb"), "mysql -u root -p [REDACTED] mydb");
-  EXPECT_EQ(redact("cli --password hunter2 --api-key 'k e y' --token \"t0k\" --verbose"),
-            "cli --password [REDACTED] --api-key '[REDACTED]' --token \"[REDACTED]\" --verbose");
-  EXPECT_EQ(redact("huggingface-cli login --token=abc123"),
-            "huggingface-cli login --token=[REDACTED]");
-  EXPECT_EQ(redact("argv: ['serve', '--api-key', 'abc123', '--port', '8000']"),
-            "argv: ['serve', '--api-key', '[REDACTED]', '--port', '8000']");
+  smcompat::testing::expect_mapped(
+      redact,
+      {
+          {"mysql -u root -p S3cr3t! mydb", "mysql -u root -p [REDACTED] mydb"},
+          {"cli --password hunter2 --api-key 'k e y' --token \"t0k\" --verbose",
+           "cli --password [REDACTED] --api-key '[REDACTED]' --token \"[REDACTED]\" --verbose"},
+          {"huggingface-cli login --token=abc123", "huggingface-cli login --token=[REDACTED]"},
+          {"argv: ['serve', '--api-key', 'abc123', '--port', '8000']",
+           "argv: ['serve', '--api-key', '[REDACTED]', '--port', '8000']"},
+      });
   // `-p` that is not a password: ports, port maps, paths, another flag; and -pthread.
   std::string kept =
       "ssh -p 2222 host; docker run -p 8080:80 img; mkdir -p /tmp/a ./b ~/c; nvcc -pthread x.cu; "
@@ -109,15 +116,18 @@ TEST(Redact, FlagsWithSpaceSeparatedValues) {
 }
 
 TEST(Redact, AuthorizationHeaders) {
-  EXPECT_EQ(redact("Authorization: Bearer abc.def-ghi"), "Authorization: Bearer [REDACTED]");
-  EXPECT_EQ(redact("curl -H \"Authorization: token ghx\" -H 'Accept: */*' https://api.x"),
-            "curl -H \"Authorization: token [REDACTED]\" -H 'Accept: */*' https://api.x");
-  EXPECT_EQ(redact("{'Authorization': 'Basic dXNlcjpwYXNz', 'User-Agent': 'pip/25'}"),
-            "{'Authorization': 'Basic [REDACTED]', 'User-Agent': 'pip/25'}");
-  EXPECT_EQ(redact("Proxy-Authorization: Digest username=\"u\", response=\"6629fae4\""),
-            "Proxy-Authorization: Digest [REDACTED]");
-  EXPECT_EQ(redact("authorization=sekrit"), "authorization=[REDACTED]");
-  EXPECT_EQ(redact("Authorization failed for user bob"), "Authorization failed for user bob");
+  smcompat::testing::expect_mapped(
+      redact, {
+                  {"Authorization: Bearer abc.def-ghi", "Authorization: Bearer [REDACTED]"},
+                  {"curl -H \"Authorization: token ghx\" -H 'Accept: */*' https://api.x",
+                   "curl -H \"Authorization: token [REDACTED]\" -H 'Accept: */*' https://api.x"},
+                  {"{'Authorization': 'Basic dXNlcjpwYXNz', 'User-Agent': 'pip/25'}",
+                   "{'Authorization': 'Basic [REDACTED]', 'User-Agent': 'pip/25'}"},
+                  {"Proxy-Authorization: Digest username=\"u\", response=\"6629fae4\"",
+                   "Proxy-Authorization: Digest [REDACTED]"},
+                  {"authorization=sekrit", "authorization=[REDACTED]"},
+                  {"Authorization failed for user bob", "Authorization failed for user bob"},
+              });
 }
 
 TEST(Redact, HexKeysAndDigests) {
@@ -138,26 +148,32 @@ TEST(Redact, HexKeysAndDigests) {
     EXPECT_EQ(redact(kept), kept);
   }
   // A digest word further away, a non-digest length, or a word that only starts like one: masked.
-  EXPECT_EQ(redact("commit abc, key 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340"),
-            "commit abc, key [REDACTED]");
-  EXPECT_EQ(redact("git 1eba9b3aa3c43f86f4a2c807ac8e12c4a77673401"), "git [REDACTED]");
-  EXPECT_EQ(redact("shared 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340"), "shared [REDACTED]");
+  smcompat::testing::expect_mapped(
+      redact, {
+                  {"commit abc, key 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340",
+                   "commit abc, key [REDACTED]"},
+                  {"git 1eba9b3aa3c43f86f4a2c807ac8e12c4a77673401", "git [REDACTED]"},
+                  {"shared 1eba9b3aa3c43f86f4a2c807ac8e12c4a7767340", "shared [REDACTED]"},
+              });
 }
 
 TEST(Redact, UrlsPathsAndQueries) {
-  EXPECT_EQ(redact("https://hooks.slack.com/services/T00000000/B00000000/Xk2pQ9vL0aZ3mN7bR1cT5yW8"),
-            "https://hooks.slack.com/services/T00000000/B00000000/[REDACTED]");
-  EXPECT_EQ(redact("POST https://discord.com/api/webhooks/123456789012345678/"
-                   "aB3dE-fG6hI_jK9lM0nO2pQ4rS6tU8vW"),
-            "POST https://discord.com/api/webhooks/123456789012345678/[REDACTED]");
-  EXPECT_EQ(redact("https://ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/o/r.git"),
-            "https://[REDACTED]@github.com/o/r.git");
-  EXPECT_EQ(redact("https://s3.example.com/b/k.bin?X-Amz-Credential=AKIA%2F2025&X-Amz-Signature="
-                   "abc&x-id=GetObject"),
-            "https://s3.example.com/b/k.bin?X-Amz-Credential=[REDACTED]&X-Amz-Signature="
-            "[REDACTED]&x-id=GetObject");
-  EXPECT_EQ(redact("wss://relay.example.net/ws?access_token=short1"),
-            "wss://relay.example.net/ws?access_token=[REDACTED]");
+  smcompat::testing::expect_mapped(
+      redact, {
+                  {"https://hooks.slack.com/services/T00000000/B00000000/Xk2pQ9vL0aZ3mN7bR1cT5yW8",
+                   "https://hooks.slack.com/services/T00000000/B00000000/[REDACTED]"},
+                  {"POST https://discord.com/api/webhooks/123456789012345678/"
+                   "aB3dE-fG6hI_jK9lM0nO2pQ4rS6tU8vW",
+                   "POST https://discord.com/api/webhooks/123456789012345678/[REDACTED]"},
+                  {"https://ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/o/r.git",
+                   "https://[REDACTED]@github.com/o/r.git"},
+                  {"https://s3.example.com/b/k.bin?X-Amz-Credential=AKIA%2F2025&X-Amz-Signature="
+                   "abc&x-id=GetObject",
+                   "https://s3.example.com/b/k.bin?X-Amz-Credential=[REDACTED]&X-Amz-Signature="
+                   "[REDACTED]&x-id=GetObject"},
+                  {"wss://relay.example.net/ws?access_token=short1",
+                   "wss://relay.example.net/ws?access_token=[REDACTED]"},
+              });
   // Useful URLs survive: wheels, model ids, versions, ports.
   for (std::string kept :
        {"https://download.pytorch.org/whl/cu128/"
@@ -195,18 +211,21 @@ TEST(Redact, UsefulTextSurvives) {
 
 // Issue 28, item 7: forms that survived the first round, each with look-alikes that must stay.
 TEST(Redact, CurlUserPassword) {
-  EXPECT_EQ(redact("curl -fsSL -u alice:s3cr3t-P4ss https://nexus.example.com/repo/x.whl"),
-            "curl -fsSL -u alice:[REDACTED] https://nexus.example.com/repo/x.whl");
-  EXPECT_EQ(redact("curl --user 'ci-bot@example.com:tok en' https://api.example.com"),
-            "curl --user 'ci-bot@example.com:[REDACTED]' https://api.example.com");
-  EXPECT_EQ(redact("curl --user=alice:pw1 -O https://x.example.com/f"),
-            "curl --user=alice:[REDACTED] -O https://x.example.com/f");
-  EXPECT_EQ(redact("curl -ualice:pw1 https://x"), "curl -ualice:[REDACTED] https://x");
-  EXPECT_EQ(redact("curl -su alice:pw1 https://x"), "curl -su alice:[REDACTED] https://x");
-  EXPECT_EQ(redact("curl --proxy-user bob:pw2 -x http://proxy:3128 https://x"),
-            "curl --proxy-user bob:[REDACTED] -x http://proxy:3128 https://x");
-  EXPECT_EQ(redact("argv: ['curl', '-u', 'bob:pw:with:colons', 'https://x']"),
-            "argv: ['curl', '-u', 'bob:[REDACTED]', 'https://x']");
+  smcompat::testing::expect_mapped(
+      redact, {
+                  {"curl -fsSL -u alice:s3cr3t-P4ss https://nexus.example.com/repo/x.whl",
+                   "curl -fsSL -u alice:[REDACTED] https://nexus.example.com/repo/x.whl"},
+                  {"curl --user 'ci-bot@example.com:tok en' https://api.example.com",
+                   "curl --user 'ci-bot@example.com:[REDACTED]' https://api.example.com"},
+                  {"curl --user=alice:pw1 -O https://x.example.com/f",
+                   "curl --user=alice:[REDACTED] -O https://x.example.com/f"},
+                  {"curl -ualice:pw1 https://x", "curl -ualice:[REDACTED] https://x"},
+                  {"curl -su alice:pw1 https://x", "curl -su alice:[REDACTED] https://x"},
+                  {"curl --proxy-user bob:pw2 -x http://proxy:3128 https://x",
+                   "curl --proxy-user bob:[REDACTED] -x http://proxy:3128 https://x"},
+                  {"argv: ['curl', '-u', 'bob:pw:with:colons', 'https://x']",
+                   "argv: ['curl', '-u', 'bob:[REDACTED]', 'https://x']"},
+              });
   // No colon: curl asks for the password. uid:gid pairs, paths after the colon, date formats and
   // shell expansions are not passwords.
   for (std::string kept :
@@ -220,15 +239,18 @@ TEST(Redact, CurlUserPassword) {
 }
 
 TEST(Redact, NetrcPassword) {
-  EXPECT_EQ(redact("machine api.example.com login alice password s3cr3t"),
-            "machine api.example.com login alice password [REDACTED]");
-  EXPECT_EQ(redact("machine huggingface.co\n  login alice\n  password hf-pw-123\n"),
-            "machine huggingface.co\n  login alice\n  password [REDACTED]\n");
-  EXPECT_EQ(redact("machine h password pw1 login u"), "machine h password [REDACTED] login u");
-  EXPECT_EQ(redact("default login anonymous password guest@example.org"),
-            "default login anonymous password [REDACTED]");
-  EXPECT_EQ(redact("echo \"machine h login u password pw1\" >> ~/.netrc"),
-            "echo \"machine h login u password [REDACTED]\" >> ~/.netrc");
+  smcompat::testing::expect_mapped(
+      redact, {
+                  {"machine api.example.com login alice password s3cr3t",
+                   "machine api.example.com login alice password [REDACTED]"},
+                  {"machine huggingface.co\n  login alice\n  password hf-pw-123\n",
+                   "machine huggingface.co\n  login alice\n  password [REDACTED]\n"},
+                  {"machine h password pw1 login u", "machine h password [REDACTED] login u"},
+                  {"default login anonymous password guest@example.org",
+                   "default login anonymous password [REDACTED]"},
+                  {"echo \"machine h login u password pw1\" >> ~/.netrc",
+                   "echo \"machine h login u password [REDACTED]\" >> ~/.netrc"},
+              });
   for (std::string kept : {"FATAL: password authentication failed for user \"postgres\"",
                            "Enter password for alice:", "machine h login u password",
                            "login failed, password ok", "Login failed: password expired"}) {
@@ -237,16 +259,19 @@ TEST(Redact, NetrcPassword) {
 }
 
 TEST(Redact, LdapPassword) {
-  EXPECT_EQ(redact("ldapsearch -x -H ldaps://ldap.example.org -D cn=admin,dc=example,dc=org "
-                   "-w S3cret -b dc=example,dc=org"),
-            "ldapsearch -x -H ldaps://ldap.example.org -D cn=admin,dc=example,dc=org "
-            "-w [REDACTED] -b dc=example,dc=org");
-  EXPECT_EQ(redact("ldapmodify -x -D cn=admin -wS3cret -f x.ldif"),
-            "ldapmodify -x -D cn=admin -w[REDACTED] -f x.ldif");
-  EXPECT_EQ(redact("/usr/bin/ldapwhoami -x -w 'a b'"), "/usr/bin/ldapwhoami -x -w '[REDACTED]'");
-  // `-w` of another command: grep's words, gcc's warnings, wget's wait; after a pipe too.
-  EXPECT_EQ(redact("ldapsearch -x -w S3cret | grep -w dn"),
-            "ldapsearch -x -w [REDACTED] | grep -w dn");
+  smcompat::testing::expect_mapped(
+      redact,
+      {
+          {"ldapsearch -x -H ldaps://ldap.example.org -D cn=admin,dc=example,dc=org "
+           "-w S3cret -b dc=example,dc=org",
+           "ldapsearch -x -H ldaps://ldap.example.org -D cn=admin,dc=example,dc=org "
+           "-w [REDACTED] -b dc=example,dc=org"},
+          {"ldapmodify -x -D cn=admin -wS3cret -f x.ldif",
+           "ldapmodify -x -D cn=admin -w[REDACTED] -f x.ldif"},
+          {"/usr/bin/ldapwhoami -x -w 'a b'", "/usr/bin/ldapwhoami -x -w '[REDACTED]'"},
+          // `-w` of another command: grep's words, gcc's warnings, wget's wait; after a pipe too.
+          {"ldapsearch -x -w S3cret | grep -w dn", "ldapsearch -x -w [REDACTED] | grep -w dn"},
+      });
   for (std::string kept : {"ldapsearch -x -W -y /etc/ldap.secret -b dc=example,dc=org",
                            "grep -w sm_120 build.log", "gcc -w -c x.c", "wget -w 5 https://x"}) {
     EXPECT_EQ(redact(kept), kept);
@@ -254,14 +279,17 @@ TEST(Redact, LdapPassword) {
 }
 
 TEST(Redact, OpensslPassphraseArguments) {
-  EXPECT_EQ(redact("openssl rsa -in key.pem -passin pass:S3cret -out plain.pem"),
-            "openssl rsa -in key.pem -passin pass:[REDACTED] -out plain.pem");
-  EXPECT_EQ(redact("openssl pkcs12 -export -in c.pem -passout 'pass:S3 cret'"),
-            "openssl pkcs12 -export -in c.pem -passout 'pass:[REDACTED]'");
-  EXPECT_EQ(redact("openssl enc -aes-256-cbc -pass pass:S3cret -in x"),
-            "openssl enc -aes-256-cbc -pass pass:[REDACTED] -in x");
-  EXPECT_EQ(redact("openssl pkcs12 -in x.p12 -password pass:S3cret"),
-            "openssl pkcs12 -in x.p12 -password pass:[REDACTED]");
+  smcompat::testing::expect_mapped(
+      redact, {
+                  {"openssl rsa -in key.pem -passin pass:S3cret -out plain.pem",
+                   "openssl rsa -in key.pem -passin pass:[REDACTED] -out plain.pem"},
+                  {"openssl pkcs12 -export -in c.pem -passout 'pass:S3 cret'",
+                   "openssl pkcs12 -export -in c.pem -passout 'pass:[REDACTED]'"},
+                  {"openssl enc -aes-256-cbc -pass pass:S3cret -in x",
+                   "openssl enc -aes-256-cbc -pass pass:[REDACTED] -in x"},
+                  {"openssl pkcs12 -in x.p12 -password pass:S3cret",
+                   "openssl pkcs12 -in x.p12 -password pass:[REDACTED]"},
+              });
   // env:, file:, fd: and stdin name where the pass phrase is, not the pass phrase.
   for (std::string kept : {"openssl rsa -in key.pem -passin env:KEY_PASS",
                            "openssl pkcs12 -passin file:/run/secrets/pw -passout fd:3",
@@ -271,12 +299,14 @@ TEST(Redact, OpensslPassphraseArguments) {
 }
 
 TEST(Redact, SmbclientUserPercentPassword) {
-  EXPECT_EQ(redact("smbclient //fs01/models -U alice%S3cret"),
-            "smbclient //fs01/models -U alice%[REDACTED]");
-  EXPECT_EQ(redact("smbclient -U 'CORP\\alice%S3 cret' -L fs01"),
-            "smbclient -U 'CORP\\alice%[REDACTED]' -L fs01");
-  EXPECT_EQ(redact("smbclient //fs01/x --user=alice%S3cret"),
-            "smbclient //fs01/x --user=alice%[REDACTED]");
+  smcompat::testing::expect_mapped(redact, {
+                                               {"smbclient //fs01/models -U alice%S3cret",
+                                                "smbclient //fs01/models -U alice%[REDACTED]"},
+                                               {"smbclient -U 'CORP\\alice%S3 cret' -L fs01",
+                                                "smbclient -U 'CORP\\alice%[REDACTED]' -L fs01"},
+                                               {"smbclient //fs01/x --user=alice%S3cret",
+                                                "smbclient //fs01/x --user=alice%[REDACTED]"},
+                                           });
   for (std::string kept : {"smbclient //fs01/models -U alice", "smbclient -N -L fs01",
                            "pip install -U torch", "cmake -U CMAKE_CUDA_ARCHITECTURES -B build"}) {
     EXPECT_EQ(redact(kept), kept);
@@ -284,16 +314,18 @@ TEST(Redact, SmbclientUserPercentPassword) {
 }
 
 TEST(Redact, MysqlAttachedPassword) {
-  EXPECT_EQ(redact("mysql -h db -u root -pS3cret mlflow"),
-            "mysql -h db -u root -p[REDACTED] mlflow");
-  EXPECT_EQ(redact("mysqldump -uroot -p'S3 cret' db > dump.sql"),
-            "mysqldump -uroot -p'[REDACTED]' db > dump.sql");
-  EXPECT_EQ(redact("docker exec db /usr/bin/mariadb -p\"S3cret\""),
-            "docker exec db /usr/bin/mariadb -p\"[REDACTED]\"");
-  EXPECT_EQ(redact("mysql -uroot -p&%-&@.; ls"), "mysql -uroot -p[REDACTED]; ls");
-  // sshpass too; the port of the ssh it runs stays.
-  EXPECT_EQ(redact("sshpass -pS3cret ssh -p2222 gpu-node-7"),
-            "sshpass -p[REDACTED] ssh -p2222 gpu-node-7");
+  smcompat::testing::expect_mapped(
+      redact,
+      {
+          {"mysql -h db -u root -pS3cret mlflow", "mysql -h db -u root -p[REDACTED] mlflow"},
+          {"mysqldump -uroot -p'S3 cret' db > dump.sql",
+           "mysqldump -uroot -p'[REDACTED]' db > dump.sql"},
+          {"docker exec db /usr/bin/mariadb -p\"S3cret\"",
+           "docker exec db /usr/bin/mariadb -p\"[REDACTED]\""},
+          {"mysql -uroot -p&%-&@.; ls", "mysql -uroot -p[REDACTED]; ls"},
+          // sshpass too; the port of the ssh it runs stays.
+          {"sshpass -pS3cret ssh -p2222 gpu-node-7", "sshpass -p[REDACTED] ssh -p2222 gpu-node-7"},
+      });
   // `mysql -p` alone asks for the password; `-pthread` elsewhere is a compiler flag.
   for (std::string kept :
        {"mysql -u root -p", "mysql -u root -p -h db mlflow", "mysql -u root -p && echo ok",
@@ -332,26 +364,29 @@ TEST(Redact, PemPrivateKeyBlocks) {
       "tls:\n  server.pem: |\r\n    -----BEGIN ENCRYPTED PRIVATE KEY-----\r\n"
       "    [REDACTED]\r\n    -----END ENCRYPTED PRIVATE KEY-----\r\n");
   // No END line (a truncated key): masked to the end of the text.
-  EXPECT_EQ(redact("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5v/AAAA\n"
-                   "Permission denied (publickey)."),
-            "-----BEGIN OPENSSH PRIVATE KEY-----\n[REDACTED]\n[REDACTED]");
-  // On one line: JSON "\n" escapes, or line breaks lost.
-  EXPECT_EQ(redact("print: -----BEGIN PRIVATE KEY-----\\nMIIEvQ/AB\\n-----END PRIVATE KEY-----\\n"),
-            "print: -----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----\\n");
-  EXPECT_EQ(redact("-----BEGIN EC PRIVATE KEY----- MHcC/AQEE/IBB -----END EC PRIVATE KEY-----"),
-            "-----BEGIN EC PRIVATE KEY----- [REDACTED] -----END EC PRIVATE KEY-----");
-  EXPECT_EQ(redact("-----END CERTIFICATE----------BEGIN DSA PRIVATE KEY-----MIIB/x-----END DSA "
-                   "PRIVATE KEY-----"),
-            "-----END CERTIFICATE----------BEGIN DSA PRIVATE KEY-----[REDACTED]-----END DSA "
-            "PRIVATE KEY-----");
-  EXPECT_EQ(redact("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF/abc\n=ab12\n"
-                   "-----END PGP PRIVATE KEY BLOCK-----"),
-            "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n[REDACTED]\n[REDACTED]\n"
-            "-----END PGP PRIVATE KEY BLOCK-----");
-  EXPECT_EQ(redact("---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"k\"\nP2/56wAA/Ai4A\n"
-                   "---- END SSH2 ENCRYPTED PRIVATE KEY ----"),
-            "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n[REDACTED]\n[REDACTED]\n"
-            "---- END SSH2 ENCRYPTED PRIVATE KEY ----");
+  smcompat::testing::expect_mapped(
+      redact, {
+                  {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5v/AAAA\n"
+                   "Permission denied (publickey).",
+                   "-----BEGIN OPENSSH PRIVATE KEY-----\n[REDACTED]\n[REDACTED]"},
+                  // On one line: JSON "\n" escapes, or line breaks lost.
+                  {"print: -----BEGIN PRIVATE KEY-----\\nMIIEvQ/AB\\n-----END PRIVATE KEY-----\\n",
+                   "print: -----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----\\n"},
+                  {"-----BEGIN EC PRIVATE KEY----- MHcC/AQEE/IBB -----END EC PRIVATE KEY-----",
+                   "-----BEGIN EC PRIVATE KEY----- [REDACTED] -----END EC PRIVATE KEY-----"},
+                  {"-----END CERTIFICATE----------BEGIN DSA PRIVATE KEY-----MIIB/x-----END DSA "
+                   "PRIVATE KEY-----",
+                   "-----END CERTIFICATE----------BEGIN DSA PRIVATE KEY-----[REDACTED]-----END DSA "
+                   "PRIVATE KEY-----"},
+                  {"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF/abc\n=ab12\n"
+                   "-----END PGP PRIVATE KEY BLOCK-----",
+                   "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n[REDACTED]\n[REDACTED]\n"
+                   "-----END PGP PRIVATE KEY BLOCK-----"},
+                  {"---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"k\"\nP2/56wAA/Ai4A\n"
+                   "---- END SSH2 ENCRYPTED PRIVATE KEY ----",
+                   "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n[REDACTED]\n[REDACTED]\n"
+                   "---- END SSH2 ENCRYPTED PRIVATE KEY ----"},
+              });
   // Certificates, public keys and requests are public: they stay, and a key after them goes.
   std::string cert =
       "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIE/AgIB\n-----END CERTIFICATE-----\n";
@@ -369,20 +404,22 @@ TEST(Redact, PemPrivateKeyBlocks) {
 }
 
 TEST(Redact, MaskStopsBeforeClosingQuotesAndBrackets) {
-  EXPECT_EQ(redact("Run `TOKEN=abc123def` then retry"), "Run `TOKEN=[REDACTED]` then retry");
-  EXPECT_EQ(redact("(HF_TOKEN=abc123) and [API_KEY=xyz]"),
-            "(HF_TOKEN=[REDACTED]) and [API_KEY=[REDACTED]]");
-  EXPECT_EQ(redact("{api_key: abc}"), "{api_key: [REDACTED]}");
-  EXPECT_EQ(redact("see [docs](https://x.example.com/?token=abc123)"),
-            "see [docs](https://x.example.com/?token=[REDACTED])");
-  EXPECT_EQ(redact("(Authorization: Bearer abc.def)"), "(Authorization: Bearer [REDACTED])");
-  EXPECT_EQ(redact("`curl -u bob:pw1`, `mysql -pS3cret`"),
-            "`curl -u bob:[REDACTED]`, `mysql -p[REDACTED]`");
-  // Brackets and quotes that the secret opened itself belong to it.
-  EXPECT_EQ(redact("password=ab(cd) next"), "password=[REDACTED] next");
-  EXPECT_EQ(redact("password=a`b`c next"), "password=[REDACTED]`b`c next");
-  // A quote right after `=` that closes what came before: no value, nothing masked.
-  EXPECT_EQ(redact("Run `export API_KEY=` first"), "Run `export API_KEY=` first");
+  smcompat::testing::expect_mapped(
+      redact,
+      {
+          {"Run `TOKEN=abc123def` then retry", "Run `TOKEN=[REDACTED]` then retry"},
+          {"(HF_TOKEN=abc123) and [API_KEY=xyz]", "(HF_TOKEN=[REDACTED]) and [API_KEY=[REDACTED]]"},
+          {"{api_key: abc}", "{api_key: [REDACTED]}"},
+          {"see [docs](https://x.example.com/?token=abc123)",
+           "see [docs](https://x.example.com/?token=[REDACTED])"},
+          {"(Authorization: Bearer abc.def)", "(Authorization: Bearer [REDACTED])"},
+          {"`curl -u bob:pw1`, `mysql -pS3cret`", "`curl -u bob:[REDACTED]`, `mysql -p[REDACTED]`"},
+          // Brackets and quotes that the secret opened itself belong to it.
+          {"password=ab(cd) next", "password=[REDACTED] next"},
+          {"password=a`b`c next", "password=[REDACTED]`b`c next"},
+          // A quote right after `=` that closes what came before: no value, nothing masked.
+          {"Run `export API_KEY=` first", "Run `export API_KEY=` first"},
+      });
 }
 
 // Linear time on hostile input: 1 MiB lines of hex, '=' signs, URL characters, flags, key=value

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/cases.hpp"
+
 namespace smcompat::plan {
 namespace {
 
@@ -381,16 +383,19 @@ TEST(EngineNames, RoundTrip) {
 // ---- shell quoting ---------------------------------------------------------------------------
 
 TEST(ShellQuote, QuotesOnlyWhatTheShellWouldRead) {
-  EXPECT_EQ(shell_quote("deepseek-ai/DeepSeek-V3"), "deepseek-ai/DeepSeek-V3");
-  EXPECT_EQ(shell_quote("--max-model-len=2048"), "--max-model-len=2048");
-  EXPECT_EQ(shell_quote("0.0.0.0:8000,a@b%c+d"), "0.0.0.0:8000,a@b%c+d");
-  EXPECT_EQ(shell_quote(""), "''");
-  EXPECT_EQ(shell_quote("my model"), "'my model'");
-  EXPECT_EQ(shell_quote("$HOME/x"), "'$HOME/x'");
-  EXPECT_EQ(shell_quote("~/ckpt"), "'~/ckpt'");
-  EXPECT_EQ(shell_quote("a*b"), "'a*b'");
-  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
-  EXPECT_EQ(shell_quote("{\"k\": 1}"), "'{\"k\": 1}'");
+  smcompat::testing::expect_mapped(shell_quote,
+                                   {
+                                       {"deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3"},
+                                       {"--max-model-len=2048", "--max-model-len=2048"},
+                                       {"0.0.0.0:8000,a@b%c+d", "0.0.0.0:8000,a@b%c+d"},
+                                       {"", "''"},
+                                       {"my model", "'my model'"},
+                                       {"$HOME/x", "'$HOME/x'"},
+                                       {"~/ckpt", "'~/ckpt'"},
+                                       {"a*b", "'a*b'"},
+                                       {"it's", "'it'\\''s'"},
+                                       {"{\"k\": 1}", "'{\"k\": 1}'"},
+                                   });
 }
 
 TEST(ShellQuote, EngineCommandShell) {

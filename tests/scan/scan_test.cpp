@@ -11,6 +11,7 @@
 #include <map>
 
 #include "smcompat/report/scan_report.hpp"
+#include "support/cases.hpp"
 #include "support/synth.hpp"
 #include "support/wheel.hpp"
 
@@ -205,12 +206,15 @@ namespace smcompat {
 namespace {
 
 TEST(DistRecord, PathFieldOfCsvLines) {
-  EXPECT_EQ(dist_record_path("torch/lib/libc10.so,sha256=abc,123"), "torch/lib/libc10.so");
-  EXPECT_EQ(dist_record_path("\"a,b/c.so\",sha256=x,1"), "a,b/c.so");
-  EXPECT_EQ(dist_record_path("\"say \"\"hi\"\".so\",,"), "say \"hi\".so");
-  EXPECT_EQ(dist_record_path("torch-2.7.0.dist-info/RECORD,,"), "torch-2.7.0.dist-info/RECORD");
-  EXPECT_EQ(dist_record_path(""), "");
-  EXPECT_EQ(dist_record_path("\"unterminated"), "unterminated");
+  smcompat::testing::expect_mapped(
+      dist_record_path, {
+                            {"torch/lib/libc10.so,sha256=abc,123", "torch/lib/libc10.so"},
+                            {"\"a,b/c.so\",sha256=x,1", "a,b/c.so"},
+                            {"\"say \"\"hi\"\".so\",,", "say \"hi\".so"},
+                            {"torch-2.7.0.dist-info/RECORD,,", "torch-2.7.0.dist-info/RECORD"},
+                            {"", ""},
+                            {"\"unterminated", "unterminated"},
+                        });
 }
 
 }  // namespace
