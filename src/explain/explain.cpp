@@ -223,8 +223,8 @@ void TextScan::add_line(std::string_view raw) {
   for (const std::string* text : {&line, &joined}) {
     if (text->empty()) continue;
     std::vector<int> h;
-    c.patterns->Match(*text, &h);
-    std::sort(h.begin(), h.end());  // a mode's first pattern first
+    if (c.patterns) c.patterns->Match(*text, &h);  // null only for an empty knowledge base
+    std::sort(h.begin(), h.end());                 // a mode's first pattern first
     for (int i : h) {
       size_t mode = c.pattern_mode[i];
       if (s.matched[mode]) continue;
@@ -245,7 +245,7 @@ void TextScan::add_line(std::string_view raw) {
       hits.push_back(i);
     }
     std::vector<int> w;
-    c.whens->Match(*text, &w);
+    if (c.whens) c.whens->Match(*text, &w);
     for (int i : w) s.when_hit[i] = true;
   }
   if (!tools_here.empty()) {

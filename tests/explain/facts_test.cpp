@@ -268,6 +268,12 @@ TEST(ToolFit, EveryChosenFixIsForTheWritersTool) {
   }
 }
 
+TEST(NeverSilent, AnEmptyKnowledgeBaseExplainsNothingAndDoesNotCrash) {
+  KnowledgeBase empty;
+  auto e = explain_text("no kernel image is available for execution on the device", empty, nullptr);
+  EXPECT_TRUE(e.matches.empty());
+}
+
 // ---- never silent ----------------------------------------------------------------------------
 
 TEST(NeverSilent, NoMatchStillGivesFactsAndTheNearestModes) {
