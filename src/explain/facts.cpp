@@ -57,6 +57,7 @@ constexpr VersionRule kVersionRules[] = {
      {"cudnn_built", "cudnn_found"}},
     {R"(Loaded runtime CuDNN library:\s*([\d.]+)[^\n]*?compiled with:?\s*([\d.]+))",
      {"cudnn_found", "cudnn_built"}},
+    {R"(compiled against (\d{4,5}) but linked against (\d{4,5}))", {"cudnn_built", "cudnn_found"}},
     {R"(Found cuDNN version (\d+),? but (?:JAX|jaxlib) was built against version (\d+))",
      {"cudnn_found", "cudnn_built"}},
     {R"(cuDNN version (\d{4,5})\b)", {"cudnn_found", ""}},

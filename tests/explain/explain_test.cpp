@@ -188,11 +188,23 @@ const Case kCases[] = {
      "wsl-libcuda-not-symlink"},
     {"mined: xingyizhou/CenterNet#933", "cuda runtime error (30): unknown error",
      "cuda-unknown-error-uvm"},
+    {"mined: ziatdinovmax/gpax#63",
+     "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. "
+     "Falling back to CPU.",
+     "jax-cpu-only"},
+    {"mined: googlecolab/colabtools#3013",
+     "Node: 'sequential_2/conv2d_2/Conv2D'\nDNN library is not found.", "tensorflow-dnn-not-found"},
+    {"mined: sxyu/svox2#6", "RuntimeError: CUDA error: too many resources requested for launch",
+     "launch-out-of-resources"},
+    {"mined: ufoym/deepo#129",
+     "cuda_blas.cc:1413] Unable to register cuBLAS factory: Attempting to register factory for "
+     "plugin cuBLAS when one has already been registered",
+     "tensorflow-duplicate-factory"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 56u);
+  ASSERT_EQ(kb.modes().size(), 60u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
