@@ -48,6 +48,9 @@ constexpr VersionRule kVersionRules[] = {
     {R"(Driver Version:?\s*(\d{3}\.\d+(?:\.\d+)?))", {"driver", ""}},
     {R"(\bdriver(?: version)?:?\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b)", {"driver", ""}},
     {R"(cuda>=\s*(\d+\.\d+))", {"cuda_required", ""}},
+    // The architecture a toolchain refused: nvcc's and ptxas's wording.
+    {R"(Unsupported gpu architecture '(?:compute|sm)_(\d+)[af]?')", {"arch_refused", ""}},
+    {R"(Value '(?:compute|sm)_(\d+)[af]?' is not defined for option)", {"arch_refused", ""}},
     {R"(unsupported CUDA version: driver (\d+\.\d+) < image (\d+\.\d+))",
      {"cuda_driver", "cuda_required"}},
     {R"(built for NVIDIA Driver Release (\d{3}\.\d+)[^\n]*?version (\d{3}\.\d+(?:\.\d+)?) was detected)",

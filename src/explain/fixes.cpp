@@ -201,6 +201,44 @@ std::vector<std::string> arch_list_for_gpu(const TextFacts& f, const KnowledgeBa
   return out;
 }
 
+// The architecture the toolchain refused: which CUDA builds it (catalog first/last CUDA).
+std::vector<std::string> refused_arch(const TextFacts& f, const KnowledgeBase& kb,
+                                      const Catalog& catalog) {
+  const VersionSeen* refused = f.version("arch_refused");
+  auto sm = refused ? parse_uint(refused->value) : std::nullopt;
+  if (!sm) return {};
+  const int arch = int(*sm);
+  if (auto last = last_cuda_for(arch, catalog, kb))
+    return {
+        fmt::format("sm_{} is not built by any CUDA after {}: drop it from the architecture "
+                    "list (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, -gencode), or build "
+                    "with CUDA {}.",
+                    arch, *last, *last)};
+  const ArchInfo* a = catalog.arch(arch);
+  if (!a || !a->first_cuda) return {};
+  std::string toolkit;
+  if (const VersionSeen* tk = f.version("cuda_toolkit"))
+    toolkit = " (the text's is " + tk->value + ")";
+  return {
+      fmt::format("compute_{} needs CUDA {} or newer{}: install that toolkit and point "
+                  "CUDA_HOME (or the ptxas in use) at it, or drop compute_{} from the "
+                  "architecture list.",
+                  arch, a->first_cuda->to_string(), toolkit, arch)};
+}
+
+// A toolkit that differs from the CUDA torch was built with (torch.utils.cpp_extension).
+std::vector<std::string> toolkit_for_torch(const TextFacts& f) {
+  const VersionSeen* tk = f.version("cuda_toolkit");
+  const VersionSeen* tc = f.version("torch_cuda");
+  if (!tk || !tc || tk->value == tc->value) return {};
+  auto v = Version::parse(tk->value);
+  return {
+      fmt::format("torch was built with CUDA {} and the toolkit found is CUDA {}: install CUDA "
+                  "{} and point CUDA_HOME at it, or install a torch built for CUDA {}{}.",
+                  tc->value, tk->value, tc->value, tk->value,
+                  v ? fmt::format(" (the cu{}{} channel)", v->major, v->minor) : "")};
+}
+
 std::vector<std::string> cudnn_versions(const TextFacts& f, const KnowledgeBase& kb,
                                         const std::string& tool) {
   const VersionSeen* built = f.version("cudnn_built");
@@ -347,6 +385,10 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   if (mode.compute == "arch-list-for-gpu") out = arch_list_for_gpu(facts, kb, catalog, doctor);
   if (mode.compute == "cudnn-versions") out = cudnn_versions(facts, kb, match.tool);
   if (mode.compute == "missing-library") out = missing_libraries(facts);
+  if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts);
+  // Whatever the mode: an architecture a toolchain refused is explained by the catalog.
+  for (auto& line : refused_arch(facts, kb, catalog))
+    if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
   if (mode.compute == "rebuild-extension") out = rebuild_extensions(facts);
   if (mode.compute != "torch-for-gpu" && runs_on_torch(match.tool))
     for (auto& line : torch_older_than_gpu(facts, catalog, doctor)) out.insert(out.begin(), line);

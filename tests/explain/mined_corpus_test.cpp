@@ -99,7 +99,7 @@ TEST(MinedErrors, CorpusIsWellFormedAndSplitByRepository) {
 // Measured once on the held-out part before tuning (17 of 100 with the new engine; 11 with the
 // explain of 19a51d9), then after tuning on the tune part: these are the figures after.
 constexpr size_t kHeldoutNamedAtLeast = 31;
-constexpr size_t kTuneNamedAtLeast = 132;
+constexpr size_t kTuneNamedAtLeast = 135;
 constexpr size_t kOtherToolAtMost = 4;
 
 TEST(MinedErrors, NamedFixesAndOtherToolsFixes) {
