@@ -13,6 +13,7 @@
 #include <map>
 
 #include "fixes.hpp"
+#include "smcompat/explain/input.hpp"
 #include "smcompat/util/embedded.hpp"
 #include "smcompat/util/json_fields.hpp"
 #include "smcompat/util/strings.hpp"
@@ -48,6 +49,11 @@ RE2::Options pattern_options() {
   o.set_log_errors(false);
   o.set_max_mem(64 << 20);
   return o;
+}
+
+// A line as the excerpt keeps it: at most kExcerptLine characters.
+std::string excerpt_line(std::string_view raw) {
+  return std::string(raw.substr(0, std::min(raw.size(), kExcerptLine)));
 }
 
 }  // namespace
@@ -182,7 +188,7 @@ struct TextScan::State {
   std::string last_tool;
   size_t last_tool_line = 0;
   std::string previous;  // the previous normalised line (for wrapped lines)
-  // The excerpt: the head, a window before the current line, lines after a match, the tail.
+  // The excerpt: the head, kAround lines before and after each match, the tail.
   std::vector<std::pair<size_t, std::string>> kept;   // around matches
   std::vector<std::pair<size_t, std::string>> head;   // the first kHeadLines
   std::deque<std::pair<size_t, std::string>> recent;  // the last kAround (+ tail) lines
@@ -196,7 +202,7 @@ struct TextScan::State {
 
   void keep(size_t n, std::string_view raw) {
     if (!kept.empty() && kept.back().first >= n) return;
-    kept.emplace_back(n, std::string(raw.substr(0, std::min(raw.size(), kExcerptLine))));
+    kept.emplace_back(n, excerpt_line(raw));
   }
 };
 
@@ -219,7 +225,7 @@ void TextScan::add_line(std::string_view raw) {
   std::vector<std::string> tools_here;
   if (!line.empty()) tools_here = s.facts.add_line(line, n);
 
-  std::vector<int> hits;
+  bool matched_here = false;
   for (const std::string* text : {&line, &joined}) {
     if (text->empty()) continue;
     std::vector<int> h;
@@ -242,7 +248,7 @@ void TextScan::add_line(std::string_view raw) {
       if (!s.last_tool.empty() && n - s.last_tool_line <= kAttributeWithin)
         p.tool_before = s.last_tool;
       s.pending.push_back(std::move(p));
-      hits.push_back(i);
+      matched_here = true;
     }
     std::vector<int> w;
     if (c.whens) c.whens->Match(*text, &w);
@@ -256,14 +262,15 @@ void TextScan::add_line(std::string_view raw) {
         p.tool_after = tools_here.front();
   }
   // The excerpt for the context bundle.
-  if (!hits.empty()) {
-    for (auto& [k, text] : s.recent) s.keep(k, text);
+  if (matched_here) {
+    // The kAround lines before the match (recent holds the tail, which is longer).
+    size_t skip = s.recent.size() > kAround ? s.recent.size() - kAround : 0;
+    for (size_t k = skip; k < s.recent.size(); ++k) s.keep(s.recent[k].first, s.recent[k].second);
     s.keep_after_until = n + kAround;
   }
   if (n <= s.keep_after_until) s.keep(n, raw);
-  if (n <= kHeadLines)
-    s.head.emplace_back(n, std::string(raw.substr(0, std::min(raw.size(), kExcerptLine))));
-  s.recent.emplace_back(n, std::string(raw.substr(0, std::min(raw.size(), kExcerptLine))));
+  if (n <= kHeadLines) s.head.emplace_back(n, excerpt_line(raw));
+  s.recent.emplace_back(n, excerpt_line(raw));
   if (s.recent.size() > kTailLines) s.recent.pop_front();
   s.previous = line;
 }
@@ -341,15 +348,13 @@ Explanation TextScan::finish(const doctor::DoctorReport* doctor) {
 }
 
 std::vector<KnowledgeBase::Match> KnowledgeBase::match(std::string_view text) const {
-  TextScan scan(*this);
-  for (auto line : split(text, '\n')) scan.add_line(line);
-  return scan.finish(nullptr).matches;
+  return explain_text(text, *this, nullptr).matches;
 }
 
 Explanation explain_text(std::string_view text, const KnowledgeBase& kb,
                          const doctor::DoctorReport* doctor) {
   TextScan scan(kb);
-  for (auto line : split(text, '\n')) scan.add_line(line);
+  scan_text(text, scan);  // the same line splitting as --file and standard input
   return scan.finish(doctor);
 }
 
