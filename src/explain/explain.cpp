@@ -88,6 +88,7 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
     FailureMode f;
     for (auto [field, key] : kModeText) f.*field = json_string(m, key);
     for (auto [field, key] : kModeLists) f.*field = json_string_list(m, key);
+    f.harmless = m.value("harmless", false);
     if (f.id.empty())
       return make_error(fmt::format("failure modes: entry {} has no id", kb.modes_.size()));
     if (m.contains("fixes") && m["fixes"].is_array()) {
@@ -327,6 +328,8 @@ Explanation TextScan::finish(const doctor::DoctorReport* doctor) {
     m.confidence = m.tool.empty() ? "medium" : "high";
     e.matches.push_back(std::move(m));
   }
+  std::stable_partition(e.matches.begin(), e.matches.end(),
+                        [](const KnowledgeBase::Match& m) { return !m.mode->harmless; });
   for (auto& m : e.matches) {
     std::vector<doctor::Finding> related;
     if (doctor)

@@ -40,6 +40,9 @@ constexpr VersionRule kVersionRules[] = {
      {"torch_cuda", ""}},
     {R"(detected CUDA version \((\d+\.\d+)\) mismatches the version that was used to compile\s+PyTorch \((\d+\.\d+)\))",
      {"cuda_toolkit", "torch_cuda"}},
+    // The same sentence wrapped over two lines, as torch prints it.
+    {R"(detected CUDA version \((\d+\.\d+)\) mismatches)", {"cuda_toolkit", ""}},
+    {R"(^\s*PyTorch \((\d+\.\d+)\)\. Please make sure to use the same CUDA)", {"torch_cuda", ""}},
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
     {R"(CUDA runtime version:?\s*(\d+\.\d+))", {"cuda_runtime", ""}},
     {R"(libcudart\.so\.(\d+(?:\.\d+)?))", {"cuda_runtime", ""}},
@@ -83,6 +86,10 @@ constexpr const char* kLibraryRule =
 // A compiled extension module inside a package: site-packages/PKG/…/NAME.cpython-…so or .pyd.
 constexpr const char* kExtensionRule =
     R"((?:site|dist)-packages[/\\]([A-Za-z_][\w]*)[/\\][^\s:'"]*\.(?:cpython[^\s:'"]*\.so|pyd|so))";
+// The same where the path is cut before site-packages: "/mmcv/_ext.cpython-37m-….so" (a private
+// module directly inside the package directory).
+constexpr const char* kExtensionDirRule =
+    R"([/\\]([A-Za-z_]\w*)[/\\]_\w+\.(?:cpython[^\s:'"]*\.so|pyd)\b)";
 // Error codes worth naming.
 constexpr const char* kErrorCodeRule =
     R"(\b(cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|NCCL_[A-Z_]*ERROR[A-Z_]*|ncclUnhandledCudaError|ncclSystemError|ncclInternalError))";
@@ -110,7 +117,7 @@ struct FactReader::Compiled {
   std::unique_ptr<RE2::Set> tool_set;
   std::vector<std::unique_ptr<RE2>> version_rx;  // per kVersionRules
   std::unique_ptr<RE2::Set> version_set;
-  std::unique_ptr<RE2> capability, gpu_name, error_code, library, extension;
+  std::unique_ptr<RE2> capability, gpu_name, error_code, library, extension, extension_dir;
   std::unique_ptr<RE2::Set> single;           // the five above, to run only those that occur
   std::vector<std::unique_ptr<RE2>> name_rx;  // per GpuNamePattern
   std::vector<ComputeCapability> name_cc;
@@ -153,9 +160,10 @@ FactReader::FactReader(const std::vector<ToolSignature>& tools,
   c_->error_code = std::make_unique<RE2>(kErrorCodeRule);  // codes are case-sensitive
   c_->library = std::make_unique<RE2>(kLibraryRule, case_insensitive());
   c_->extension = std::make_unique<RE2>(kExtensionRule, case_insensitive());
+  c_->extension_dir = std::make_unique<RE2>(kExtensionDirRule, case_insensitive());
   c_->single = std::make_unique<RE2::Set>(case_insensitive(), RE2::UNANCHORED);
-  for (const char* rule :
-       {kCapabilityRule, kGpuNameRule, kErrorCodeRule, kLibraryRule, kExtensionRule})
+  for (const char* rule : {kCapabilityRule, kGpuNameRule, kErrorCodeRule, kLibraryRule,
+                           kExtensionRule, kExtensionDirRule})
     c_->single->Add(rule, nullptr);
   if (!c_->single->Compile()) c_->single.reset();
   for (const auto& n : gpu_names) {
@@ -172,17 +180,26 @@ FactReader::FactReader(FactReader&&) noexcept = default;
 std::vector<std::string> FactReader::add_line(std::string_view line, size_t line_no) {
   facts_.lines = std::max(facts_.lines, line_no);
   re2::StringPiece text(line.data(), line.size());
-  std::vector<std::string> on_line;
+  // The tools named on the line, the earliest named first: a log prefix names its writer before
+  // the message names anything else ("W tensorflow/…dso_loader.cc] … 'libnvinfer.so.6'").
+  std::vector<std::pair<size_t, std::string>> named;
   for (int i : set_hits(c_->tool_set.get(), line)) {
     const std::string& tool = c_->tool_of[i];
-    if (std::find(on_line.begin(), on_line.end(), tool) == on_line.end()) on_line.push_back(tool);
-    if (facts_.has_tool(tool)) continue;
-    std::string evidence;
     re2::StringPiece whole;
-    if (c_->tool_rx[i]->Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1))
-      evidence = std::string(whole);
-    facts_.tools.push_back({tool, line_no, evidence});
+    if (!c_->tool_rx[i]->Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1)) continue;
+    const size_t at = size_t(whole.data() - text.data());
+    auto known =
+        std::find_if(named.begin(), named.end(), [&](auto& n) { return n.second == tool; });
+    if (known == named.end())
+      named.emplace_back(at, tool);
+    else
+      known->first = std::min(known->first, at);
+    if (facts_.has_tool(tool)) continue;
+    facts_.tools.push_back({tool, line_no, std::string(whole)});
   }
+  std::stable_sort(named.begin(), named.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::vector<std::string> on_line;
+  for (auto& n : named) on_line.push_back(n.second);
   auto add_version = [&](const char* what, std::string value, std::string_view evidence) {
     if (!what || !*what || value.empty()) return;
     std::string kind = what;
@@ -262,7 +279,18 @@ std::vector<std::string> FactReader::add_line(std::string_view line, size_t line
   };
   if (occurs(2)) collect(*c_->error_code, facts_.error_codes);
   if (occurs(3)) collect(*c_->library, facts_.libraries);
-  if (occurs(4)) collect(*c_->extension, facts_.extensions);
+  if (occurs(4)) {
+    collect(*c_->extension, facts_.extensions);
+  } else if (occurs(5)) {
+    // torch's own _C is torch itself, not an extension built apart from it.
+    std::vector<std::string> found;
+    collect(*c_->extension_dir, found);
+    for (auto& f : found)
+      if (f != "torch" && facts_.extensions.size() < 32 &&
+          std::find(facts_.extensions.begin(), facts_.extensions.end(), f) ==
+              facts_.extensions.end())
+        facts_.extensions.push_back(f);
+  }
   return on_line;
 }
 

@@ -138,6 +138,22 @@ std::vector<std::string> torch_for_gpu(const TextFacts& f, const KnowledgeBase& 
                       "first to build sm_{}), so it has no code for this GPU.",
                       gpu_label(*g), torch ? torch->value : "", torch_cuda->value,
                       arch->first_cuda->to_string(), sm));
+    // The rule first, then the oldest release the shipped index can vouch for (the index starts
+    // long after old GPUs' first CUDA). SASS of the same major and a lower minor runs too, so the
+    // earliest CUDA that builds any of those is the bound (sm_80 code runs on an sm_86 GPU).
+    int base = sm;
+    Version first_cuda = *arch->first_cuda;
+    for (int minor = 0; minor < sm % 10; ++minor)
+      if (const ArchInfo* a = catalog.arch(sm - sm % 10 + minor);
+          a && a->first_cuda && *a->first_cuda < first_cuda) {
+        first_cuda = *a->first_cuda;
+        base = sm - sm % 10 + minor;
+        break;
+      }
+    out.push_back(fmt::format(
+        "{}: a torch built with CUDA {} or newer (the download.pytorch.org channel cu{}{} or "
+        "newer) has code it runs (sm_{}); builds with an older CUDA cannot.",
+        gpu_label(*g), first_cuda.to_string(), first_cuda.major, first_cuda.minor, base));
     if (auto first = first_torch_for(g->cc)) {
       std::string channel = wheel_channel(first->cuda);
       out.push_back(fmt::format(
@@ -146,12 +162,6 @@ std::vector<std::string> torch_for_gpu(const TextFacts& f, const KnowledgeBase& 
           first->version, sm, first->cuda.empty() ? "" : " (CUDA " + first->cuda + " wheel)",
           first->version,
           channel.empty() ? "" : " --index-url https://download.pytorch.org/whl/" + channel));
-    } else {
-      out.push_back(
-          fmt::format("{}: install a torch built with CUDA {} or newer (the "
-                      "download.pytorch.org channel cu{}{} or newer).",
-                      gpu_label(*g), arch->first_cuda->to_string(), arch->first_cuda->major,
-                      arch->first_cuda->minor));
     }
   }
   return out;

@@ -200,11 +200,81 @@ const Case kCases[] = {
      "cuda_blas.cc:1413] Unable to register cuBLAS factory: Attempting to register factory for "
      "plugin cuBLAS when one has already been registered",
      "tensorflow-duplicate-factory"},
+    {"mined: AUTOMATIC1111/stable-diffusion-webui#3003",
+     "Found GPU0 NVIDIA GTX TITAN Black which is of cuda capability 3.5. PyTorch no longer "
+     "supports "
+     "this GPU because it is too old. The minimum cuda capability supported by this library is "
+     "3.7.",
+     "torch-gpu-too-old"},
+    {"mined: kijai/ComfyUI-HunyuanVideoWrapper#98",
+     "torch._scaled_mm is only supported on CUDA devices with compute capability >= 9.0 or 8.9, or "
+     "ROCm MI300+",
+     "fp8-matmul-needs-sm89"},
+    {"mined: bitsandbytes-foundation/bitsandbytes#118",
+     "=============================================\nERROR: Your GPU does not support Int8 "
+     "Matmul!\n=============================================",
+     "bitsandbytes-int8-old-gpu"},
+    {"mined: ollama/ollama#1992",
+     "2024/01/14 19:50:06 gpu.go:138: CUDA GPU is too old. Falling back to CPU mode. Compute "
+     "Capability detected: 5.2",
+     "ggml-cuda-arch-missing"},
+    {"mined: LostRuins/koboldcpp#610",
+     "ERROR: ggml-cuda was compiled without support for the current GPU architecture.",
+     "ggml-cuda-arch-missing"},
+    {"mined: EXP-code/EXP#63",
+     "CMake Error in exputil/CMakeLists.txt:\n  CUDA_ARCHITECTURES is empty for target "
+     "\"exputil\".",
+     "cmake-cuda-architectures-unset"},
+    {"mined: eyalroz/cuda-api-wrappers#509",
+     "Failed invoking compiler for CUDA C++ program at 0x07fae240a1c80: NVRTC_ERROR_INVALID_OPTION",
+     "nvrtc-invalid-option"},
+    {"mined: NVIDIA/nvtrust#55",
+     "fabric manager NVIDIA GPU driver interface version 550.90.07 don\u2019t match with driver "
+     "version 550.107.02. Please update with matching NVIDIA driver package",
+     "fabric-manager-version-mismatch"},
+    {"mined: NVIDIA/k8s-device-plugin#23",
+     "loading NVML\nFailed to start nvml with error:  could not load NVML library",
+     "container-nvml-not-loaded"},
+    {"mined: Igalia/webkit-container-sdk#23",
+     "Error: unable to start container \"ecdb2132\": crun: error stat'ing file "
+     "/lib/x86_64-linux-gnu/libEGL_nvidia.so.535.161.07: No such file or directory: OCI runtime "
+     "attempted to invoke a command that was not found",
+     "cdi-spec-stale"},
+    {"mined: mudler/LocalAI#11973", "ImportError: libcuda.so.1: cannot open shared object file",
+     "libcuda-not-found"},
+    {"mined: NVIDIA/nvidia-docker#766",
+     "[h264_cuvid @ 0x1ec8780] Cannot load libnvcuvid.so.1\n[h264_cuvid @ 0x1ec8780] Failed "
+     "loading nvcuvid.",
+     "nvidia-video-libs-missing"},
+    {"mined: ufoym/deepo#129 (TensorRT)",
+     "2020-02-06 17:27:31.522769: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] "
+     "Could not load dynamic library 'libnvinfer.so.6'; dlerror: libnvinfer.so.6: cannot open "
+     "shared object file: No such file or directory",
+     "tensorflow-tensorrt-optional"},
+    {"mined: unslothai/unsloth#1174",
+     "ImportError: /opt/conda/lib/python3.10/site-packages/torch/lib/../../nvidia/cusparse/lib/"
+     "libcusparse.so.12: undefined symbol: __nvJitLinkComplete_12_4, version libnvJitLink.so.12",
+     "nvjitlink-version-mismatch"},
+    {"mined: vladmandic/sdnext#2332",
+     "OSError: [WinError 126] The specified module cannot be found. Error loading\n"
+     "...stable\\automatic\\venv\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll\" "
+     "or\none "
+     "of its dependencies.",
+     "windows-dll-load-failed"},
+    {"mined: jax-ml/jax#21121",
+     "'+ptx84' is not a recognized feature for this target (ignoring "
+     "feature)",
+     "xla-unknown-ptx-feature"},
+    // A harmless warning printed before the real error is listed after it.
+    {"mined: ufoym/deepo#129 + googlecolab/colabtools#3013",
+     "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic "
+     "library 'libnvinfer.so.6'\nNode: 'sequential_2/conv2d_2/Conv2D'\nDNN library is not found.",
+     "tensorflow-dnn-not-found"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 60u);
+  ASSERT_EQ(kb.modes().size(), 75u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

@@ -47,6 +47,9 @@ struct FailureMode {
   std::vector<std::string> refs;              ///< public issue references
   std::string reference;                      ///< section of ../shared/reference
   std::vector<std::string> families;          ///< failure families (tests/explain/corpus tags)
+  /// A warning that needs no fix by itself: listed after the text's other matches, whose line may
+  /// come later (TensorFlow prints its optional-library warnings before the real error).
+  bool harmless = false;
 };
 
 /// An architecture no current CUDA builds, and the last CUDA that did (failure_modes.json).
