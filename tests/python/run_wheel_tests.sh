@@ -45,4 +45,28 @@ export SMCOMPAT_WHEEL=$repaired
 # The doctor and the API read the environment: keep the venv of this test out of the way of the
 # one pytest runs in (both are the same fresh venv, named explicitly where a test needs one).
 unset VIRTUAL_ENV CONDA_PREFIX
-exec "$venv/bin/python" -m pytest "$src/tests/python" -p no:cacheprovider -q -rs
+rc=0
+"$venv/bin/python" -m pytest "$src/tests/python" -p no:cacheprovider -q -rs \
+  --junitxml="$work/pytest.xml" || rc=$?
+# CTest shows one line for the whole run: count pytest's outcomes and print every skip with its
+# reason. A skip whose subject is this build (its console script, its wheel, its installation)
+# hides a defect, so it fails the test; skips for a missing corpus, toolkit or GPU are listed.
+"$venv/bin/python" - "$work/pytest.xml" <<'PY' || rc=1
+import sys
+import xml.etree.ElementTree as ET
+cases = list(ET.parse(sys.argv[1]).getroot().iter("testcase"))
+skipped = [(c.get("name"), (c.find("skipped").get("message") or "")) for c in cases
+           if c.find("skipped") is not None]
+failed = [c for c in cases if c.find("failure") is not None or c.find("error") is not None]
+print("python_wheel: %d pytest tests, %d passed, %d failed, %d skipped"
+      % (len(cases), len(cases) - len(skipped) - len(failed), len(failed), len(skipped)))
+ours = ("console script", "the wheel under test", "not installed as a distribution",
+        "cannot be imported")
+bad = 0
+for name, why in skipped:
+    mine = any(w in why for w in ours)
+    bad += mine
+    print("  %s %s: %s" % ("SKIP OF THIS BUILD (a failure)" if mine else "skipped", name, why))
+sys.exit(1 if bad else 0)
+PY
+exit "$rc"

@@ -218,8 +218,7 @@ def test_real_torch_facts_in_the_corpus_venv(corpus):
     import subprocess
     p = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True,
                        env=python_env({"CUDA_VISIBLE_DEVICES": ""}))
-    if p.returncode != 0 and "smcompat" in p.stderr and "ImportError" in p.stderr:
-        pytest.skip("the installed smcompat cannot be imported by %s: %s" % (venv, p.stderr.strip().splitlines()[-1]))
+    # An ImportError of smcompat there is this build's failure, not a missing subject.
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == {
         "version": "2.15.0+cu132", "cuda": "13.2",
@@ -272,8 +271,9 @@ def test_check_of_another_process_equals_cli(cli, check_fixtures, env):
     """check(pid=P) from one process against `smcompat check --pid P --json` on the same live child."""
     import subprocess
     help_ = subprocess.run([cli, "check", "--help"], capture_output=True, text=True)
-    if help_.returncode != 0 or "--pid" not in help_.stdout:
-        pytest.skip("the console script %s has no `check --pid` command" % cli)
+    # The console script is this build's: a missing `check --pid` or a failing --help fails.
+    assert help_.returncode == 0, help_.stderr
+    assert "--pid" in help_.stdout, help_.stdout
     child = subprocess.Popen(
         [sys.executable, "-c", "import ctypes, os, sys\n"
          "for n in ('libsm90.so', 'libptx.so'): ctypes.CDLL(os.path.join(%r, n))\n"

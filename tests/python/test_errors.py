@@ -73,9 +73,10 @@ def test_usage_errors_are_smcompat_errors(call):
 
 
 @pytest.fixture(scope="module")
-def truncated_library(corpus, tmp_path_factory):
-    """A real host library (CuPy's cub module) cut inside its first fatbin container: the ELF
-    section header table (e_shoff, at byte 40 of the ELF header) then lies past the end."""
+def library_copies(corpus, tmp_path_factory):
+    """A real host library (CuPy's cub module), whole and cut inside its first fatbin container
+    (the ELF section header table, e_shoff at byte 40 of the ELF header, then lies past the end):
+    the paths (whole, truncated)."""
     wheel = corpus_wheel(corpus, "cupy_cuda12x-")
     data = zipfile.ZipFile(wheel).read("cupy/cuda/cub.cpython-311-x86_64-linux-gnu.so")
     whole = tmp_path_factory.mktemp("whole") / "cub.so"
@@ -85,7 +86,12 @@ def truncated_library(corpus, tmp_path_factory):
     cut = first.entries[0].entry_offset + 200
     path = tmp_path_factory.mktemp("truncated") / "cub-truncated.so"
     path.write_bytes(data[:cut])
-    return path
+    return whole, path
+
+
+@pytest.fixture(scope="module")
+def truncated_library(library_copies):
+    return library_copies[1]
 
 
 def test_truncated_file_is_listed_without_strict(truncated_library):
@@ -107,9 +113,7 @@ def test_truncated_file_raises_with_strict(truncated_library):
     assert str(e) == "%s: offset 0x28: %s" % (truncated_library, first.what)
 
 
-def test_strict_passes_a_clean_file(truncated_library):
-    whole = truncated_library.parent.parent / "whole0" / "cub.so"
-    if not whole.exists():
-        pytest.skip("the whole copy of cub.so was not kept at %s" % whole)
+def test_strict_passes_a_clean_file(library_copies):
+    whole = library_copies[0]
     report = smcompat.scan(whole, gpu="RTX 5090", strict=True)
     assert report.files[0].verdict == "native"
