@@ -19,6 +19,16 @@ inline std::filesystem::path corpus_dir() {
   return std::filesystem::path(home ? home : "/root") / ".cache/smcompat-corpus";
 }
 
+/// The venv's lib/python3.X/site-packages, whichever CPython built it; empty when there is none.
+inline std::filesystem::path site_packages(const std::filesystem::path& venv) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(venv / "lib", ec))
+    if (entry.path().filename().string().starts_with("python3") &&
+        std::filesystem::is_directory(entry.path() / "site-packages"))
+      return entry.path() / "site-packages";
+  return {};
+}
+
 /// Reads the open wheel member `zf` and closes it. An ELF file or an ar archive is written to
 /// `dir`/member.so or `dir`/member.a (replacing the previous member's) and that path returned;
 /// anything else gives an empty path.
