@@ -3,7 +3,8 @@
 entry, the first match's printed fix (with its computed specifics) must contain `expect_fix`
 (case-insensitive) to "name the thread's fix"; a fix chosen for another tool than the one that
 wrote the text (`tool`) counts as "another tool's fix". Usage:
-  scripts/explain-score.py SMCOMPAT [--split heldout|tune|all] [--misses]"""
+  scripts/explain-score.py SMCOMPAT [--split heldout|tune|all] [--misses] [--files GLOB]
+(--files: only the mined files matching GLOB, e.g. 'round3_*' for a round's new texts)"""
 import argparse
 import json
 import pathlib
@@ -40,10 +41,11 @@ def main() -> int:
     ap.add_argument("smcompat")
     ap.add_argument("--split", default="heldout")
     ap.add_argument("--misses", action="store_true")
+    ap.add_argument("--files", default="*")
     a = ap.parse_args()
     root = pathlib.Path(__file__).resolve().parent.parent / "tests/explain/corpus/mined"
     total = named = other = 0
-    for path in sorted(root.glob("*.jsonl")):
+    for path in sorted(root.glob(a.files + ".jsonl")):
         for line in path.read_text().splitlines():
             if not line.strip():
                 continue
