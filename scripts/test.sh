@@ -2,22 +2,65 @@
 # One command: install what is needed, build everything, and run the whole test suite (CTest):
 # first the normal build, then the same suite built with ASan+UBSan (clang), as CI does.
 # SMCOMPAT_SKIP_ASAN=1 skips the sanitizer pass for a quicker local run.
+# At the end: each phase's time, and per preset one table of tests run / passed / failed / skipped
+# per label with every skip's reason (scripts/ci-summary.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+phases=()
+phase_start=$SECONDS
+phase() {  # name: closes the phase that was running
+  phases+=("$(printf '%-34s %5d s' "$1" $((SECONDS - phase_start)))")
+  phase_start=$SECONDS
+}
+summaries=()
+summary() {  # title, build dir, junit file
+  ctest --test-dir "$2" --show-only=json-v1 >"$2/ctest-tests.json"
+  summaries+=("$(python3 scripts/ci-summary.py "$1" "$3" "$2/ctest-tests.json")")
+}
+report() {
+  local rc=$?
+  for s in "${summaries[@]}"; do echo "$s"; done
+  echo
+  echo "== phases"
+  for p in "${phases[@]}"; do echo "$p"; done
+  echo "total                              $(printf '%5d' "$SECONDS") s"
+  return $rc
+}
+trap report EXIT
+
 scripts/install-deps.sh
-# Real PyPI wheels, NVIDIA's cuobjdump and venvs built from them, cached outside the checkout; the
-# `corpus` tests skip, naming the missing cache, when this cannot fill it (offline).
-scripts/fetch-corpus.sh || echo "test.sh: the real-world corpus could not be filled; corpus tests will skip" >&2
+phase "install dependencies"
+# Real PyPI wheels, NVIDIA's cuobjdump and venvs built from them, cached outside the checkout. The
+# oracle layer needs them: when the cache cannot be filled while PyPI answers, that is a failure;
+# without PyPI the corpus tests skip and the summary counts them.
+if ! scripts/fetch-corpus.sh; then
+  if python3 -c 'import urllib.request; urllib.request.urlopen("https://pypi.org/simple/pip/", timeout=15)' 2>/dev/null; then
+    echo "test.sh: PyPI answers but the real-world corpus could not be filled (above): failing" >&2
+    exit 1
+  fi
+  echo "test.sh: PyPI cannot be reached: the real-world corpus is not filled and every test labelled corpus will skip" >&2
+fi
+phase "fetch the real-world corpus"
 cmake --preset default >/dev/null
 cmake --build --preset default
-ctest --preset default "$@"
+phase "build (default preset)"
+rc=0
+ctest --preset default --output-junit "$PWD/build/ctest-junit.xml" "$@" || rc=$?
+phase "tests (default preset)"
+summary "default preset" build build/ctest-junit.xml
+[ "$rc" = 0 ] || exit "$rc"
 if [ "${SMCOMPAT_SKIP_ASAN:-0}" != "1" ]; then
   echo "== the test suite again under AddressSanitizer + UndefinedBehaviorSanitizer"
   cmake --preset asan >/dev/null
   cmake --build --preset asan
+  phase "build (asan preset)"
   # The libFuzzer side build is the default preset's job, the real-world corpus (gigabytes of
   # wheels), the Python wheel (built by pip, not by this preset) and the deployment files (label
   # deploy: shell and YAML, no C++) run once; here every other test runs sanitized.
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --preset asan -E '^fuzz_(build|compile|run)' -LE '^(corpus|python|deploy)$' "$@"
+    ctest --preset asan -E '^fuzz_(build|compile|run)' -LE '^(corpus|python|deploy)$' \
+    --output-junit "$PWD/build-asan/ctest-junit.xml" "$@" || rc=$?
+  phase "tests (asan preset)"
+  summary "asan preset" build-asan build-asan/ctest-junit.xml
 fi
+exit "$rc"
