@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -20,9 +22,17 @@ inline std::vector<nlohmann::json> read_corpus_file(const std::string& name) {
   return out;
 }
 
-/// Every corpus file: the two collected before issue 28, then the mined ones.
-inline const std::vector<std::string> kCorpusFiles = {
-    "real_errors.jsonl", "fresh_errors.jsonl",           "mined/arch.jsonl",
-    "mined/build.jsonl", "mined/container_driver.jsonl", "mined/cudnn_tf_jax.jsonl"};
+/// Every corpus file: the two collected before issue 28, then every mined/*.jsonl (each round of
+/// mining adds a file), in name order.
+inline const std::vector<std::string> kCorpusFiles = [] {
+  std::vector<std::string> mined;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(SMCOMPAT_SOURCE_DIR) +
+                                                           "/tests/explain/corpus/mined"))
+    if (e.path().extension() == ".jsonl") mined.push_back("mined/" + e.path().filename().string());
+  std::sort(mined.begin(), mined.end());
+  std::vector<std::string> all = {"real_errors.jsonl", "fresh_errors.jsonl"};
+  all.insert(all.end(), mined.begin(), mined.end());
+  return all;
+}();
 
 }  // namespace smcompat::explain::testing

@@ -270,11 +270,44 @@ const Case kCases[] = {
      "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic "
      "library 'libnvinfer.so.6'\nNode: 'sequential_2/conv2d_2/Conv2D'\nDNN library is not found.",
      "tensorflow-dnn-not-found"},
+    {"mined: NVIDIA/nvidia-docker#587",
+     "Failed to run nvidia/cuda:8.0 via nvidia-docker2. nvidia-container-cli: ldcache error: "
+     "process /sbin/ldconfig failed with error code: 127",
+     "container-ldconfig-failed"},
+    {"mined: opencv/opencv#18382",
+     "cv2.error: OpenCV(4.4.0) /home/ycc/opencv-4.4.0/modules/dnn/src/dnn.cpp:2353: error: "
+     "(-216:No CUDA support) OpenCV was not built to work with the selected device. Please check "
+     "CUDA_ARCH_PTX or CUDA_ARCH_BIN in your build configuration. in function 'initCUDABackend'",
+     "opencv-cuda-arch"},
+    {"mined: onnx/onnx-tensorrt#421",
+     "[TensorRT] ERROR: INVALID_CONFIG: The engine plan file is generated on an incompatible "
+     "device, expecting compute 6.1 got compute 7.5, please rebuild.",
+     "tensorrt-engine-other-gpu"},
+    {"mined: open-mmlab/mmdetection#3272", "No module named 'mmcv._ext'", "mmcv-no-ext"},
+    {"mined: facebookresearch/maskrcnn-benchmark#688",
+     "    allow_unreachable=True)  # allow_unreachable flag\nRuntimeError: cuDNN error: "
+     "CUDNN_STATUS_EXECUTION_FAILED",
+     "torch-cudnn-failed"},
+    {"mined: resemble-ai/chatterbox#269", "AssertionError: Torch not compiled with CUDA enabled",
+     "torch-cpu-build"},
+    {"mined: TaterTotterson/microWakeWord-Trainer-Nvidia-Docker#1",
+     "ONNX Runtime Providers:\n  ['AzureExecutionProvider', 'CPUExecutionProvider']\n"
+     "CUDAExecutionProvider not available - ONNX will fall back to CPU.",
+     "onnxruntime-cpu-only"},
+    {"mined: vios-s/DiffAN#7",
+     "OSError: /data/app/anaconda3/envs/functorch_cud11/lib/python3.10/site-packages/torch/lib/../"
+     "../../../libcublas.so.11: undefined symbol: cublasLtBIIMatmulAlgoGetHeuristic, version "
+     "libcublasLt.so.11",
+     "cublas-build-mismatch"},
+    {"mined: NVIDIA/nvidia-docker#182",
+     "kernel: NVRM: API mismatch: the client has the version 367.44, but\n  NVRM: this kernel "
+     "module has the version 367.35.  Please",
+     "nvml-driver-mismatch"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 75u);
+  ASSERT_EQ(kb.modes().size(), 83u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
