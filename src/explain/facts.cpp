@@ -90,6 +90,22 @@ constexpr const char* kExtensionRule =
 // module directly inside the package directory).
 constexpr const char* kExtensionDirRule =
     R"([/\\]([A-Za-z_]\w*)[/\\]_\w+\.(?:cpython[^\s:'"]*\.so|pyd)\b)";
+// A package's compiled module imported by name ("from detectron2 import _C"), and a compiled
+// module at the top of site-packages ("site-packages/fused_layer_norm_cuda.cpython-310-….so").
+constexpr const char* kExtensionImportRule = R"(\bfrom ([A-Za-z_]\w*)(?:\.\w+)* import _C\b)";
+constexpr const char* kExtensionTopRule =
+    R"((?:site|dist)-packages[/\\]([A-Za-z_]\w*)\.(?:cpython[^\s:'"/\\]*\.so|pyd)\b)";
+// Top-level compiled modules and the package that installs them.
+constexpr std::pair<const char*, const char*> kModulePackages[] = {
+    {"fused_layer_norm_cuda", "apex"},
+    {"amp_C", "apex"},
+    {"apex_C", "apex"},
+    {"fused_dense_cuda", "apex"},
+    {"syncbn", "apex"},
+    {"selective_scan_cuda", "mamba_ssm"},
+    {"causal_conv1d_cuda", "causal_conv1d"},
+    {"flash_attn_2_cuda", "flash_attn"},
+    {"flash_attn_cuda", "flash_attn"}};
 // Error codes worth naming.
 constexpr const char* kErrorCodeRule =
     R"(\b(cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|NCCL_[A-Z_]*ERROR[A-Z_]*|ncclUnhandledCudaError|ncclSystemError|ncclInternalError))";
@@ -117,7 +133,8 @@ struct FactReader::Compiled {
   std::unique_ptr<RE2::Set> tool_set;
   std::vector<std::unique_ptr<RE2>> version_rx;  // per kVersionRules
   std::unique_ptr<RE2::Set> version_set;
-  std::unique_ptr<RE2> capability, gpu_name, error_code, library, extension, extension_dir;
+  std::unique_ptr<RE2> capability, gpu_name, error_code, library, extension, extension_dir,
+      extension_import, extension_top;
   std::unique_ptr<RE2::Set> single;           // the five above, to run only those that occur
   std::vector<std::unique_ptr<RE2>> name_rx;  // per GpuNamePattern
   std::vector<ComputeCapability> name_cc;
@@ -161,9 +178,12 @@ FactReader::FactReader(const std::vector<ToolSignature>& tools,
   c_->library = std::make_unique<RE2>(kLibraryRule, case_insensitive());
   c_->extension = std::make_unique<RE2>(kExtensionRule, case_insensitive());
   c_->extension_dir = std::make_unique<RE2>(kExtensionDirRule, case_insensitive());
+  c_->extension_import = std::make_unique<RE2>(kExtensionImportRule);
+  c_->extension_top = std::make_unique<RE2>(kExtensionTopRule, case_insensitive());
   c_->single = std::make_unique<RE2::Set>(case_insensitive(), RE2::UNANCHORED);
-  for (const char* rule : {kCapabilityRule, kGpuNameRule, kErrorCodeRule, kLibraryRule,
-                           kExtensionRule, kExtensionDirRule})
+  for (const char* rule :
+       {kCapabilityRule, kGpuNameRule, kErrorCodeRule, kLibraryRule, kExtensionRule,
+        kExtensionDirRule, kExtensionImportRule, kExtensionTopRule})
     c_->single->Add(rule, nullptr);
   if (!c_->single->Compile()) c_->single.reset();
   for (const auto& n : gpu_names) {
@@ -279,17 +299,26 @@ std::vector<std::string> FactReader::add_line(std::string_view line, size_t line
   };
   if (occurs(2)) collect(*c_->error_code, facts_.error_codes);
   if (occurs(3)) collect(*c_->library, facts_.libraries);
-  if (occurs(4)) {
-    collect(*c_->extension, facts_.extensions);
-  } else if (occurs(5)) {
-    // torch's own _C is torch itself, not an extension built apart from it.
+  // Extensions: a package directory in site-packages first, else the other ways a path or an
+  // import names one; torch's own modules are torch, not an extension built apart from it.
+  auto add_extensions = [&](const RE2& rx) {
     std::vector<std::string> found;
-    collect(*c_->extension_dir, found);
-    for (auto& f : found)
+    collect(rx, found);
+    for (auto f : found) {
+      for (auto [module, package] : kModulePackages)
+        if (f == module) f = package;
       if (f != "torch" && facts_.extensions.size() < 32 &&
           std::find(facts_.extensions.begin(), facts_.extensions.end(), f) ==
               facts_.extensions.end())
         facts_.extensions.push_back(f);
+    }
+  };
+  if (occurs(4)) {
+    add_extensions(*c_->extension);
+  } else {
+    if (occurs(5)) add_extensions(*c_->extension_dir);
+    if (occurs(6)) add_extensions(*c_->extension_import);
+    if (occurs(7)) add_extensions(*c_->extension_top);
   }
   return on_line;
 }

@@ -360,6 +360,13 @@ std::vector<std::string> rebuild_extensions(const TextFacts& f) {
     std::string dist = pkg;
     std::replace(dist.begin(), dist.end(), '_', '-');
     if (pkg == "mmcv") dist = "mmcv-full";  // mmcv 1.x ships its CUDA ops as mmcv-full
+    if (pkg == "apex") {  // torch 2 has apex's fused kernels (LayerNorm, fused optimisers) itself
+      out.push_back(
+          "The extension is apex, built for another torch: rebuild it against the installed "
+          "torch (its README's pip install with --no-build-isolation), or uninstall apex where the "
+          "code only uses what torch 2 has built in (fused LayerNorm, fused Adam).");
+      continue;
+    }
     out.push_back(fmt::format(
         "The extension is {} ({}): reinstall the {} build made for the installed torch{} "
         "(its wheel for that torch and CUDA, e.g. pip install --force-reinstall --no-cache-dir "
@@ -394,7 +401,11 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   if (mode.compute == "smem-for-gpu") out = smem_for_gpu(facts, catalog, doctor);
   if (mode.compute == "arch-list-for-gpu") out = arch_list_for_gpu(facts, kb, catalog, doctor);
   if (mode.compute == "cudnn-versions") out = cudnn_versions(facts, kb, match.tool);
-  if (mode.compute == "missing-library") out = missing_libraries(facts);
+  if (mode.compute == "missing-library") {
+    out = missing_libraries(facts);
+    // A compiled extension that fails to load its CUDA library was built for another CUDA.
+    for (auto& line : rebuild_extensions(facts)) out.push_back(line);
+  }
   if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts);
   // Whatever the mode: an architecture a toolchain refused is explained by the catalog.
   for (auto& line : refused_arch(facts, kb, catalog))
@@ -403,7 +414,6 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   if (mode.compute != "torch-for-gpu" && runs_on_torch(match.tool))
     for (auto& line : torch_older_than_gpu(facts, catalog, doctor)) out.insert(out.begin(), line);
   return out;
-  return {};
 }
 
 std::vector<std::string> fact_conflicts(const TextFacts& facts) {

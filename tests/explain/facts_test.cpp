@@ -73,6 +73,33 @@ TEST(Facts, ToolsVersionsAndGpus) {
   EXPECT_EQ(e.facts.gpu()->catalog_name, "GeForce RTX 5090");
 }
 
+// The compiled extension a text shows failing, however its path or import names it (real texts:
+// open-mmlab/mmcv#1734, facebookresearch/detectron2#2557, ostris/ai-toolkit#242), and the line
+// that writer's fix gets from it.
+TEST(Facts, ExtensionsFromPathsAndImports) {
+  auto cut = explain(
+      "/mmcv/_ext.cpython-37m-x86_64-linux-gnu.so: undefined symbol: _ZNK2at6Tensor7is_cudaEv");
+  EXPECT_EQ(cut.facts.extensions, std::vector<std::string>{"mmcv"});
+  EXPECT_NE(fix_text(cut).find("mmcv-full"), std::string::npos) << fix_text(cut);
+  auto imported = explain(
+      "from detectron2 import _C\nImportError: libcudart.so.11.0: cannot open shared object "
+      "file: No such file or directory");
+  EXPECT_EQ(imported.facts.extensions, std::vector<std::string>{"detectron2"});
+  EXPECT_EQ(first_mode(imported), "missing-cuda-library");
+  EXPECT_NE(fix_text(imported).find("The extension is detectron2"), std::string::npos)
+      << fix_text(imported);
+  auto top = explain(
+      "ImportError: /opt/conda/lib/python3.10/site-packages/fused_layer_norm_cuda.cpython-310-"
+      "x86_64-linux-gnu.so: undefined symbol: _ZN2at4_ops19empty_memory_format4callE");
+  EXPECT_EQ(top.facts.extensions, std::vector<std::string>{"apex"});
+  EXPECT_NE(fix_text(top).find("uninstall apex"), std::string::npos) << fix_text(top);
+  // torch's own _C is torch, not an extension.
+  auto own = explain(
+      "ImportError: /usr/lib/python3/dist-packages/torch/_C.cpython-311-x86_64-"
+      "linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi");
+  EXPECT_TRUE(own.facts.extensions.empty());
+}
+
 TEST(Facts, CudnnAsEachFrameworkWritesIt) {
   struct Case {
     const char* tool;
