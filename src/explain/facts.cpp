@@ -202,24 +202,28 @@ std::vector<std::string> FactReader::add_line(std::string_view line, size_t line
   re2::StringPiece text(line.data(), line.size());
   // The tools named on the line, the earliest named first: a log prefix names its writer before
   // the message names anything else ("W tensorflow/…dso_loader.cc] … 'libnvinfer.so.6'").
-  std::vector<std::pair<size_t, std::string>> named;
+  struct Named {
+    size_t at;
+    std::string tool, evidence;
+  };
+  std::vector<Named> named;
   for (int i : set_hits(c_->tool_set.get(), line)) {
     const std::string& tool = c_->tool_of[i];
     re2::StringPiece whole;
     if (!c_->tool_rx[i]->Match(text, 0, text.size(), RE2::UNANCHORED, &whole, 1)) continue;
     const size_t at = size_t(whole.data() - text.data());
-    auto known =
-        std::find_if(named.begin(), named.end(), [&](auto& n) { return n.second == tool; });
+    auto known = std::find_if(named.begin(), named.end(), [&](auto& n) { return n.tool == tool; });
     if (known == named.end())
-      named.emplace_back(at, tool);
-    else
-      known->first = std::min(known->first, at);
-    if (facts_.has_tool(tool)) continue;
-    facts_.tools.push_back({tool, line_no, std::string(whole)});
+      named.push_back({at, tool, std::string(whole)});
+    else if (at < known->at)
+      *known = {at, tool, std::string(whole)};
   }
-  std::stable_sort(named.begin(), named.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::stable_sort(named.begin(), named.end(), [](auto& a, auto& b) { return a.at < b.at; });
   std::vector<std::string> on_line;
-  for (auto& n : named) on_line.push_back(n.second);
+  for (auto& n : named) {
+    on_line.push_back(n.tool);
+    if (!facts_.has_tool(n.tool)) facts_.tools.push_back({n.tool, line_no, n.evidence});
+  }
   auto add_version = [&](const char* what, std::string value, std::string_view evidence) {
     if (!what || !*what || value.empty()) return;
     std::string kind = what;
