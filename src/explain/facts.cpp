@@ -135,7 +135,7 @@ struct FactReader::Compiled {
   std::unique_ptr<RE2::Set> version_set;
   std::unique_ptr<RE2> capability, gpu_name, error_code, library, extension, extension_dir,
       extension_import, extension_top;
-  std::unique_ptr<RE2::Set> single;           // the five above, to run only those that occur
+  std::unique_ptr<RE2::Set> single;  // the single rules above, to run only those that occur
   std::vector<std::unique_ptr<RE2>> name_rx;  // per GpuNamePattern
   std::vector<ComputeCapability> name_cc;
 };
