@@ -12,6 +12,7 @@
 #include "smcompat/plan/model.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -83,6 +84,57 @@ bool fits_in_64_bits(const ModelSpec& m) {
                        (h + m.kv_lora_rank + m.q_lora_rank);
   u128 total = per_layer * static_cast<u128>(m.layers) + 2 * h * static_cast<u128>(m.vocab);
   return total < (static_cast<u128>(1) << 62);
+}
+
+// The families whose config fields the rules above read (model_type); any other is read by the
+// generic rules, and says so.
+constexpr const char* kFamiliesWithRules[] = {"deepseek_v2", "deepseek_v3", "qwen2",   "qwen2_moe",
+                                              "qwen3",       "qwen3_moe",   "mixtral", "mistral",
+                                              "llama",       "llama4",      "gpt_oss"};
+
+// Fields of layer patterns the planner does not model yet: every layer is costed as attention +
+// FFN, so hybrids (Mamba, linear attention) come out too large, and their recurrent state is not
+// counted. Each is a note, so that the figures are never silently wrong.
+Result<void> note_what_is_not_modelled(const Fields& top, const Fields& f, const std::string& type,
+                                       ModelSpec& spec) {
+  if (std::find_if(std::begin(kFamiliesWithRules), std::end(kFamiliesWithRules),
+                   [&](const char* t) { return type == t; }) == std::end(kFamiliesWithRules))
+    spec.notes.push_back(fmt::format(
+        "model_type '{}' has no family rules here: its config was read with the generic rules "
+        "(attention + FFN in every layer), so check the counts against the model card",
+        type.empty() ? "(none)" : type));
+  std::vector<std::string> hybrid;
+  for (const char* field : {"hybrid_override_pattern", "attn_layer_period", "attn_layer_offset",
+                            "expert_layer_period", "full_attention_interval", "layers_block_type",
+                            "mamba_d_state", "ssm_state_size", "linear_num_value_heads"})
+    if (f.has(field)) hybrid.push_back(field);
+  if (!hybrid.empty())
+    spec.notes.push_back(fmt::format(
+        "{} describe a hybrid layer pattern (Mamba or linear-attention layers) that the planner "
+        "does not model yet: every layer is costed as attention + FFN, so the parameter counts may "
+        "be off, the KV cache is overestimated and the recurrent state is not counted",
+        fmt::join(hybrid, ", ")));
+  if (const json* types = f.get("layer_types"); types && types->is_array()) {
+    size_t other = 0;
+    for (const auto& t : *types)
+      if (t.is_string() && t != "full_attention" && t != "sliding_attention") ++other;
+    if (other > 0)
+      spec.notes.push_back(fmt::format(
+          "layer_types names {} layers that are neither full nor sliding-window attention "
+          "(linear attention or state-space layers): the planner costs them as full attention, "
+          "so the KV cache and decode reads are overestimated",
+          other));
+  }
+  if (top.has("vision_config"))
+    spec.notes.push_back(
+        "vision_config: the vision tower is not counted (the plan is for the language model)");
+  if (spec.mtp_layers > 0)
+    spec.notes.push_back(
+        fmt::format("{} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted",
+                    spec.mtp_layers));
+  if (f.has("index_topk") || f.has("index_n_heads"))
+    spec.notes.push_back("the sparse-attention indexer (index_*) is not counted");
+  return {};
 }
 
 Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_view source) {
@@ -352,6 +404,8 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
     if (const json* q2 = f.get("quantization_config"))
       SMCOMPAT_CHECK(read_quantization(*q2, f, spec));
   }
+
+  SMCOMPAT_CHECK(note_what_is_not_modelled(top, f, type, spec));
 
   if (!fits_in_64_bits(spec))
     return make_error(

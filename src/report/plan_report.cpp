@@ -191,6 +191,7 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
       fmt::format("  params: {} total, {} active; weights {}; KV cache {} B per token per layer\n",
                   params_text(m.total_params()), params_text(m.active_params()), formats_text(m),
                   m.kv_bytes_per_token_per_layer());
+  for (const auto& note : m.notes) out += st.yellow("  note: " + note) + "\n";
   out += fmt::format("  workload: batch {}, prompt {} tokens, generation {} tokens; engine {}\n",
                      r.workload.batch, r.workload.prompt_len, r.workload.gen_len,
                      plan::to_string(r.engine));
@@ -460,7 +461,8 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
         {"active_params", m.active_params()},
         {"expert_format", std::string(plan::to_string(m.expert_format))},
         {"attention_format", std::string(plan::to_string(m.attention_format))},
-        {"kv_bytes_per_token_per_layer", m.kv_bytes_per_token_per_layer()}}},
+        {"kv_bytes_per_token_per_layer", m.kv_bytes_per_token_per_layer()},
+        {"notes", m.notes}}},
       {"model_id", r.model_id},
       {"engine", std::string(plan::to_string(r.engine))},
       {"workload",

@@ -3,6 +3,8 @@
 // published parameter counts; then broken inputs, which must become errors naming the file.
 #include "smcompat/plan/model.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -777,6 +779,44 @@ TEST(ModelConfigErrors, MissingFile) {
   auto m = read_model_config("/nonexistent/dir/config.json");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().file, "/nonexistent/dir/config.json");
+}
+
+// What the planner does not model is said, never silent (issue 31). Qwen/Qwen3-Next-80B-A3B-
+// Instruct's config.json (huggingface.co, the fields the reader looks at, transcribed): a family
+// without rules here, linear-attention layers (full_attention_interval, linear_*), costed as full
+// attention. The configs with family rules give no note but DeepSeek's MTP layer.
+TEST(ModelNotes, HybridAndUnknownFamiliesAreNoted) {
+  auto next = parse(R"({"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next",
+    "hidden_size": 2048, "num_hidden_layers": 48, "num_attention_heads": 16,
+    "num_key_value_heads": 2, "head_dim": 256, "vocab_size": 151936, "intermediate_size": 5120,
+    "num_experts": 512, "num_experts_per_tok": 10, "moe_intermediate_size": 512,
+    "shared_expert_intermediate_size": 512, "decoder_sparse_step": 1, "mlp_only_layers": [],
+    "full_attention_interval": 4, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128,
+    "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_value_head_dim": 128,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16"})");
+  ASSERT_TRUE(next.ok()) << next.error().to_string();
+  ASSERT_EQ(next->notes.size(), 2u);
+  EXPECT_NE(next->notes[0].find("model_type 'qwen3_next' has no family rules"), std::string::npos);
+  EXPECT_NE(next->notes[1].find("full_attention_interval, linear_num_value_heads describe a hybrid "
+                                "layer pattern"),
+            std::string::npos);
+  // layer_types naming linear-attention layers (Qwen3.5's form) is counted.
+  auto typed = parse(R"({"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "vocab_size": 100, "num_experts": 8, "num_experts_per_tok": 2,
+    "moe_intermediate_size": 32, "layer_types": ["linear_attention", "linear_attention",
+    "linear_attention", "full_attention"]})");
+  ASSERT_TRUE(typed.ok());
+  ASSERT_EQ(typed->notes.size(), 1u);
+  EXPECT_NE(typed->notes[0].find("layer_types names 3 layers"), std::string::npos);
+  for (auto& entry : std::filesystem::directory_iterator(std::string(SMCOMPAT_SOURCE_DIR) +
+                                                         "/tests/plan/configs")) {
+    if (entry.path().extension() != ".json") continue;
+    auto m = read_model_config(entry.path().string());
+    ASSERT_TRUE(m.ok()) << entry.path();
+    bool mtp = m->mtp_layers > 0;
+    EXPECT_EQ(m->notes.size(), mtp ? 1u : 0u)
+        << entry.path() << ": " << fmt::format("{}", fmt::join(m->notes, " | "));
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "smcompat/util/result.hpp"
 
@@ -90,6 +91,10 @@ struct ModelSpec {
                              ///< if absent). fp32 checkpoints are served as 16-bit, so the
                              ///< formats stay kBf16.
   int kv_cache_bytes_per_value = 2;  ///< bf16 KV cache (engines' default)
+  /// What the reader saw and the planner does not model, for people (never silent): a family
+  /// without rules, a hybrid layer pattern (Mamba, linear attention), a vision tower, an MTP
+  /// module or an indexer left out of the counts.
+  std::vector<std::string> notes;
 
   bool is_moe() const { return experts > 0 && moe_layers > 0; }
 
