@@ -289,6 +289,20 @@ std::string writer_of(const std::vector<std::string>& on_line, const std::string
   return "";
 }
 
+// Whether the text names a framework other than `tool` (build tools, the driver and the container
+// toolkit are not frameworks; torch under a library that runs on it is that library's).
+bool names_another_framework(const TextFacts& facts, const std::string& tool) {
+  for (const auto& t : facts.tools) {
+    if (t.tool == tool) continue;
+    if (t.tool == "cuda-toolkit" || t.tool == "cmake" || t.tool == "nvidia-driver" ||
+        t.tool == "container-toolkit")
+      continue;
+    if ((t.tool == "pytorch" || t.tool == "comfyui") && runs_on_torch(tool)) continue;
+    return true;
+  }
+  return false;
+}
+
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
@@ -321,6 +335,9 @@ Explanation TextScan::finish(const doctor::DoctorReport* doctor) {
       // Its words in the text, or its tool as the line's writer, choose a context fix.
       if (!s.when_hit[k] && (cf.tool.empty() || cf.tool != m.tool)) continue;
       if (!fits(cf.tool)) continue;
+      // A line no tool signs, in a text that names another framework too: whose remedy it needs
+      // is not known, so the mode's general fix stands rather than one tool's.
+      if (m.tool.empty() && !cf.tool.empty() && names_another_framework(e.facts, cf.tool)) continue;
       if (cf.gpu_max_cc && e.facts.gpu() && *e.facts.gpu()->cc > *cf.gpu_max_cc) continue;
       m.context = &cf;
     }
