@@ -44,6 +44,7 @@ constexpr VersionRule kVersionRules[] = {
     {R"(detected CUDA version \((\d+\.\d+)\) mismatches)", {"cuda_toolkit", ""}},
     {R"(^\s*PyTorch \((\d+\.\d+)\)\. Please make sure to use the same CUDA)", {"torch_cuda", ""}},
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
+    {R"(gcc versions later than (\d+) are not supported)", {"gcc_max", ""}},
     {R"(CUDA runtime version:?\s*(\d+\.\d+))", {"cuda_runtime", ""}},
     {R"(libcudart\.so\.(\d+(?:\.\d+)?))", {"cuda_runtime", ""}},
     {R"(CUDA Version:?\s*(\d+\.\d+))", {"cuda_driver", ""}},

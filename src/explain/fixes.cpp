@@ -211,29 +211,45 @@ std::vector<std::string> arch_list_for_gpu(const TextFacts& f, const KnowledgeBa
   return out;
 }
 
-// The architecture the toolchain refused: which CUDA builds it (catalog first/last CUDA).
+// The architecture the toolchain refused: which CUDA builds it (catalog first/last CUDA), where
+// the lists that name it live, and the text's GPU's own architecture to put there instead.
 std::vector<std::string> refused_arch(const TextFacts& f, const KnowledgeBase& kb,
                                       const Catalog& catalog) {
   const VersionSeen* refused = f.version("arch_refused");
   auto sm = refused ? parse_uint(refused->value) : std::nullopt;
   if (!sm) return {};
   const int arch = int(*sm);
+  std::string instead;
+  if (const GpuSeen* g = f.gpu(); g && g->cc && g->cc->arch() != arch)
+    instead = fmt::format("; for the GPU in the text use compute_{0}/sm_{0} ({0})", g->cc->arch());
   if (auto last = last_cuda_for(arch, catalog, kb))
-    return {
-        fmt::format("sm_{} is not built by any CUDA after {}: drop it from the architecture "
-                    "list (TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, -gencode), or build "
-                    "with CUDA {}.",
-                    arch, *last, *last)};
+    return {fmt::format(
+        "sm_{} is not built by any CUDA after {}: drop it from the architecture list — "
+        "TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, or the -gencode/-arch flags in the "
+        "project's CMakeLists.txt (CMAKE_CUDA_FLAGS) or Makefile{} — or build with CUDA {}.",
+        arch, *last, instead, *last)};
   const ArchInfo* a = catalog.arch(arch);
   if (!a || !a->first_cuda) return {};
   std::string toolkit;
   if (const VersionSeen* tk = f.version("cuda_toolkit"))
     toolkit = " (the text's is " + tk->value + ")";
-  return {
-      fmt::format("compute_{} needs CUDA {} or newer{}: install that toolkit and point "
-                  "CUDA_HOME (or the ptxas in use) at it, or drop compute_{} from the "
-                  "architecture list.",
-                  arch, a->first_cuda->to_string(), toolkit, arch)};
+  return {fmt::format(
+      "compute_{} needs CUDA {} or newer{}: install that toolkit and point CUDA_HOME (or the "
+      "ptxas in use) at it, or drop compute_{} from the architecture list (TORCH_CUDA_ARCH_LIST, "
+      "CMAKE_CUDA_ARCHITECTURES, or the -gencode/-arch flags in CMakeLists.txt or the "
+      "Makefile){}.",
+      arch, a->first_cuda->to_string(), toolkit, arch, instead)};
+}
+
+// nvcc's host-compiler check names the newest gcc it accepts.
+std::vector<std::string> host_compiler(const TextFacts& f) {
+  const VersionSeen* max = f.version("gcc_max");
+  if (!max) return {};
+  return {fmt::format(
+      "This nvcc accepts gcc {0} at most: install gcc-{0} and g++-{0} (or older) and make nvcc "
+      "use them (sudo update-alternatives, -ccbin /usr/bin/g++-{0}, or CUDAHOSTCXX for CMake), "
+      "or install a newer CUDA toolkit whose nvcc supports your gcc.",
+      max->value)};
 }
 
 // A toolkit that differs from the CUDA torch was built with (torch.utils.cpp_extension).
@@ -407,6 +423,7 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
     for (auto& line : rebuild_extensions(facts)) out.push_back(line);
   }
   if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts);
+  if (mode.compute == "host-compiler") out = host_compiler(facts);
   // Whatever the mode: an architecture a toolchain refused is explained by the catalog.
   for (auto& line : refused_arch(facts, kb, catalog))
     if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);

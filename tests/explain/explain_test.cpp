@@ -303,11 +303,24 @@ const Case kCases[] = {
      "kernel: NVRM: API mismatch: the client has the version 367.44, but\n  NVRM: this kernel "
      "module has the version 367.35.  Please",
      "nvml-driver-mismatch"},
+    {"mined: fchollet/deep-learning-with-python-notebooks#108",
+     "2019-04-11 14:19:59.264535: E tensorflow/stream_executor/cuda/cuda_dnn.cc:334] Could not "
+     "create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR",
+     "cudnn-handle-failed"},
+    {"mined: CharlesShang/DCNv2#136",
+     "DCNv2/src/cpu/dcn_v2_im2col_cpu.cpp:9:10: fatal error: TH/TH.h: No such file or directory",
+     "torch-th-headers-removed"},
+    {"mined: NVlabs/nvdiffrast#99",
+     "    glctx = dr.RasterizeGLContext()\nRuntimeError: OpenGL 4.4 or later is required",
+     "nvdiffrast-opengl"},
+    {"mined: gnina/gnina#20",
+     "gninasrc/lib/gpu_math.h(58): error: identifier \"__shfl_down_sync\" is undefined",
+     "cuda-too-old-for-source"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 83u);
+  ASSERT_EQ(kb.modes().size(), 87u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

@@ -100,6 +100,24 @@ TEST(Facts, ExtensionsFromPathsAndImports) {
   EXPECT_TRUE(own.facts.extensions.empty());
 }
 
+// The numbers a toolchain's refusal states become the fix: the newest gcc this nvcc accepts
+// (cjlin1/simpleNN#10), and for a refused architecture the lists to edit and the text's GPU's own
+// architecture (pmh47/dirt#86 with the GPU named).
+TEST(ComputedFix, ToolchainRefusalsNameTheirNumbers) {
+  auto gcc = explain(
+      "/usr/local/cuda-9.0/bin/..//include/crt/host_config.h:119:2: error: #error -- unsupported "
+      "GNU version! gcc versions later than 6 are not supported!");
+  EXPECT_EQ(value(gcc, "gcc_max"), "6");
+  EXPECT_NE(fix_text(gcc).find("install gcc-6 and g++-6"), std::string::npos) << fix_text(gcc);
+  auto arch = explain(
+      "Error during make: nvcc fatal : Value 'sm_20' is not defined for option "
+      "'gpu-architecture'\nGPU 0: NVIDIA GeForce RTX 2060");
+  EXPECT_EQ(value(arch, "arch_refused"), "20");
+  EXPECT_NE(fix_text(arch).find("CMakeLists.txt (CMAKE_CUDA_FLAGS)"), std::string::npos)
+      << fix_text(arch);
+  EXPECT_NE(fix_text(arch).find("use compute_75/sm_75 (75)"), std::string::npos) << fix_text(arch);
+}
+
 TEST(Facts, CudnnAsEachFrameworkWritesIt) {
   struct Case {
     const char* tool;
