@@ -569,10 +569,48 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_vie
   }
 }
 
-Result<ModelSpec> read_model_config(const std::string& path) {
+// NVIDIA ModelOpt checkpoints keep their quantization in hf_quant_config.json beside config.json
+// ({"producer": ..., "quantization": {"quant_algo": "NVFP4", "exclude_modules": [...]}}); it is
+// read as config.json's quantization_config would be, and the plan says which file gave it.
+Result<void> read_hf_quant_config(const std::string& path, ModelSpec& spec) {
   auto text = read_file_prefix(path, kMaxConfigBytes + 1);
   if (!text) return make_error("cannot open the file").in_file(path);
-  return parse_model_config(*text, path);
+  if (text->size() > kMaxConfigBytes)
+    return make_error(fmt::format("above the {}-byte limit", kMaxConfigBytes)).in_file(path);
+  if (auto at = too_deep(*text))
+    return make_error("arrays and objects nested too deep", *at).in_file(path);
+  try {
+    SMCOMPAT_TRY(json doc, parse_json_document(*text, path));
+    const json* q =
+        doc.is_object() && doc.contains("quantization") ? &doc["quantization"] : nullptr;
+    if (!q || !q->is_object())
+      return make_error("no \"quantization\" object (ModelOpt's layout)", 0).in_file(path);
+    json as_config = *q;
+    as_config["quant_method"] = "modelopt";
+    Fields top(doc, *text, 0, "");
+    auto r = read_quantization(as_config, top, spec);
+    if (!r) return Error(r.error()).in_file(path);
+    spec.quantization_file = "hf_quant_config.json";
+    return {};
+  } catch (const std::exception& e) {
+    return make_error(std::string("cannot read it: ") + e.what()).in_file(path);
+  }
+}
+
+Result<ModelSpec> read_model_config(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // A checkpoint directory: its config.json, and the quantization files beside it.
+  const std::string config =
+      fs::is_directory(path, ec) ? (fs::path(path) / "config.json").string() : path;
+  auto text = read_file_prefix(config, kMaxConfigBytes + 1);
+  if (!text) return make_error("cannot open the file").in_file(config);
+  auto spec = parse_model_config(*text, config);
+  if (!spec) return spec;
+  const fs::path quant = fs::path(config).parent_path() / "hf_quant_config.json";
+  if (spec->quantization == "none" && fs::is_regular_file(quant, ec))
+    SMCOMPAT_CHECK(read_hf_quant_config(quant.string(), *spec));
+  return spec;
 }
 
 }  // namespace smcompat::plan

@@ -189,7 +189,10 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
                   m.attention == plan::AttentionKind::kMla ? "MLA" : "GQA");
   out +=
       fmt::format("  params: {} total, {} active; weights {}; KV cache {} B per token per layer\n",
-                  params_text(m.total_params()), params_text(m.active_params()), formats_text(m),
+                  params_text(m.total_params()), params_text(m.active_params()),
+                  formats_text(m) + (m.quantization_file.empty()
+                                         ? std::string()
+                                         : " (format from " + m.quantization_file + ")"),
                   m.kv_bytes_per_token_per_layer());
   for (const auto& note : m.notes) out += st.yellow("  note: " + note) + "\n";
   out += fmt::format("  workload: batch {}, prompt {} tokens, generation {} tokens; engine {}\n",
@@ -462,6 +465,8 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
         {"expert_format", std::string(plan::to_string(m.expert_format))},
         {"attention_format", std::string(plan::to_string(m.attention_format))},
         {"kv_bytes_per_token_per_layer", m.kv_bytes_per_token_per_layer()},
+        {"quantization", m.quantization},
+        {"quantization_file", m.quantization_file.empty() ? "config.json" : m.quantization_file},
         {"notes", m.notes}}},
       {"model_id", r.model_id},
       {"engine", std::string(plan::to_string(r.engine))},

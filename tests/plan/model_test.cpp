@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -817,6 +818,47 @@ TEST(ModelNotes, HybridAndUnknownFamiliesAreNoted) {
     EXPECT_EQ(m->notes.size(), mtp ? 1u : 0u)
         << entry.path() << ": " << fmt::format("{}", fmt::join(m->notes, " | "));
   }
+}
+
+// A ModelOpt checkpoint directory keeps its quantization in hf_quant_config.json beside config.json
+// (the layout vLLM's and SGLang's ModelOpt readers take: {"producer", "quantization": {quant_algo,
+// group_size, exclude_modules}}): --model DIR reads both, and the plan says which file gave the
+// format (issue 31). Qwen3-30B-A3B's real config.json, the quantization file written here.
+TEST(ModelCheckpointDir, HfQuantConfigGivesTheFormat) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(::testing::TempDir()) / "qwen3-30b-a3b-nvfp4";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/Qwen__Qwen3-30B-A3B.json",
+                dir / "config.json");
+  auto write = [&](const std::string& text) {
+    std::ofstream(dir / "hf_quant_config.json", std::ios::trunc) << text;
+  };
+  write(R"({"producer": {"name": "modelopt", "version": "0.29.0"},
+    "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": null, "group_size": 16,
+                     "exclude_modules": ["lm_head", "model.layers.*.mlp.gate"]}})");
+  auto m = read_model_config(dir.string());
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->expert_format, WeightFormat::kNvfp4);
+  EXPECT_EQ(m->attention_format, WeightFormat::kNvfp4);
+  EXPECT_EQ(m->quantization, "modelopt NVFP4");
+  EXPECT_EQ(m->quantization_file, "hf_quant_config.json");
+  // Attention left out in every layer stays 16-bit, as in config.json's quantization_config.
+  write(R"({"quantization": {"quant_algo": "NVFP4", "group_size": 16,
+                              "exclude_modules": ["lm_head", "model.layers.*.self_attn*"]}})");
+  auto bf16_attention = read_model_config((dir / "config.json").string());
+  ASSERT_TRUE(bf16_attention.ok()) << bf16_attention.error().to_string();
+  EXPECT_EQ(bf16_attention->expert_format, WeightFormat::kNvfp4);
+  EXPECT_EQ(bf16_attention->attention_format, WeightFormat::kBf16);
+  // A broken file is an error naming it, not a silent bf16 plan.
+  write(R"({"quantization": {"quant_algo": "INT3"}})");
+  auto bad = read_model_config(dir.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().file, (dir / "hf_quant_config.json").string());
+  EXPECT_NE(bad.error().what.find("INT3"), std::string::npos) << bad.error().what;
+  write("{\"quantization\": ");
+  EXPECT_FALSE(read_model_config(dir.string()).ok());
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -115,7 +115,10 @@ void register_plan(CLI::App& app, Context& ctx) {
       "How to serve a mixture-of-experts model on these GPUs: parallelism plans ranked by an "
       "estimated cost model, and the engine command line for the best");
   auto a = std::make_shared<PlanArgs>();
-  cmd->add_option("--model", a->model, "The model's Hugging Face config.json")->required();
+  cmd->add_option("--model", a->model,
+                  "The model's Hugging Face config.json, or its checkpoint directory (config.json "
+                  "and, for NVIDIA ModelOpt checkpoints, hf_quant_config.json)")
+      ->required();
   cmd->add_option("--gpus", a->gpus,
                   "GPU sets, e.g. 8xH100, '4x\"RTX PRO 6000\"', '2xRTX 5090:nop2p' (default: "
                   "this machine's GPUs, from the probe)");

@@ -84,12 +84,14 @@ struct ModelSpec {
 
   WeightFormat attention_format = WeightFormat::kBf16;  ///< attention and dense FFN linears
   WeightFormat expert_format = WeightFormat::kBf16;     ///< routed (and shared) experts
-  std::string quantization;  ///< as the config says ("fp8 block 128x128", "mxfp4", "none")
-  int weight_block = 0;      ///< block-quantised FP8 (weight_block_size): a TP slice of a
-                             ///< linear must be a multiple of this (128); 0: per tensor/channel
-  std::string dtype;         ///< `torch_dtype`/`dtype` ("bfloat16", "float16", "float32"; empty
-                             ///< if absent). fp32 checkpoints are served as 16-bit, so the
-                             ///< formats stay kBf16.
+  std::string quantization;       ///< as the config says ("fp8 block 128x128", "mxfp4", "none")
+  std::string quantization_file;  ///< the file that gave it when not config.json
+                                  ///< ("hf_quant_config.json": NVIDIA ModelOpt checkpoints)
+  int weight_block = 0;           ///< block-quantised FP8 (weight_block_size): a TP slice of a
+                         ///< linear must be a multiple of this (128); 0: per tensor/channel
+  std::string dtype;  ///< `torch_dtype`/`dtype` ("bfloat16", "float16", "float32"; empty
+                      ///< if absent). fp32 checkpoints are served as 16-bit, so the
+                      ///< formats stay kBf16.
   int kv_cache_bytes_per_value = 2;  ///< bf16 KV cache (engines' default)
   /// What the reader saw and the planner does not model, for people (never silent): a family
   /// without rules, a hybrid layer pattern (Mamba, linear attention), a vision tower, an MTP
