@@ -316,11 +316,26 @@ const Case kCases[] = {
     {"mined: gnina/gnina#20",
      "gninasrc/lib/gpu_math.h(58): error: identifier \"__shfl_down_sync\" is undefined",
      "cuda-too-old-for-source"},
+    {"mined: vllm-project/vllm#7151",
+     "Exception in worker VllmWorkerProcess while processing method init_device: Cannot "
+     "re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you must use the "
+     "'spawn' start method",
+     "cuda-fork-reinit"},
+    {"mined: vllm-project/vllm#5613",
+     "Failed: /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:310 'invalid argument'",
+     "vllm-custom-allreduce"},
+    {"mined: Comfy-Org/ComfyUI#1150",
+     "Error occurred when executing CLIPTextEncode:\n\nCUDA error: operation not supported",
+     "cuda-operation-not-supported"},
+    {"mined: kijai/ComfyUI-KJNodes#721",
+     "RuntimeError: sageattention is not new enough version or could not determine CUDA "
+     "architecture, cannot apply MiniMax H3 Memory Efficient Sage Attention Patch.",
+     "sageattention-gpu"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 87u);
+  ASSERT_EQ(kb.modes().size(), 91u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
