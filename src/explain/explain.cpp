@@ -289,14 +289,15 @@ std::string writer_of(const std::vector<std::string>& on_line, const std::string
   return "";
 }
 
+// nvcc, ptxas and CMake: their lines are about the project they build.
+bool builds_code(const std::string& tool) { return tool == "cuda-toolkit" || tool == "cmake"; }
+
 // Whether the text names a framework other than `tool` (build tools, the driver and the container
 // toolkit are not frameworks; torch under a library that runs on it is that library's).
 bool names_another_framework(const TextFacts& facts, const std::string& tool) {
   for (const auto& t : facts.tools) {
     if (t.tool == tool) continue;
-    if (t.tool == "cuda-toolkit" || t.tool == "cmake" || t.tool == "nvidia-driver" ||
-        t.tool == "container-toolkit")
-      continue;
+    if (builds_code(t.tool) || t.tool == "nvidia-driver" || t.tool == "container-toolkit") continue;
     if ((t.tool == "pytorch" || t.tool == "comfyui") && runs_on_torch(tool)) continue;
     return true;
   }
@@ -324,7 +325,7 @@ Explanation TextScan::finish(const doctor::DoctorReport* doctor) {
     auto fits = [&](const std::string& t) {
       if (t.empty() || m.tool.empty() || t == m.tool) return true;
       if (t == "pytorch" && m.tool == "comfyui") return true;  // ComfyUI's errors are torch's
-      return (m.tool == "cuda-toolkit" || m.tool == "cmake") && e.facts.has_tool(t);
+      return builds_code(m.tool) && e.facts.has_tool(t);
     };
     // A mode about some tools' errors does not explain a line another tool wrote.
     if (!mode.tools.empty() && std::none_of(mode.tools.begin(), mode.tools.end(), fits)) continue;

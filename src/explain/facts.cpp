@@ -38,11 +38,9 @@ constexpr VersionRule kVersionRules[] = {
     {R"(CUDA used to build PyTorch:?\s*(\d+\.\d+))", {"torch_cuda", ""}},
     {R"((?:PyTorch|torch)\s+(?:was\s+)?(?:compiled|built)\s+with\s+CUDA\s*(?:version\s*)?\(?(\d+\.\d+))",
      {"torch_cuda", ""}},
-    {R"(detected CUDA version \((\d+\.\d+)\) mismatches the version that was used to compile\s+PyTorch \((\d+\.\d+)\))",
-     {"cuda_toolkit", "torch_cuda"}},
-    // The same sentence wrapped over two lines, as torch prints it.
+    // torch.utils.cpp_extension's sentence, one line or wrapped over two as torch prints it.
     {R"(detected CUDA version \((\d+\.\d+)\) mismatches)", {"cuda_toolkit", ""}},
-    {R"(^\s*PyTorch \((\d+\.\d+)\)\. Please make sure to use the same CUDA)", {"torch_cuda", ""}},
+    {R"(\bPyTorch \((\d+\.\d+)\)\. Please make sure to use the same CUDA)", {"torch_cuda", ""}},
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
     {R"(gcc versions later than (\d+) are not supported)", {"gcc_max", ""}},
     {R"(CUDA runtime version:?\s*(\d+\.\d+))", {"cuda_runtime", ""}},

@@ -545,21 +545,28 @@ uint64_t ModelSpec::kv_bytes_per_token_per_layer() const {
   return 2 * uint64_t(kv_heads) * uint64_t(head_dim) * b;
 }
 
-Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_view source) {
-  const std::string file(source);
-  if (json_text.empty()) return make_error("empty file", 0).in_file(file);
-  if (json_text.size() > kMaxConfigBytes)
-    return make_error(fmt::format("{} bytes, above the {}-byte limit for a config.json",
-                                  json_text.size(), kMaxConfigBytes))
+// A JSON file of the checkpoint (config.json, hf_quant_config.json), bounded before it is parsed:
+// at most kMaxConfigBytes and kMaxDepth levels. `kind` names it in the errors ("a config.json"),
+// `content` says what a too-deep document is not ("a model config").
+Result<json> parse_bounded_json(std::string_view text, const std::string& file,
+                                std::string_view kind, std::string_view content) {
+  if (text.empty()) return make_error("empty file", 0).in_file(file);
+  if (text.size() > kMaxConfigBytes)
+    return make_error(fmt::format("{} bytes, above the {}-byte limit for {}", text.size(),
+                                  kMaxConfigBytes, kind))
         .in_file(file);
-  if (auto at = too_deep(json_text))
-    return make_error(fmt::format("not a model config: arrays and objects nested more than {} "
-                                  "levels deep",
-                                  kMaxDepth),
+  if (auto at = too_deep(text))
+    return make_error(fmt::format("not {}: arrays and objects nested more than {} levels deep",
+                                  content, kMaxDepth),
                       *at)
         .in_file(file);
+  return parse_json_document(text, file);
+}
+
+Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_view source) {
+  const std::string file(source);
   try {
-    SMCOMPAT_TRY(json doc, parse_json_document(json_text, file));
+    SMCOMPAT_TRY(json doc, parse_bounded_json(json_text, file, "a config.json", "a model config"));
     auto spec = read_spec(doc, json_text, source);
     if (!spec) return Error(spec.error()).in_file(file);
     return spec;
@@ -575,12 +582,9 @@ Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_vie
 Result<void> read_hf_quant_config(const std::string& path, ModelSpec& spec) {
   auto text = read_file_prefix(path, kMaxConfigBytes + 1);
   if (!text) return make_error("cannot open the file").in_file(path);
-  if (text->size() > kMaxConfigBytes)
-    return make_error(fmt::format("above the {}-byte limit", kMaxConfigBytes)).in_file(path);
-  if (auto at = too_deep(*text))
-    return make_error("arrays and objects nested too deep", *at).in_file(path);
   try {
-    SMCOMPAT_TRY(json doc, parse_json_document(*text, path));
+    SMCOMPAT_TRY(json doc, parse_bounded_json(*text, path, "an hf_quant_config.json",
+                                              "a quantization config"));
     const json* q =
         doc.is_object() && doc.contains("quantization") ? &doc["quantization"] : nullptr;
     if (!q || !q->is_object())
