@@ -9,18 +9,12 @@
 #include <map>
 
 #include "smcompat/catalog/catalog.hpp"
+#include "text_edits.hpp"
 
 namespace smcompat::ptx {
 namespace {
 
-struct Edit {
-  uint32_t begin, end;
-  std::string replacement;
-};
-
-std::string comment(std::string_view what) {
-  return fmt::format("/* smcompat: removed '{}' */", what);
-}
+std::string comment(std::string_view what) { return removed_comment(what); }
 
 // Rewrites of cluster special registers for a cluster of one (PTX ISA "Special Registers").
 std::optional<std::string> cluster_sreg_constant(std::string_view op) {
@@ -108,7 +102,7 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
   if (!res.blockers.empty()) return res;
 
   // Edits.
-  std::vector<Edit> edits;
+  std::vector<TextEdit> edits;
   auto fn_of = [&](uint32_t stmt_index) -> std::string {
     for (const auto& f : m.functions)
       if (stmt_index >= f.first_statement && stmt_index < f.first_statement + f.statement_count)
@@ -224,18 +218,7 @@ Result<RetargetResult> retarget(std::string_view text, const SmTarget& to_in,
     res.rewrites.push_back({m.version_loc, "", "version", before, after});
   }
 
-  std::sort(edits.begin(), edits.end(),
-            [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
-  std::string out;
-  out.reserve(text.size() + 256);
-  uint32_t pos = 0;
-  for (const auto& e : edits) {
-    if (e.begin < pos) continue;  // overlapping edits cannot happen; keep the first
-    out.append(text.substr(pos, e.begin - pos));
-    out.append(e.replacement);
-    pos = e.end;
-  }
-  out.append(text.substr(pos));
+  std::string out = apply_text_edits(text, std::move(edits));
   std::sort(res.rewrites.begin(), res.rewrites.end(),
             [](const Rewrite& a, const Rewrite& b) { return a.loc.offset < b.loc.offset; });
 

@@ -207,38 +207,79 @@ std::string render_ptx_check_summary_text(const PtxCheckTotals& t, const Style& 
   return out;
 }
 
-json ptx_retarget_json(const PtxRetargetOutcome& o, const std::vector<std::string>& argv) {
-  const ptx::RetargetResult& r = *o.result;
+namespace {
+
+json rewrites_json(const std::vector<ptx::Rewrite>& rewrites) {
   json rw = json::array();
-  for (const auto& w : r.rewrites)
+  for (const auto& w : rewrites)
     rw.push_back({{"kind", w.kind},
                   {"at", loc_json(w.loc)},
                   {"function", w.function},
                   {"before", w.before},
                   {"after", w.after}});
+  return rw;
+}
+
+json blockers_json(const std::vector<ptx::Blocker>& blockers) {
   json bl = json::array();
-  for (const auto& b : r.blockers)
+  for (const auto& b : blockers)
     bl.push_back({{"kernel", b.kernel},
                   {"feature", b.feature},
                   {"at", loc_json(b.loc)},
                   {"reason", b.reason},
                   {"strategy", b.strategy}});
+  return bl;
+}
+
+json ptxas_json(const std::optional<ptx::PtxasOutcome>& verified, bool requested,
+                const std::string& note) {
+  if (verified) return {{"verified", verified->accepted}, {"log", verified->log}};
+  return {{"verified", nullptr}, {"note", requested ? note : "not requested"}};
+}
+
+void render_blockers(std::string& out, const std::string& input, std::string_view verb,
+                     const std::vector<ptx::Blocker>& blockers, const Style& st) {
+  auto put = std::back_inserter(out);
+  for (const auto& b : blockers) {
+    fmt::format_to(put, "{}:{}: {} {}: {}\n", input, fmt_loc(b.loc), st.red(std::string(verb)),
+                   b.kernel, b.reason);
+    if (!b.strategy.empty()) fmt::format_to(put, "    strategy: {}\n", b.strategy);
+  }
+}
+
+void render_verification(std::string& out, const SmTarget& to,
+                         const std::optional<ptx::PtxasOutcome>& verified, bool requested, bool ok,
+                         const std::string& note, const Style& st) {
+  auto put = std::back_inserter(out);
+  if (verified)
+    fmt::format_to(
+        put, "ptxas -arch={}: {}\n{}", to.to_string(),
+        verified->accepted ? st.green("assembles (verified)") : st.red("REJECTS the result"),
+        verified->accepted ? "" : verified->log);
+  else if (requested && ok)
+    fmt::format_to(put, "not verified: {}\n", note);
+  else if (ok)
+    out +=
+        "not verified: only the feature table was checked; --verify assembles the result with "
+        "ptxas\n";
+}
+
+}  // namespace
+
+json ptx_retarget_json(const PtxRetargetOutcome& o, const std::vector<std::string>& argv) {
+  const ptx::RetargetResult& r = *o.result;
   json out = json_document(
       kPtxRetargetSchema, argv,
       {{"input", o.input},
        {"to", o.to.to_string()},
        {"ok", r.ok},
-       {"rewrites", std::move(rw)},
-       {"blockers", std::move(bl)},
+       {"rewrites", rewrites_json(r.rewrites)},
+       {"blockers", blockers_json(r.blockers)},
        {"intact_alternative",
         r.intact_alternative ? json(r.intact_alternative->to_string()) : json(nullptr)},
        {"output", or_null(o.written)}});
   if (r.ok && !o.written) out["ptx"] = r.text;
-  if (o.verified)
-    out["ptxas"] = {{"verified", o.verified->accepted}, {"log", o.verified->log}};
-  else
-    out["ptxas"] = {{"verified", nullptr},
-                    {"note", o.verify_requested ? o.verify_note : "not requested"}};
+  out["ptxas"] = ptxas_json(o.verified, o.verify_requested, o.verify_note);
   return out;
 }
 
@@ -250,28 +291,61 @@ std::string render_ptx_retarget_text(const PtxRetargetOutcome& o, const Style& s
     fmt::format_to(put, "{}:{}: {} {}{}: '{}' -> '{}'\n", o.input, fmt_loc(w.loc),
                    st.cyan("rewrite"), w.kind, w.function.empty() ? "" : " in " + w.function,
                    w.before, w.after);
-  for (const auto& b : r.blockers) {
-    fmt::format_to(put, "{}:{}: {} {}: {}\n", o.input, fmt_loc(b.loc), st.red("cannot retarget"),
-                   b.kernel, b.reason);
-    if (!b.strategy.empty()) fmt::format_to(put, "    strategy: {}\n", b.strategy);
-  }
+  render_blockers(out, o.input, "cannot retarget", r.blockers, st);
   if (r.intact_alternative)
     fmt::format_to(put, "{} --to {} keeps this PTX intact (code built for it runs only on {})\n",
                    st.bold("hint:"), r.intact_alternative->to_string(),
                    r.intact_alternative->variant == ArchVariant::kFamily
                        ? "that family"
                        : fmt::format("sm_{} exactly", r.intact_alternative->arch));
-  if (o.verified)
-    fmt::format_to(
-        put, "ptxas -arch={}: {}\n{}", o.to.to_string(),
-        o.verified->accepted ? st.green("assembles (verified)") : st.red("REJECTS the result"),
-        o.verified->accepted ? "" : o.verified->log);
-  else if (o.verify_requested && r.ok)
-    fmt::format_to(put, "not verified: {}\n", o.verify_note);
-  else if (r.ok)
-    out +=
-        "not verified: only the feature table was checked; --verify assembles the result with "
-        "ptxas\n";
+  render_verification(out, o.to, o.verified, o.verify_requested, r.ok, o.verify_note, st);
+  return out;
+}
+
+json ptx_lower_json(const PtxLowerOutcome& o, const std::vector<std::string>& argv) {
+  const ptx::LowerResult& r = *o.result;
+  json low = json::array();
+  for (const auto& l : r.lowered)
+    low.push_back({{"kind", l.kind},
+                   {"at", loc_json(l.loc)},
+                   {"function", l.function},
+                   {"instruction", l.instruction},
+                   {"mma_sync", l.mma_count}});
+  json out = json_document(kPtxLowerSchema, argv,
+                           {{"input", o.input},
+                            {"to", o.to.to_string()},
+                            {"ok", r.ok},
+                            {"lowered", std::move(low)},
+                            {"rewrites", rewrites_json(r.rewrites)},
+                            {"blockers", blockers_json(r.blockers)},
+                            {"output", or_null(o.written)}});
+  if (r.ok && !o.written) out["ptx"] = r.text;
+  out["ptxas"] = ptxas_json(o.verified, o.verify_requested, o.verify_note);
+  return out;
+}
+
+std::string render_ptx_lower_text(const PtxLowerOutcome& o, const Style& st) {
+  const ptx::LowerResult& r = *o.result;
+  std::string out;
+  auto put = std::back_inserter(out);
+  for (const auto& l : r.lowered) {
+    if (l.kind == "wgmma-mma")
+      fmt::format_to(put, "{}:{}: {} in {}: '{}' -> {} x mma.sync per warp\n", o.input,
+                     fmt_loc(l.loc), st.cyan("lower"), l.function, l.instruction, l.mma_count);
+    else
+      fmt::format_to(put, "{}:{}: {} in {}: '{}' (mma.sync is synchronous)\n", o.input,
+                     fmt_loc(l.loc), st.cyan("remove"), l.function, l.instruction);
+  }
+  for (const auto& w : r.rewrites)
+    fmt::format_to(put, "<lowered>:{}: {} {}{}: '{}' -> '{}'\n", fmt_loc(w.loc), st.cyan("rewrite"),
+                   w.kind, w.function.empty() ? "" : " in " + w.function, w.before, w.after);
+  render_blockers(out, o.input, "cannot lower", r.blockers, st);
+  if (r.ok)
+    fmt::format_to(put, "{} {} wgmma instruction(s) for {}\n", st.green("lowered"),
+                   std::count_if(r.lowered.begin(), r.lowered.end(),
+                                 [](const ptx::Lowering& l) { return l.kind == "wgmma-mma"; }),
+                   o.to.to_string());
+  render_verification(out, o.to, o.verified, o.verify_requested, r.ok, o.verify_note, st);
   return out;
 }
 

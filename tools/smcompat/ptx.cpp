@@ -91,6 +91,7 @@ void register_ptx(CLI::App& app, Context& ctx) {
 
   register_ptx_retarget(*cmd, ctx);
   register_ptx_budget(*cmd, ctx);
+  register_ptx_lower(*cmd, ctx);
 }
 
 }  // namespace smcompat::cli

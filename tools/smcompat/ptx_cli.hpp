@@ -16,8 +16,8 @@ namespace smcompat::cli {
 inline CLI::App& ptx_command(CLI::App& app) {
   for (CLI::App* existing : app.get_subcommands({}))
     if (existing->get_name() == "ptx") return *existing;
-  CLI::App* ptx =
-      app.add_subcommand("ptx", "Read PTX: features per kernel, retarget, shared memory");
+  CLI::App* ptx = app.add_subcommand(
+      "ptx", "Read PTX: features per kernel, retarget, lower wgmma, shared memory");
   ptx->require_subcommand(1);
   return *ptx;
 }
@@ -36,5 +36,6 @@ inline std::optional<SmTarget> parse_ptx_target(const std::string& s, const char
 
 void register_ptx_retarget(CLI::App& ptx, Context& ctx);
 void register_ptx_budget(CLI::App& ptx, Context& ctx);
+void register_ptx_lower(CLI::App& ptx, Context& ctx);
 
 }  // namespace smcompat::cli

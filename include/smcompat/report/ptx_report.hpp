@@ -13,6 +13,7 @@
 
 #include "smcompat/catalog/sm_target.hpp"
 #include "smcompat/ptx/analysis.hpp"
+#include "smcompat/ptx/lower.hpp"
 #include "smcompat/ptx/ptxas.hpp"
 #include "smcompat/ptx/retarget.hpp"
 #include "smcompat/ptx/sources.hpp"
@@ -23,6 +24,7 @@ namespace smcompat {
 
 inline constexpr const char* kPtxCheckSchema = "smcompat.ptx-check/1";
 inline constexpr const char* kPtxRetargetSchema = "smcompat.ptx-retarget/1";
+inline constexpr const char* kPtxLowerSchema = "smcompat.ptx-lower/1";
 inline constexpr const char* kPtxBudgetSchema = "smcompat.ptx-budget/1";
 
 /// Colour for a kernel check outcome: green runs, yellow needs a specific target, red otherwise.
@@ -84,6 +86,23 @@ nlohmann::json ptx_retarget_json(const PtxRetargetOutcome& outcome,
                                  const std::vector<std::string>& argv);
 /// The report for people (the command prints it to stderr; the PTX itself goes to stdout).
 std::string render_ptx_retarget_text(const PtxRetargetOutcome& outcome, const Style& style);
+
+// ------------------------------------------------------------------------------- ptx lower
+
+/// What `ptx lower` did with one file.
+struct PtxLowerOutcome {
+  std::string input;
+  SmTarget to;
+  const ptx::LowerResult* result = nullptr;  ///< never null
+  std::optional<std::string> written;        ///< the -o path, when the PTX was written there
+  bool verify_requested = false;
+  std::optional<ptx::PtxasOutcome> verified;  ///< ptxas's verdict on the result, when run
+  std::string verify_note;                    ///< why it was not run (when requested)
+};
+
+nlohmann::json ptx_lower_json(const PtxLowerOutcome& outcome, const std::vector<std::string>& argv);
+/// The report for people (the command prints it to stderr; the PTX itself goes to stdout).
+std::string render_ptx_lower_text(const PtxLowerOutcome& outcome, const Style& style);
 
 // ------------------------------------------------------------------------------ ptx budget
 

@@ -1,0 +1,61 @@
+// Lowering Hopper tensor-core PTX for GPUs without it: `wgmma.mma_async` (sm_90a) becomes a chain
+// of warp-level `mma.sync.aligned.m16n8k{8,16,32}` per warp, which sm_80 and newer run, including
+// sm_120/sm_121 (RTX 50, RTX PRO 6000, GB10), which have no wgmma.
+//
+// Why it works (PTX ISA 9.0, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate", figures
+// "WGMMA .m64nNk16 register fragment layout for matrix A" and "... for accumulator matrix D", and
+// "Warp-level matrix fragment mma.m16n8k16"): warp w of the warpgroup owns rows 16w..16w+15 of the
+// 64xN tile; its part of D is the m16n8 C/D fragment of mma.sync repeated N/8 times along N
+// (register 4j+i of wgmma is register i of the j-th m16n8 tile for an f32 accumulator, 2j+i for
+// f16), and its part of A held in registers is mma.sync's m16n8k{16,8,32} A fragment. So the
+// accumulator registers keep their names; only operands read from shared memory need loading.
+// Every element pair that one 32-bit fragment register holds lies in 4 consecutive bytes of a
+// K-major row, for every input type (16-bit, tf32, fp8), so a K-major operand is loaded with one
+// `ld.shared.b32` per register; an MN-major (transposed, 16-bit only) operand with two `.b16`.
+// The 64-bit matrix descriptors are built at run time, so the emitted code decodes them at run
+// time: start address, LBO, SBO and the swizzle mode, with the canonical layouts of the ISA's
+// "Shared Memory Matrix Layout" section (swizzles are XORs of address bits [4,7) with [7,10)).
+// wgmma.fence / commit_group / wait_group are removed: mma.sync is synchronous, so its results are
+// in the registers before the next instruction, and its shared-memory reads are ordinary loads.
+// Then `retarget` sets .target/.version and applies its safe rewrites (setmaxnreg, clusters).
+//
+// Refused, with the instruction and the reason: sparse wgmma (.sp), integer and b1 types, a guard
+// predicate on wgmma, a non-zero descriptor base offset cannot be seen before run time (assumed 0,
+// as in canonical layouts); tcgen05 (not lowered yet).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "smcompat/ptx/retarget.hpp"
+
+namespace smcompat::ptx {
+
+/// One instruction that was lowered or removed.
+struct Lowering {
+  SourceLoc loc;            ///< in the input
+  std::string function;     ///< function holding it
+  std::string instruction;  ///< the original statement
+  std::string kind;         ///< "wgmma-mma" (replaced by mma.sync) or "wgmma-sync" (removed)
+  uint32_t mma_count = 0;   ///< mma.sync instructions each thread runs in its place
+};
+
+struct LowerResult {
+  bool ok = false;
+  std::string text;  ///< the lowered PTX (when ok)
+  SmTarget to;
+  std::vector<Lowering> lowered;
+  /// Why it cannot be lowered: instructions refused by the lowering (locations in the input), or
+  /// what retargeting the lowered text refuses (locations in the lowered text).
+  std::vector<Blocker> blockers;
+  /// retarget's rewrites of the lowered text (target, version, setmaxnreg, clusters).
+  std::vector<Rewrite> rewrites;
+};
+
+/// Lowers every wgmma instruction of `text` to mma.sync and retargets the result to `to`. Fails
+/// only if the text does not parse.
+Result<LowerResult> lower(std::string_view text, const SmTarget& to,
+                          const FeatureTable& table = FeatureTable::builtin());
+
+}  // namespace smcompat::ptx
