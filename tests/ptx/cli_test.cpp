@@ -107,6 +107,61 @@ TEST(PtxCli, RetargetWritesOnlyWhenAskedAndReports) {
   EXPECT_NE(out.find("line 4, column 2"), std::string::npos) << out;
 }
 
+TEST(PtxCli, LowerRewritesWgmmaAndReports) {
+  auto dir = testing::work_dir("cli-lower");
+  constexpr std::string_view kWgmma =
+      ".version 8.0\n.target sm_90a\n.address_size 64\n"
+      ".visible .entry k(.param .u64 pa, .param .u64 pb)\n{\n"
+      "\t.reg .f32 %f<5>;\n\t.reg .b64 %rd<3>;\n"
+      "\tld.param.u64 %rd1, [pa];\n\tld.param.u64 %rd2, [pb];\n"
+      "\twgmma.fence.sync.aligned;\n"
+      "\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 0, "
+      "1, 1, 0, 0;\n"
+      "\twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tret;\n}\n";
+  testing::write_file(dir / "wg.ptx", kWgmma);
+  std::filesystem::remove(dir / "wg.sm_120.ptx");
+  std::string out;
+  int rc = run_command(cli() + " ptx lower --json --to sm_120 " + (dir / "wg.ptx").string() +
+                           " -o " + (dir / "wg.sm_120.ptx").string() + " --verify",
+                       &out);
+  EXPECT_EQ(rc, 0) << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["schema"], "smcompat.ptx-lower/1");
+  EXPECT_EQ(j["ok"], true);
+  ASSERT_EQ(j["lowered"].size(), 4u);
+  EXPECT_EQ(j["lowered"][1]["kind"], "wgmma-mma");
+  EXPECT_EQ(j["lowered"][1]["mma_sync"], 1);
+  EXPECT_EQ(j["lowered"][1]["at"]["line"], 11);
+  EXPECT_EQ(j["lowered"][0]["kind"], "wgmma-sync");
+  ASSERT_EQ(j["rewrites"].size(), 2u);  // version 8.0 -> 8.7, target
+  EXPECT_FALSE(j.contains("ptx"));
+  ASSERT_TRUE(std::filesystem::exists(dir / "wg.sm_120.ptx"));
+  const std::string lowered = testing::read_file(dir / "wg.sm_120.ptx");
+  EXPECT_NE(lowered.find("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}"),
+            std::string::npos);
+  if (find_ptxas()) EXPECT_EQ(j["ptxas"]["verified"], true) << j["ptxas"];
+  // Text: the report on stderr, the PTX on stdout.
+  rc = run_command(
+      "(" + cli() + " ptx lower --to sm_120 " + (dir / "wg.ptx").string() + " 2>/dev/null)", &out);
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(out.rfind(".version 8.7", 0), 0u) << out.substr(0, 200);
+  // Refused: nothing is written, exit 1, the line and the reason.
+  std::string bad(kWgmma);
+  bad.replace(bad.find("m64n8k16.f32.f16.f16"), 20, "m64n8k16.f32.f16.bf16");
+  testing::write_file(dir / "mixed.ptx", bad);
+  std::filesystem::remove(dir / "mixed.out.ptx");
+  rc = run_command(cli() + " ptx lower --to sm_120 " + (dir / "mixed.ptx").string() + " -o " +
+                       (dir / "mixed.out.ptx").string(),
+                   &out);
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(out.find("mixed.ptx:11:2: cannot lower k"), std::string::npos) << out;
+  EXPECT_NE(out.find("do not pair"), std::string::npos) << out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "mixed.out.ptx"));
+  // A bad target is a usage error.
+  rc = run_command(cli() + " ptx lower --to gfx90a " + (dir / "wg.ptx").string(), &out);
+  EXPECT_EQ(rc, 2);
+}
+
 TEST(PtxCli, CheckFindsPtxEmbeddedInAnArchiveMember) {
   SMCOMPAT_REQUIRE_CUDA();
   auto dir = testing::work_dir("cli-archive");
