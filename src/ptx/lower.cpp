@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -447,10 +448,29 @@ Result<LowerResult> lower(std::string_view text, const SmTarget& to_in, const Fe
     }
   }
   if (!res.blockers.empty()) return res;
-  const std::string lowered = apply_text_edits(text, std::move(edits));
+  const std::string lowered = apply_text_edits(text, edits);
   SMCOMPAT_TRY(RetargetResult rt, retarget(lowered, res.to, table));
+  // Report retarget's findings where they are in the input: an offset in the lowered text maps
+  // back through the edits (one inside an emitted block maps to the wgmma it replaced).
+  std::sort(edits.begin(), edits.end(),
+            [](const TextEdit& a, const TextEdit& b) { return a.begin < b.begin; });
+  auto to_input = [&](SourceLoc loc) {
+    if (loc.line == 0) return loc;
+    int64_t delta = 0;
+    uint64_t off = loc.offset;
+    for (const auto& e : edits) {
+      const int64_t new_begin = static_cast<int64_t>(e.begin) + delta;
+      const int64_t new_end = new_begin + static_cast<int64_t>(e.replacement.size());
+      if (static_cast<int64_t>(off) < new_begin) break;
+      if (static_cast<int64_t>(off) < new_end) return locate(text, e.begin);
+      delta += static_cast<int64_t>(e.replacement.size()) - (e.end - e.begin);
+    }
+    return locate(text, static_cast<uint64_t>(static_cast<int64_t>(off) - delta));
+  };
   res.rewrites = std::move(rt.rewrites);
   res.blockers = std::move(rt.blockers);
+  for (auto& w : res.rewrites) w.loc = to_input(w.loc);
+  for (auto& b : res.blockers) b.loc = to_input(b.loc);
   if (!rt.ok) return res;
   res.ok = true;
   res.text = std::move(rt.text);

@@ -337,8 +337,9 @@ std::string render_ptx_lower_text(const PtxLowerOutcome& o, const Style& st) {
                      fmt_loc(l.loc), st.cyan("remove"), l.function, l.instruction);
   }
   for (const auto& w : r.rewrites)
-    fmt::format_to(put, "<lowered>:{}: {} {}{}: '{}' -> '{}'\n", fmt_loc(w.loc), st.cyan("rewrite"),
-                   w.kind, w.function.empty() ? "" : " in " + w.function, w.before, w.after);
+    fmt::format_to(put, "{}:{}: {} {}{}: '{}' -> '{}'\n", o.input, fmt_loc(w.loc),
+                   st.cyan("rewrite"), w.kind, w.function.empty() ? "" : " in " + w.function,
+                   w.before, w.after);
   render_blockers(out, o.input, "cannot lower", r.blockers, st);
   if (r.ok)
     fmt::format_to(put, "{} {} wgmma instruction(s) for {}\n", st.green("lowered"),

@@ -144,6 +144,28 @@ TEST(PtxLower, WhatRetargetRefusesAfterTheLoweringIsReported) {
   EXPECT_NE(r->blockers[0].feature.find("tcgen05"), std::string::npos) << r->blockers[0].feature;
 }
 
+TEST(PtxLower, RetargetsRewritesAreLocatedInTheInput) {
+  // The lowered block is longer than the wgmma it replaces; setmaxnreg after it is still
+  // reported at its line in the input.
+  const std::string text = kernel_with(
+      "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, "
+      "%p1, 1, 1, 0, 0;\n"
+      "setmaxnreg.inc.sync.aligned.u32 232;");
+  auto r = lower(text, *SmTarget::parse("sm_120"));
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r->ok) << (r->blockers.empty() ? "" : r->blockers[0].reason);
+  bool seen = false;
+  for (const auto& w : r->rewrites) {
+    if (w.kind != "drop-setmaxnreg") continue;
+    seen = true;
+    EXPECT_EQ(w.loc.line, 14u);
+    EXPECT_EQ(w.loc.col, 1u);
+  }
+  EXPECT_TRUE(seen);
+  // scale-d from a predicate: D is zeroed where it is false.
+  EXPECT_NE(r->text.find("@!%p1 mov.b32 %f4, 0;"), std::string::npos);
+}
+
 TEST(PtxLower, MalformedWgmmaOperandsAreRefusedNotCrashed) {
   const char* bodies[] = {
       "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3}, %rd1, %rd2, 1, 1, 1, 0, "

@@ -46,10 +46,11 @@ struct LowerResult {
   std::string text;  ///< the lowered PTX (when ok)
   SmTarget to;
   std::vector<Lowering> lowered;
-  /// Why it cannot be lowered: instructions refused by the lowering (locations in the input), or
-  /// what retargeting the lowered text refuses (locations in the lowered text).
+  /// Why it cannot be lowered: instructions the lowering refuses, or what retargeting the
+  /// lowered text refuses. Locations are in the input.
   std::vector<Blocker> blockers;
-  /// retarget's rewrites of the lowered text (target, version, setmaxnreg, clusters).
+  /// retarget's rewrites of the lowered text (target, version, setmaxnreg, clusters), located in
+  /// the input.
   std::vector<Rewrite> rewrites;
 };
 
