@@ -185,9 +185,6 @@ class WgmmaEmitter {
       // groups of 8 rows along K the other way round.
       linef("selp.u32 %lw_{0}k, %lw_{0}b, %lw_{0}l, %lw_pz;", p);
       linef("selp.u32 %lw_{0}8, %lw_{0}l, %lw_{0}b, %lw_pz;", p);
-      // This thread's first K row (2t) times the row width.
-      linef("shl.b32 %lw_{0}e, %lw_t, %lw_{0}g;", p);
-      linef("shl.b32 %lw_{0}e, %lw_{0}e, 1;", p);
     }
   }
 
@@ -198,19 +195,7 @@ class WgmmaEmitter {
     line("xor.b32 %lw_x, %lw_x, %lw_y;");
   }
 
-  /// K-major: loads the 4 bytes at (row base `rb`, chunk `c`) + 4t into `dest`.
-  void load_k_major(char p, std::string_view rb, int c, std::string_view dest) {
-    if (c == 0) {
-      linef("add.u32 %lw_x, {}, %lw_q;", rb);
-    } else {
-      linef("add.u32 %lw_x, {}, %lw_{}k;", rb, p);
-      line("add.u32 %lw_x, %lw_x, %lw_q;");
-    }
-    swizzle(p);
-    linef("ld.shared.b32 {}, [%lw_x];", dest);
-  }
-
-  /// MN-major: the row base of MN index in register `idx` into `mb`.
+  /// MN-major: into `mb`, the address of MN index `idx` (a multiple of 8) at K row 0.
   void mn_base(char p, std::string_view idx, std::string_view mb) {
     linef("shl.b32 %lw_y, {}, 1;", idx);
     linef("sub.u32 %lw_z, %lw_{}w, 1;", p);
@@ -220,16 +205,14 @@ class WgmmaEmitter {
     linef("add.u32 {0}, {0}, %lw_z;", mb);
   }
 
-  /// MN-major: loads elements (mn, k) and (mn, k+1), k = 2t + 8c, into `dest`.
-  void load_mn_major(char p, std::string_view mb, int c, std::string_view dest) {
-    for (int h = 0; h < 2; ++h) {
-      linef("add.u32 %lw_x, {}, %lw_{}e;", mb, p);
-      if (h) linef("add.u32 %lw_x, %lw_x, %lw_{}w;", p);
-      if (c) linef("add.u32 %lw_x, %lw_x, %lw_{}8;", p);
-      swizzle(p);
-      linef("ld.shared.b16 %lw_h{}, [%lw_x];", h);
-    }
-    linef("mov.b32 {}, {{%lw_h0, %lw_h1}};", dest);
+  /// Swizzles the row address in %lw_x and loads the matrices with ldmatrix (`count` 8x8
+  /// matrices, transposed for MN-major operands) into `dests`.
+  void ldmatrix(char p, bool trans, const std::vector<std::string>& dests) {
+    swizzle(p);
+    std::string list;
+    for (size_t i = 0; i < dests.size(); ++i) list += (i ? ", " : "") + dests[i];
+    linef("ldmatrix.sync.aligned.m8n8.x{}{}.shared.b16 {{{}}}, [%lw_x];", dests.size(),
+          trans ? ".trans" : "", list);
   }
 
   std::string take() { return std::move(out_); }
@@ -292,10 +275,9 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
   std::string out = "{\n";
   out += fmt::format("{}\t// smcompat ptx lower: {} as {} x {} per warp\n", indent, st.name, tiles,
                      mma_name(s));
-  e.line(".reg .b32 %lw_lane, %lw_g, %lw_t, %lw_q, %lw_w, %lw_x, %lw_y, %lw_z, %lw_r0, %lw_r1;");
+  e.line(".reg .b32 %lw_lane, %lw_t, %lw_w, %lw_x, %lw_y, %lw_z, %lw_r0, %lw_r1, %lw_lm, %lw_mi;");
   e.line(".reg .b64 %lw_d64, %lw_e64;");
   e.line(".reg .pred %lw_pz;");
-  e.line(".reg .b16 %lw_h<2>;");
   e.line(".reg .b32 %lw_fa<4>;");
   e.linef(".reg .b32 %lw_fb<{}>;", 2 * tiles);
   for (char p : {'a', 'b'})
@@ -303,12 +285,12 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
         ".reg .b32 %lw_{0}s, %lw_{0}l, %lw_{0}b, %lw_{0}g, %lw_{0}w, %lw_{0}m, %lw_{0}k, "
         "%lw_{0}8, %lw_{0}e;",
         p);
-  // Lane, its group (row within 8) and its 4-byte column; the warp's 16 rows in the warpgroup
-  // (warps are numbered along the linear thread index).
+  // The lane and the warp's 16 rows in the warpgroup (warps are numbered along the linear
+  // thread index).
   e.line("mov.u32 %lw_lane, %laneid;");
-  e.line("shr.u32 %lw_g, %lw_lane, 2;");
-  e.line("and.b32 %lw_t, %lw_lane, 3;");
-  e.line("shl.b32 %lw_q, %lw_t, 2;");
+  // For ldmatrix: this thread gives the address of row lane%8 of matrix lane/8.
+  e.line("and.b32 %lw_lm, %lw_lane, 7;");
+  e.line("shr.u32 %lw_mi, %lw_lane, 3;");
   e.line("mov.u32 %lw_x, %tid.x;");
   e.line("mov.u32 %lw_y, %tid.y;");
   e.line("mov.u32 %lw_z, %tid.z;");
@@ -332,25 +314,27 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
     }
   } else {
     e.decode_descriptor('a', trim(ops[1]), trans_a);
+    // One ldmatrix.x4: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
+    // (rows 8-15, k 8-15) of the warp's 16 rows are A fragment registers 0..3.
+    e.line("and.b32 %lw_x, %lw_mi, 1;");
+    e.line("shr.u32 %lw_r1, %lw_mi, 1;");
     if (!trans_a) {
+      // Row 16w + 8*(mi&1) + lane%8, 16-byte chunk mi>>1 of the k-slice.
       e.line("shl.b32 %lw_y, %lw_w, 1;");
+      e.line("add.u32 %lw_y, %lw_y, %lw_x;");
       e.line("mad.lo.u32 %lw_r0, %lw_y, %lw_ab, %lw_as;");
-      e.line("mad.lo.u32 %lw_r0, %lw_g, %lw_aw, %lw_r0;");
-      e.line("add.u32 %lw_r1, %lw_r0, %lw_ab;");
-      e.load_k_major('a', "%lw_r0", 0, "%lw_fa0");
-      e.load_k_major('a', "%lw_r1", 0, "%lw_fa1");
-      e.load_k_major('a', "%lw_r0", 1, "%lw_fa2");
-      e.load_k_major('a', "%lw_r1", 1, "%lw_fa3");
+      e.line("mad.lo.u32 %lw_r0, %lw_lm, %lw_aw, %lw_r0;");
+      e.line("mad.lo.u32 %lw_x, %lw_r1, %lw_ak, %lw_r0;");
+      e.ldmatrix('a', false, {"%lw_fa0", "%lw_fa1", "%lw_fa2", "%lw_fa3"});
     } else {
-      e.line("shl.b32 %lw_r1, %lw_w, 4;");
-      e.line("add.u32 %lw_r1, %lw_r1, %lw_g;");
-      e.mn_base('a', "%lw_r1", "%lw_r0");
-      e.line("add.u32 %lw_r1, %lw_r1, 8;");
-      e.mn_base('a', "%lw_r1", "%lw_r1");
-      e.load_mn_major('a', "%lw_r0", 0, "%lw_fa0");
-      e.load_mn_major('a', "%lw_r1", 0, "%lw_fa1");
-      e.load_mn_major('a', "%lw_r0", 1, "%lw_fa2");
-      e.load_mn_major('a', "%lw_r1", 1, "%lw_fa3");
+      // M-major: 8 rows along M from 16w + 8*(mi&1), K row lane%8 + 8*(mi>>1), transposed.
+      e.line("shl.b32 %lw_y, %lw_w, 4;");
+      e.line("shl.b32 %lw_x, %lw_x, 3;");
+      e.line("add.u32 %lw_y, %lw_y, %lw_x;");
+      e.mn_base('a', "%lw_y", "%lw_r0");
+      e.line("mad.lo.u32 %lw_r0, %lw_lm, %lw_aw, %lw_r0;");
+      e.line("mad.lo.u32 %lw_x, %lw_r1, %lw_a8, %lw_r0;");
+      e.ldmatrix('a', true, {"%lw_fa0", "%lw_fa1", "%lw_fa2", "%lw_fa3"});
     }
     for (int i = 0; i < 4; ++i) {
       if (*scale_a == -1) e.linef("xor.b32 %lw_fa{0}, %lw_fa{0}, {1};", i, sign_mask(s.in));
@@ -360,20 +344,37 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
 
   // B: column n = 8j + g of every 8-column tile j.
   e.decode_descriptor('b', trim(ops[2]), trans_b);
+  // One ldmatrix.x4 per two 8-column tiles j, j+1: matrices (tile j, k 0-7), (tile j, k 8-15),
+  // (tile j+1, k 0-7), (tile j+1, k 8-15) are B registers 2j..2j+3 (.x2 for a last odd tile).
+  auto b_regs = [&](uint32_t j, uint32_t count) {
+    std::vector<std::string> r;
+    for (uint32_t i = 0; i < count; ++i) r.push_back(fmt::format("%lw_fb{}", 2 * j + i));
+    return r;
+  };
+  e.line("shr.u32 %lw_r1, %lw_mi, 1;");
+  e.line("and.b32 %lw_t, %lw_mi, 1;");
   if (!trans_b) {
-    e.line("mad.lo.u32 %lw_r0, %lw_g, %lw_bw, %lw_bs;");
-    for (uint32_t j = 0; j < tiles; ++j) {
-      if (j) e.line("add.u32 %lw_r0, %lw_r0, %lw_bb;");
-      e.load_k_major('b', "%lw_r0", 0, fmt::format("%lw_fb{}", 2 * j));
-      e.load_k_major('b', "%lw_r0", 1, fmt::format("%lw_fb{}", 2 * j + 1));
+    // Row 8*(j + (mi>>1)) + lane%8 (its group is SBO away per tile), chunk mi&1.
+    e.line("mad.lo.u32 %lw_r0, %lw_r1, %lw_bb, %lw_bs;");
+    e.line("mad.lo.u32 %lw_r0, %lw_lm, %lw_bw, %lw_r0;");
+    e.line("mad.lo.u32 %lw_r0, %lw_t, %lw_bk, %lw_r0;");
+    e.line("shl.b32 %lw_z, %lw_bb, 1;");
+    e.line("mov.u32 %lw_r1, %lw_z;");
+    for (uint32_t j = 0; j < tiles; j += 2) {
+      if (j) e.line("add.u32 %lw_r0, %lw_r0, %lw_r1;");
+      e.line("mov.u32 %lw_x, %lw_r0;");
+      e.ldmatrix('b', false, b_regs(j, j + 1 < tiles ? 4 : 2));
     }
   } else {
-    e.line("mov.u32 %lw_r1, %lw_g;");
-    for (uint32_t j = 0; j < tiles; ++j) {
-      if (j) e.line("add.u32 %lw_r1, %lw_r1, 8;");
+    // N-major: 8 columns from 8*(j + (mi>>1)), K row lane%8 + 8*(mi&1), transposed.
+    e.line("shl.b32 %lw_r1, %lw_r1, 3;");
+    e.line("mul.lo.u32 %lw_t, %lw_t, %lw_b8;");
+    e.line("mad.lo.u32 %lw_t, %lw_lm, %lw_bw, %lw_t;");
+    for (uint32_t j = 0; j < tiles; j += 2) {
+      if (j) e.line("add.u32 %lw_r1, %lw_r1, 16;");
       e.mn_base('b', "%lw_r1", "%lw_r0");
-      e.load_mn_major('b', "%lw_r0", 0, fmt::format("%lw_fb{}", 2 * j));
-      e.load_mn_major('b', "%lw_r0", 1, fmt::format("%lw_fb{}", 2 * j + 1));
+      e.line("add.u32 %lw_x, %lw_r0, %lw_t;");
+      e.ldmatrix('b', true, b_regs(j, j + 1 < tiles ? 4 : 2));
     }
   }
   if (*scale_b == -1)
