@@ -342,7 +342,7 @@ struct Loader {
         out.offset = minus ? -static_cast<int64_t>(*v) : static_cast<int64_t>(*v);
       }
       if (base.empty()) return false;
-      if (base[0] == '%') {
+      if (base[0] == '%' || reg_slot(base)) {
         auto slot = reg_slot(base);
         if (!slot) return false;
         out.has_base_reg = true;
@@ -419,6 +419,11 @@ struct Loader {
       out.imm_float = true;
       return true;
     }
+    if (auto slot = reg_slot(text)) {  // registers declared without '%' (inline asm)
+      out.kind = Operand::kReg;
+      out.reg = *slot;
+      return true;
+    }
     // symbol, or symbol+offset (e.g. `mov.u64 %rd1, smem+128;`)
     size_t plus = text.find('+');
     std::string_view name = trim(text.substr(0, plus));
@@ -449,9 +454,9 @@ struct Loader {
       if (v.param_count > 0) {
         if (v.param_count > (1u << 20)) return make_error("too many registers", v.loc.offset);
         for (uint32_t i = 0; i < v.param_count; ++i)
-          regs[std::string(v.name) + std::to_string(i)] = k.register_count++;
+          bind_register(std::string(v.name) + std::to_string(i));
       } else {
-        regs[std::string(v.name)] = k.register_count++;
+        bind_register(std::string(v.name));
       }
       if (k.register_count > (1u << 20)) return make_error("too many registers", v.loc.offset);
       return {};
@@ -482,6 +487,28 @@ struct Loader {
         v.loc.offset);
   }
   std::vector<std::string_view> extern_shared;
+  // Registers are scoped by nested `{ }` blocks (inline asm declares its own, often with the same
+  // names in every block): an undo log restores the outer binding at the block's end.
+  std::vector<std::pair<std::string, std::optional<uint32_t>>> undo;
+  std::vector<size_t> block_marks;
+  void bind_register(std::string name) {
+    auto it = regs.find(name);
+    undo.emplace_back(name, it == regs.end() ? std::nullopt : std::optional<uint32_t>(it->second));
+    regs[std::move(name)] = k.register_count++;
+  }
+  void end_block() {
+    if (block_marks.empty()) return;
+    size_t mark = block_marks.back();
+    block_marks.pop_back();
+    while (undo.size() > mark) {
+      auto& [name, old] = undo.back();
+      if (old)
+        regs[name] = *old;
+      else
+        regs.erase(name);
+      undo.pop_back();
+    }
+  }
 
   Result<void> load(const InterpLaunch& launch, std::span<const uint64_t> params,
                     InterpMemory& memory) {
@@ -526,13 +553,15 @@ struct Loader {
       std::memcpy(k.param_image.data() + ptop, &value, std::min<uint64_t>(size, 8));
       ptop += size;
     }
-    // Declarations first (names may be used before a nested block declares them), then labels.
+    // Memory variables and labels first (both may be named before their declaration); registers
+    // are bound in order, with their block scopes, while the instructions are decoded.
     uint32_t count = 0;
     for (uint32_t i = 0; i < f.statement_count; ++i) {
       const Statement& s = m.statements[f.first_statement + i];
       if (s.kind == StatementKind::kDeclaration) {
         for (uint32_t j = 0; j < s.variable_count; ++j)
-          SMCOMPAT_CHECK(declare(m.variables[s.first_variable + j], shared_top, local_top));
+          if (m.variables[s.first_variable + j].space != ".reg")
+            SMCOMPAT_CHECK(declare(m.variables[s.first_variable + j], shared_top, local_top));
       } else if (s.kind == StatementKind::kLabel) {
         labels[s.name] = count;
       } else if (s.kind == StatementKind::kInstruction) {
@@ -548,8 +577,17 @@ struct Loader {
       return make_error("shared or local memory too large");
     for (uint32_t i = 0; i < f.statement_count; ++i) {
       const Statement& s = m.statements[f.first_statement + i];
-      if (s.kind != StatementKind::kInstruction) continue;
-      k.insts.push_back(decode_inst(s));
+      if (s.kind == StatementKind::kDeclaration) {
+        for (uint32_t j = 0; j < s.variable_count; ++j)
+          if (m.variables[s.first_variable + j].space == ".reg")
+            SMCOMPAT_CHECK(declare(m.variables[s.first_variable + j], shared_top, local_top));
+      } else if (s.kind == StatementKind::kBlockBegin) {
+        block_marks.push_back(undo.size());
+      } else if (s.kind == StatementKind::kBlockEnd) {
+        end_block();
+      } else if (s.kind == StatementKind::kInstruction) {
+        k.insts.push_back(decode_inst(s));
+      }
     }
     return {};
   }

@@ -257,6 +257,131 @@ TEST(InterpCore, ShuffleVoteAndGenericSharedAccess) {
   }
 }
 
+TEST(InterpCore, NestedBlockRegistersCpAsyncAndAtomics) {
+  // Inline-asm style blocks declare `p` without '%' (a new register per block, shadowing nothing
+  // outside); cp.async with a source size zero-fills; atom/red on global and shared memory.
+  std::string text = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 stage[256];
+  .shared .align 4 .b32 counter;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  {
+  .reg .pred p;
+  setp.eq.u32 p, %r1, 0;
+  @p st.shared.u32 [counter], 0;
+  }
+  bar.sync 0;
+  mov.u32 %r2, stage;
+  shl.b32 %r3, %r1, 4;
+  add.s32 %r4, %r2, %r3;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd1, %rd3;
+  and.b32 %r5, %r1, 15;
+  cp.async.cg.shared.global [%r4], [%rd4], 16, %r5;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  bar.sync 0;
+  ld.shared.v4.u32 {%r6, %r7, %r8, %r9}, [%r4];
+  add.s32 %r6, %r6, %r9;
+  {
+  .reg .pred p;
+  setp.gt.u32 p, %r1, 7;
+  @p red.shared.add.u32 [counter], 1;
+  }
+  atom.global.add.u32 %r10, [%rd2+64], %r6;
+  bar.sync 0;
+  ld.shared.u32 %r11, [counter];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $L_end;
+  st.global.u32 [%rd2+68], %r11;
+$L_end:
+  ret;
+}
+)";
+  expect_ptxas_accepts(text);
+  InterpMemory mem;
+  std::vector<uint32_t> in(64);
+  for (uint32_t i = 0; i < 64; ++i) in[i] = 0x01010101u * (i + 1);
+  uint64_t pin = upload(mem, in), pout = mem.allocate(128);
+  InterpLaunch l;
+  l.block = {16, 1, 1};
+  auto r = run(text, "k", l, {pin, pout}, mem);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  auto o = download<uint32_t>(mem, pout, 18);
+  // Thread t copies t % 16 = t bytes of its 16: word 0 keeps min(t, 4) bytes, word 3 keeps
+  // t - 12 bytes when t > 12.
+  uint32_t sum = 0;
+  for (uint32_t t = 0; t < 16; ++t) {
+    auto keep = [&](uint32_t word) {
+      uint32_t bytes = t > 4 * word ? std::min(t - 4 * word, 4u) : 0;
+      uint64_t mask = bytes == 4 ? 0xffffffffull : (1ull << (8 * bytes)) - 1;
+      return static_cast<uint32_t>(in[4 * t + word] & mask);
+    };
+    sum += keep(0) + keep(3);
+  }
+  EXPECT_EQ(o[16], sum);
+  EXPECT_EQ(o[17], 8u);  // threads 8..15
+}
+
+TEST(InterpLdmatrix, StmatrixInvertsLdmatrix) {
+  std::string text = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<8>;
+  .shared .align 16 .b8 src[512];
+  .shared .align 16 .b8 dst[512];
+  .shared .align 16 .b8 dst2[512];
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd4];
+  shl.b32 %r6, %r1, 4;
+  mov.u32 %r7, src;
+  add.s32 %r8, %r7, %r6;
+  st.shared.v4.u32 [%r8], {%r2, %r3, %r4, %r5};
+  bar.warp.sync -1;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r9, %r10, %r11, %r12}, [%r8];
+  mov.u32 %r13, dst;
+  add.s32 %r14, %r13, %r6;
+  stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r14], {%r9, %r10, %r11, %r12};
+  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r9, %r10, %r11, %r12}, [%r8];
+  mov.u32 %r15, dst2;
+  add.s32 %r16, %r15, %r6;
+  stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%r16], {%r9, %r10, %r11, %r12};
+  ld.shared.v4.u32 {%r2, %r3, %r4, %r5}, [%r14];
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.v4.u32 [%rd5], {%r2, %r3, %r4, %r5};
+  ld.shared.v4.u32 {%r2, %r3, %r4, %r5}, [%r16];
+  st.global.v4.u32 [%rd5+512], {%r2, %r3, %r4, %r5};
+  ret;
+}
+)";
+  expect_ptxas_accepts(text);
+  InterpMemory mem;
+  std::vector<uint32_t> in(128);
+  for (uint32_t i = 0; i < 128; ++i) in[i] = 0x9e3779b9u * (i + 1);
+  uint64_t pin = upload(mem, in), pout = mem.allocate(1024);
+  InterpLaunch l;
+  l.block = {32, 1, 1};
+  auto r = run(text, "k", l, {pin, pout}, mem);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  auto o = download<uint32_t>(mem, pout, 256);
+  for (uint32_t i = 0; i < 128; ++i) {
+    EXPECT_EQ(o[i], in[i]) << i;
+    EXPECT_EQ(o[128 + i], in[i]) << i;
+  }
+}
+
 // ---- mma.sync -------------------------------------------------------------------------------
 
 // A kernel that loads 4 A registers and 2 B registers per lane from global arrays (lane-major),
