@@ -382,6 +382,72 @@ TEST(InterpLdmatrix, StmatrixInvertsLdmatrix) {
   }
 }
 
+TEST(InterpCore, FloatConversionsRoundToNearestEvenExactly) {
+  // Each thread converts in[t] to f16, bf16 and an e4m3x2 pair (both halves from in[t]).
+  std::string text = std::string(kHeader) + R"(
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{
+  .reg .b16 %h<4>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  cvt.rn.f16.f32 %h1, %f1;
+  cvt.rn.bf16.f32 %h2, %f1;
+  cvt.rn.satfinite.e4m3x2.f32 %h3, %f1, %f1;
+  mul.wide.u32 %rd5, %r1, 8;
+  add.s64 %rd6, %rd2, %rd5;
+  st.global.v4.u16 [%rd6], {%h1, %h2, %h3, %h3};
+  ret;
+}
+)";
+  expect_ptxas_accepts(text);
+  struct Case {
+    uint32_t in;
+    uint16_t f16, bf16;
+    uint8_t e4m3;
+  };
+  const Case cases[] = {
+      {0x3f800000, 0x3c00, 0x3f80, 0x38},  // 1.0
+      {0x477fe000, 0x7bff, 0x4780, 0x7e},  // 65504: largest f16; bf16 rounds up; e4m3 saturates
+      {0x477ff000, 0x7c00, 0x4780, 0x7e},  // 65520: f16 tie rounds to infinity
+      {0x33800000, 0x0001, 0x3380, 0x00},  // 2^-24: smallest f16 subnormal
+      {0x33000000, 0x0000, 0x3300, 0x00},  // 2^-25: tie between 0 and 2^-24 -> even (0)
+      {0x33000001, 0x0001, 0x3300, 0x00},  // just above the tie
+      {0x33c00000, 0x0002, 0x33c0, 0x00},  // 3 * 2^-25: tie -> even (2 * 2^-24)
+      {0x3f801000, 0x3c00, 0x3f80, 0x38},  // 1 + 2^-11: tie -> even
+      {0x3f803000, 0x3c02, 0x3f80, 0x38},  // 1 + 3 * 2^-11: tie -> even (up)
+      {0x387fe000, 0x0400, 0x3880, 0x00},  // just below 2^-14 rounds up to the smallest normal
+      {0x3f808000, 0x3c04, 0x3f80, 0x38},  // bf16 tie -> even (down)
+      {0x3f818000, 0x3c0c, 0x3f82, 0x38},  // bf16 tie -> even (up)
+      {0x80000000, 0x8000, 0x8000, 0x80},  // -0
+      {0x7f800000, 0x7c00, 0x7f80, 0x7e},  // +inf (e4m3 has none: satfinite gives 448)
+      {0x3b000000, 0x1800, 0x3b00, 0x01},  // 2^-9: smallest e4m3 subnormal
+      {0x41880000, 0x4c40, 0x4188, 0x58},  // 17: e4m3 tie between 16 and 18 -> even (16)
+      {0xc3e00000, 0xdf00, 0xc3e0, 0xfe},  // -448
+  };
+  constexpr size_t n = std::size(cases);
+  std::vector<uint32_t> in;
+  for (auto& c : cases) in.push_back(c.in);
+  InterpMemory mem;
+  uint64_t pin = upload(mem, in), pout = mem.allocate(n * 8);
+  InterpLaunch l;
+  l.block = {static_cast<uint32_t>(n), 1, 1};
+  auto r = run(text, "k", l, {pin, pout}, mem);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  auto o = download<uint16_t>(mem, pout, n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(o[4 * i], cases[i].f16) << std::hex << cases[i].in;
+    EXPECT_EQ(o[4 * i + 1], cases[i].bf16) << std::hex << cases[i].in;
+    EXPECT_EQ(o[4 * i + 2], cases[i].e4m3 * 0x101u) << std::hex << cases[i].in;
+  }
+}
+
 // ---- mma.sync -------------------------------------------------------------------------------
 
 // A kernel that loads 4 A registers and 2 B registers per lane from global arrays (lane-major),
