@@ -363,6 +363,7 @@ Result<void> exec_wgmma(Block& b, const Inst& in, std::span<const uint32_t> thre
        (ak == 't' && bk == 't' && sh.k == 8) || (fp8 && (bk == 'e' || bk == 'm') && sh.k == 32));
   if (sh.m != 64 || sh.n < 8 || sh.n > 256 || sh.n % 8 || !types_ok) return unsupported(in);
   if (threads.size() != 128) return unsupported(in, "the warpgroup is not complete");
+  if (in.count < 6) return unsupported(in, "operand count");
   const Operand* ops = operands_of(b, in);
   bool a_regs = ops[1].kind == Operand::kVector;
   unsigned expected = half ? (a_regs ? 7 : 8) : 6;

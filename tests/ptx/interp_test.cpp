@@ -745,7 +745,15 @@ struct WgmmaCase {
   SmemLayout la, lb;
   bool scale_d = false;
   int scale_a = 1, scale_b = 1;
+  bool d_f16 = false;  // f16 accumulator: N/4 registers of f16x2 (element 2j in the low half)
 };
+
+float float_of_f16(uint16_t h) {
+  int exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  float v = exp == 0 ? std::ldexp(static_cast<float>(man), -24)
+                     : std::ldexp(static_cast<float>(1024 + man), exp - 25);
+  return (h & 0x8000) ? -v : v;
+}
 
 // Runs one wgmma m64nNk* over 128 threads; A (64xK) and B (KxN) are given as values.
 std::vector<float> run_wgmma(const WgmmaCase& c, const std::vector<std::vector<float>>& A,
@@ -792,7 +800,7 @@ std::vector<float> run_wgmma(const WgmmaCase& c, const std::vector<std::vector<f
       afrag[tid * 4 + i / per] |= encode(A[16 * w + row][col]) << (8 * ebytes * (i % per));
     }
   }
-  unsigned dregs = N / 2;
+  unsigned dregs = c.d_f16 ? N / 4 : N / 2;
   std::string dlist;
   for (unsigned i = 0; i < dregs; ++i) dlist += (i ? ", %f" : "%f") + std::to_string(i);
   bool half = ebytes == 2;
@@ -804,13 +812,14 @@ std::vector<float> run_wgmma(const WgmmaCase& c, const std::vector<std::vector<f
     args += c.lb.mn_major ? ", 1" : ", 0";
   }
   std::string wg = "wgmma.mma_async.sync.aligned.m64n" + std::to_string(N) + "k" +
-                   std::to_string(K) + ".f32." + c.ab + "." + c.ab + " {" + dlist + "}, " +
-                   a_operand + ", %rd21" + args + ";";
+                   std::to_string(K) + (c.d_f16 ? ".f16." : ".f32.") + c.ab + "." + c.ab + " {" +
+                   dlist + "}, " + a_operand + ", %rd21" + args + ";";
   std::string loads, stores;
   for (unsigned i = 0; i < dregs; ++i) {
-    loads += "  ld.global.f32 %f" + std::to_string(i) + ", [%rd6+" + std::to_string(4 * i) + "];\n";
-    stores +=
-        "  st.global.f32 [%rd6+" + std::to_string(4 * i) + "], %f" + std::to_string(i) + ";\n";
+    loads += std::string(c.d_f16 ? "  ld.global.b32 %f" : "  ld.global.f32 %f") +
+             std::to_string(i) + ", [%rd6+" + std::to_string(4 * i) + "];\n";
+    stores += std::string(c.d_f16 ? "  st.global.b32 [%rd6+" : "  st.global.f32 [%rd6+") +
+              std::to_string(4 * i) + "], %f" + std::to_string(i) + ";\n";
   }
   std::string text = std::string(kHeader) + R"(
 .visible .entry k(.param .u64 psrc, .param .u64 pdesc_a, .param .u64 pdesc_b, .param .u64 pd,
@@ -819,7 +828,8 @@ std::vector<float> run_wgmma(const WgmmaCase& c, const std::vector<std::vector<f
   .reg .pred %p<3>;
   .reg .b32 %r<20>;
   .reg .b64 %rd<30>;
-  .reg .f32 %f<)" + std::to_string(dregs) +
+  .reg )" + (c.d_f16 ? std::string(".b32") : std::string(".f32")) +
+                     " %f<" + std::to_string(dregs) +
                      R"(>;
   .shared .align 1024 .b8 tile[32768];
   ld.param.u64 %rd1, [psrc];
@@ -867,7 +877,14 @@ $L_copy:
   expect_ptxas_accepts(text);
   InterpMemory mem;
   uint64_t src = upload(mem, smem);
-  uint64_t pd = upload(mem, d_init);
+  uint64_t pd;
+  if (c.d_f16) {
+    std::vector<uint16_t> packed;
+    for (float v : d_init) packed.push_back(f16_of(v));
+    pd = upload(mem, packed);
+  } else {
+    pd = upload(mem, d_init);
+  }
   uint64_t pafrag = upload(mem, afrag);
   InterpLaunch l;
   l.block = {128, 1, 1};
@@ -876,7 +893,10 @@ $L_copy:
       {src, c.la.descriptor(a_start), c.lb.descriptor(b_start), pd, pafrag, c.scale_d ? 1u : 0u},
       mem);
   EXPECT_TRUE(r.ok()) << r.error().to_string();
-  return download<float>(mem, pd, 128 * dregs);
+  if (!c.d_f16) return download<float>(mem, pd, 128 * dregs);
+  std::vector<float> out;
+  for (uint16_t h : download<uint16_t>(mem, pd, 128 * N / 2)) out.push_back(float_of_f16(h));
+  return out;
 }
 
 // Checks the whole D tile against a CPU reference, with the D fragment layout of the ISA figure
@@ -986,6 +1006,20 @@ TEST(InterpWgmma, ScaleDAndNegatedInputs) {
   c.n = 256;
   c.scale_a = 1;
   check_wgmma(c, 44);
+}
+
+TEST(InterpWgmma, F16Accumulator) {
+  WgmmaCase c;
+  c.n = 32;
+  c.d_f16 = true;
+  c.la = {1, false, 16, 1024};
+  c.lb = {1, true, 2048, 1024};
+  c.scale_d = true;
+  check_wgmma(c, 61);
+  c.a_from_registers = true;
+  c.ab = "e4m3";
+  c.lb = {3, false, 16, 256};
+  check_wgmma(c, 62);
 }
 
 TEST(InterpWgmma, Tf32AndE4m3) {
