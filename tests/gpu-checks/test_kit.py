@@ -43,7 +43,8 @@ def assemble(a):
         fail("glibc %s" % m["max_glibc"])
     for must in ("bin/smcompat", "lib/libsmcompat_trace.so", "checks/kit_driver", "checks/kit_rt",
                  "checks/fatbin/sm90a.fatbin", "checks/rt/librt_rdc_sm80_ptx80.so", "checks/smem/smem.sm_90.cubin",
-                 "checks/ptx/setmaxnreg.sm_90a.ptx"):
+                 "checks/ptx/setmaxnreg.sm_90a.ptx", "checks/ptx/wgmma_kernels.sm_90a.ptx",
+                 "checks/ptx/wgmma_kernels.sm_90a.cubin"):
         if not (a.kit / must).exists():
             fail("kit lacks " + must)
     n_fatbins = len(list((a.kit / "checks" / "fatbin").glob("*")))

@@ -8,14 +8,20 @@
 //                                     clustered; B's clustered is checked against what a cluster
 //                                     of one computes, A's is declared a cluster of two)
 //   kit_driver smem FILE              kit_smem at the opt-in shared-memory limit and one byte above
+//   kit_driver wgmma A B              every kernel of tests/ptx/data/wgmma_kernels.cu from image A
+//                                     (the sm_90a original) and image B (its `ptx lower`ing), for
+//                                     several shared-memory layouts and accumulate 0/1: the same
+//                                     inputs, outputs compared byte for byte, each launch timed
 // The driver is dlopen'ed (libcuda.so.1, or $KIT_LIBCUDA), so the same binary runs against a real
 // driver and the test suite's fake one; an entry point the driver lacks is reported, not fatal.
 #define CUDA_ENABLE_DEPRECATED 1
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -58,6 +64,11 @@ using SyncFn = CUresult (*)(CUstream);
 using LaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                               unsigned, unsigned, CUstream, void**, void**);
 using ErrNameFn = CUresult (*)(CUresult, const char**);
+using EventCreateFn = CUresult (*)(CUevent*, unsigned);
+using EventDestroyFn = CUresult (*)(CUevent);
+using EventRecordFn = CUresult (*)(CUevent, CUstream);
+using EventSyncFn = CUresult (*)(CUevent);
+using EventElapsedFn = CUresult (*)(float*, CUevent, CUevent);
 
 std::string error_name(CUresult r) {
   const char* s = nullptr;
@@ -389,6 +400,306 @@ int smem(const char* file) {
   return 0;
 }
 
+// ---- wgmma: the ptx lower check (tests/ptx/data/wgmma_kernels.cu) ----
+
+// One kernel of the fixture: its element type, D registers per thread, which operands are
+// MN-major, whether A comes from registers, whether D is f16x2, and N (which B layouts fit).
+enum class Elem { f16, bf16, tf32, e4m3 };
+struct WgmmaKernel {
+  const char* name;
+  Elem elem;
+  int regs;
+  bool a_mn, b_mn, a_regs, d_f16;
+  int n;
+};
+constexpr WgmmaKernel kWgmmaKernels[] = {
+    {"wgmma_f16_ss_n64_kk", Elem::f16, 32, false, false, false, false, 64},
+    {"wgmma_f16_ss_n64_mn", Elem::f16, 32, true, true, false, false, 64},
+    {"wgmma_bf16_ss_n32_kn", Elem::bf16, 16, false, true, false, false, 32},
+    {"wgmma_f16_rs_n16", Elem::f16, 8, false, false, true, false, 16},
+    {"wgmma_f16acc_ss_n64", Elem::f16, 16, false, false, false, true, 64},
+    {"wgmma_tf32_ss_n16", Elem::tf32, 8, false, false, false, false, 16},
+    {"wgmma_e4m3_ss_n32", Elem::e4m3, 16, false, false, false, false, 32},
+    {"wgmma_f16_ss_n256", Elem::f16, 128, false, false, false, false, 256},
+    {"wgmma_bf16_ss_n8", Elem::bf16, 4, false, false, false, false, 8},
+};
+
+// A descriptor's layout: start offset, LBO, SBO (bytes) and swizzle mode (0 none, 1 128B, 2 64B,
+// 3 32B); every one keeps the operand inside the kernel's 8 KiB shared buffers.
+struct Layout {
+  uint32_t off, lbo, sbo, mode;
+};
+constexpr Layout kKMajor[] = {
+    {0, 128, 256, 0}, {0, 16, 1024, 1}, {32, 16, 1024, 1}, {0, 16, 512, 2}, {0, 16, 256, 3}};
+constexpr Layout kKMajorN256[] = {{0, 128, 256, 0}, {0, 16, 256, 3}};  // 256 rows of B fit these
+constexpr Layout kMNMajor[] = {
+    {0, 1024, 128, 0}, {0, 2048, 1024, 1}, {0, 2048, 512, 2}, {0, 2048, 256, 3}};
+
+struct LayoutList {
+  const Layout* p;
+  size_t n;
+};
+LayoutList a_layouts(const WgmmaKernel& k) {
+  if (k.a_mn) return {kMNMajor, std::size(kMNMajor)};
+  return {kKMajor, std::size(kKMajor)};
+}
+LayoutList b_layouts(const WgmmaKernel& k) {
+  if (k.b_mn) return {kMNMajor, std::size(kMNMajor)};
+  if (k.n > 128) return {kKMajorN256, std::size(kKMajorN256)};
+  return {kKMajor, std::size(kKMajor)};
+}
+
+// Small integers -3..3 in each element type, so that every sum is exact and both images must
+// produce the same bits.
+uint16_t f16_of(int v) {
+  static const uint16_t mag[] = {0x0000, 0x3C00, 0x4000, 0x4200};
+  return v == 0 ? 0 : static_cast<uint16_t>(mag[v < 0 ? -v : v] | (v < 0 ? 0x8000 : 0));
+}
+uint16_t bf16_of(int v) {
+  static const uint16_t mag[] = {0x0000, 0x3F80, 0x4000, 0x4040};
+  return v == 0 ? 0 : static_cast<uint16_t>(mag[v < 0 ? -v : v] | (v < 0 ? 0x8000 : 0));
+}
+uint8_t e4m3_of(int v) {
+  static const uint8_t mag[] = {0x00, 0x38, 0x40, 0x44};
+  return v == 0 ? 0 : static_cast<uint8_t>(mag[v < 0 ? -v : v] | (v < 0 ? 0x80 : 0));
+}
+
+struct Lcg {
+  uint64_t s;
+  int small() {  // -3..3
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((s >> 33) % 7) - 3;
+  }
+};
+
+// The inputs of one run: A and B (8 KiB each, the whole buffer in the kernel's element type), A's
+// registers for the RS kernel (f16x2) and D's initial values.
+struct WgmmaInputs {
+  std::vector<unsigned char> a, b, gar, d;
+};
+void fill_elements(std::vector<unsigned char>& buf, Elem e, Lcg& g) {
+  buf.assign(8192, 0);
+  for (size_t i = 0; i < buf.size();) {
+    int v = g.small();
+    if (e == Elem::f16 || e == Elem::bf16) {
+      uint16_t h = e == Elem::f16 ? f16_of(v) : bf16_of(v);
+      std::memcpy(&buf[i], &h, 2);
+      i += 2;
+    } else if (e == Elem::tf32) {
+      float f = static_cast<float>(v);
+      std::memcpy(&buf[i], &f, 4);
+      i += 4;
+    } else {
+      buf[i++] = e4m3_of(v);
+    }
+  }
+}
+WgmmaInputs wgmma_inputs(const WgmmaKernel& k, uint64_t seed) {
+  Lcg g{seed * 0x9E3779B97F4A7C15ull + 1};
+  WgmmaInputs in;
+  fill_elements(in.a, k.elem, g);
+  fill_elements(in.b, k.elem, g);
+  in.gar.resize(128 * 4 * sizeof(uint32_t));
+  for (size_t i = 0; i < in.gar.size(); i += 2) {
+    uint16_t h = f16_of(g.small());
+    std::memcpy(&in.gar[i], &h, 2);
+  }
+  in.d.resize(128 * k.regs * sizeof(uint32_t));
+  for (size_t i = 0; i < in.d.size(); i += 4) {
+    if (k.d_f16) {
+      uint16_t lo = f16_of(g.small()), hi = f16_of(g.small());
+      std::memcpy(&in.d[i], &lo, 2);
+      std::memcpy(&in.d[i + 2], &hi, 2);
+    } else {
+      float f = static_cast<float>(g.small());
+      std::memcpy(&in.d[i], &f, 4);
+    }
+  }
+  return in;
+}
+
+// One image with every fixture kernel looked up; a kernel missing from it keeps its result.
+struct WgmmaImage {
+  Loaded loaded;
+  std::vector<CUfunction> fns;
+  std::vector<CUresult> results;
+  std::vector<int> binary_versions;
+};
+WgmmaImage load_wgmma(const char* file) {
+  WgmmaImage img;
+  std::vector<char> image;
+  if (!read_file(file, image)) {
+    img.loaded.result = CUDA_ERROR_FILE_NOT_FOUND;
+  } else {
+    img.loaded = load(image, kWgmmaKernels[0].name, false);
+  }
+  auto get_fn = drv.get<ModFuncFn>("cuModuleGetFunction");
+  for (const auto& k : kWgmmaKernels) {
+    CUfunction fn = nullptr;
+    CUresult r =
+        img.loaded.module && get_fn ? get_fn(&fn, img.loaded.module, k.name) : img.loaded.result;
+    img.fns.push_back(r == CUDA_SUCCESS ? fn : nullptr);
+    img.results.push_back(r);
+    img.binary_versions.push_back(
+        r == CUDA_SUCCESS ? attribute(fn, CU_FUNC_ATTRIBUTE_BINARY_VERSION) : -1);
+  }
+  return img;
+}
+
+// Device buffers shared by every run (sized for the largest kernel).
+struct WgmmaBuffers {
+  Buffer out{128 * 128 * sizeof(float)}, a{8192}, b{8192}, gar{128 * 4 * sizeof(uint32_t)};
+  CUresult result() const {
+    for (const Buffer* p : {&out, &a, &b, &gar})
+      if (p->result != CUDA_SUCCESS) return p->result;
+    return CUDA_SUCCESS;
+  }
+};
+
+struct WgmmaRun {
+  CUresult result = CUDA_ERROR_NOT_FOUND;
+  std::string stage;
+  std::vector<unsigned char> bytes;
+  double ms = -1;  // median of the timed launches
+};
+
+CUresult put_bytes(Buffer& buf, const std::vector<unsigned char>& bytes) {
+  auto copy = drv.get<HtoDFn>("cuMemcpyHtoDAsync_v2");
+  auto sync = drv.get<SyncFn>("cuStreamSynchronize");
+  if (!copy || !sync) return CUDA_ERROR_NOT_FOUND;
+  CUresult r = copy(buf.ptr, bytes.data(), bytes.size(), nullptr);
+  return r != CUDA_SUCCESS ? r : sync(nullptr);
+}
+
+// One launch's time on the GPU: events around it where the driver has them, else the host's
+// clock around the launch and a synchronize.
+double time_launch(CUfunction fn, void** args) {
+  auto create = drv.get<EventCreateFn>("cuEventCreate");
+  auto destroy = drv.get<EventDestroyFn>("cuEventDestroy_v2");
+  auto record = drv.get<EventRecordFn>("cuEventRecord");
+  auto esync = drv.get<EventSyncFn>("cuEventSynchronize");
+  auto elapsed = drv.get<EventElapsedFn>("cuEventElapsedTime");
+  auto launch_fn = drv.get<LaunchFn>("cuLaunchKernel");
+  if (!launch_fn) return -1;
+  CUevent e0 = nullptr, e1 = nullptr;
+  if (create && destroy && record && esync && elapsed && create(&e0, 0) == CUDA_SUCCESS &&
+      create(&e1, 0) == CUDA_SUCCESS) {
+    float ms = -1;
+    if (record(e0, nullptr) != CUDA_SUCCESS ||
+        launch_fn(fn, 1, 1, 1, 128, 1, 1, 0, nullptr, args, nullptr) != CUDA_SUCCESS ||
+        record(e1, nullptr) != CUDA_SUCCESS || esync(e1) != CUDA_SUCCESS ||
+        elapsed(&ms, e0, e1) != CUDA_SUCCESS)
+      ms = -1;
+    destroy(e0);
+    destroy(e1);
+    return ms;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  if (launch(fn, 1, 128, 0, args) != CUDA_SUCCESS) return -1;
+  return ms_since(t0);
+}
+
+// Runs FN once from the given inputs and keeps D, then times it: 3 launches to warm up, the
+// median of 20 (D keeps accumulating then; only the time counts).
+WgmmaRun run_wgmma(CUfunction fn, CUresult found, const Layout& la, const Layout& lb,
+                   int accumulate, const WgmmaInputs& in, WgmmaBuffers& buf) {
+  WgmmaRun run;
+  run.stage = "load";
+  run.result = found;
+  if (found != CUDA_SUCCESS || !fn) return run;
+  run.stage = "upload";
+  CUresult r = buf.result();
+  if (r == CUDA_SUCCESS) r = put_bytes(buf.out, in.d);
+  if (r == CUDA_SUCCESS) r = put_bytes(buf.a, in.a);
+  if (r == CUDA_SUCCESS) r = put_bytes(buf.b, in.b);
+  if (r == CUDA_SUCCESS) r = put_bytes(buf.gar, in.gar);
+  run.result = r;
+  if (r != CUDA_SUCCESS) return run;
+  uint32_t p[8] = {la.off, la.lbo, la.sbo, la.mode, lb.off, lb.lbo, lb.sbo, lb.mode};
+  int acc = accumulate;
+  void* args[] = {&buf.out.ptr, &buf.a.ptr, &buf.b.ptr, &buf.gar.ptr, &p[0], &p[1], &p[2],
+                  &p[3],        &p[4],      &p[5],      &p[6],        &p[7], &acc};
+  run.stage = "launch";
+  r = launch(fn, 1, 128, 0, args);
+  run.result = r;
+  if (r != CUDA_SUCCESS) return run;
+  run.stage = "download";
+  // Zeroed first: the fake driver copies nothing back, so both images then read as zeros.
+  run.bytes.assign(in.d.size(), 0);
+  auto copy = drv.get<DtoHFn>("cuMemcpyDtoHAsync_v2");
+  auto sync = drv.get<SyncFn>("cuStreamSynchronize");
+  r = copy && sync ? copy(run.bytes.data(), buf.out.ptr, run.bytes.size(), nullptr)
+                   : CUDA_ERROR_NOT_FOUND;
+  if (r == CUDA_SUCCESS) r = sync(nullptr);
+  run.result = r;
+  if (r != CUDA_SUCCESS) {
+    run.bytes.clear();
+    return run;
+  }
+  run.stage = "timing";
+  for (int i = 0; i < 3; ++i)
+    if (time_launch(fn, args) < 0) return run;
+  std::vector<double> times;
+  for (int i = 0; i < 20; ++i) {
+    double ms = time_launch(fn, args);
+    if (ms < 0) return run;
+    times.push_back(ms);
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+  run.ms = times[times.size() / 2];
+  run.stage = "done";
+  return run;
+}
+
+std::string layout_json(const Layout& l) {
+  return "[" + std::to_string(l.off) + "," + std::to_string(l.lbo) + "," + std::to_string(l.sbo) +
+         "," + std::to_string(l.mode) + "]";
+}
+
+int wgmma(const char* a, const char* b) {
+  CUdevice dev;
+  if (!open_context(&dev)) return 2;
+  WgmmaImage ia = load_wgmma(a);
+  WgmmaImage ib = load_wgmma(b);
+  WgmmaBuffers buf;
+  uint64_t seed = 0;
+  for (size_t ki = 0; ki < std::size(kWgmmaKernels); ++ki) {
+    const WgmmaKernel& k = kWgmmaKernels[ki];
+    LayoutList al = a_layouts(k), bl = b_layouts(k);
+    // Every layout of the longer list once, paired with the other list's in turn (the RS
+    // kernel's A comes from registers: its A layout is passed and ignored).
+    size_t n = std::max(al.n, bl.n);
+    for (size_t li = 0; li < n; ++li) {
+      const Layout& la = al.p[li % al.n];
+      const Layout& lb = bl.p[li % bl.n];
+      for (int accumulate : {0, 1}) {
+        WgmmaInputs in = wgmma_inputs(k, ++seed);
+        WgmmaRun ra = run_wgmma(ia.fns[ki], ia.results[ki], la, lb, accumulate, in, buf);
+        WgmmaRun rb = run_wgmma(ib.fns[ki], ib.results[ki], la, lb, accumulate, in, buf);
+        bool same = !ra.bytes.empty() && ra.bytes == rb.bytes;
+        size_t differing = 0, compared = 0;
+        if (!ra.bytes.empty() && ra.bytes.size() == rb.bytes.size()) compared = ra.bytes.size();
+        for (size_t i = 0; i < compared; ++i) differing += ra.bytes[i] != rb.bytes[i];
+        std::printf(
+            "{\"action\":\"wgmma\",\"kernel\":%s,\"a\":%s,\"b\":%s,\"a_layout\":%s,"
+            "\"b_layout\":%s,\"accumulate\":%d,\"a_result\":%s,\"a_stage\":%s,"
+            "\"a_binary_version\":%d,\"b_result\":%s,\"b_stage\":%s,\"b_binary_version\":%d,"
+            "\"a_load_ms\":%.3f,\"b_load_ms\":%.3f,\"bytes\":%zu,\"identical\":%s,"
+            "\"differing_bytes\":%zu,\"a_ms\":%.5f,\"b_ms\":%.5f}\n",
+            q(k.name).c_str(), q(a).c_str(), q(b).c_str(), layout_json(la).c_str(),
+            layout_json(lb).c_str(), accumulate, q(error_name(ra.result)).c_str(),
+            q(ra.stage).c_str(), ia.binary_versions[ki], q(error_name(rb.result)).c_str(),
+            q(rb.stage).c_str(), ib.binary_versions[ki], ia.loaded.load_ms, ib.loaded.load_ms,
+            compared, same ? "true" : "false", differing, ra.ms, rb.ms);
+        std::fflush(stdout);
+      }
+    }
+  }
+  unload(ia.loaded);
+  unload(ib.loaded);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -397,6 +708,9 @@ int main(int argc, char** argv) {
     return run_axpb(argv[2], action == "library");
   if (action == "compare" && argc == 5) return compare(argv[2], argv[3], argv[4]);
   if (action == "smem" && argc == 3) return smem(argv[2]);
-  std::fprintf(stderr, "usage: kit_driver module|library FILE | compare A B KERNEL | smem FILE\n");
+  if (action == "wgmma" && argc == 4) return wgmma(argv[2], argv[3]);
+  std::fprintf(
+      stderr,
+      "usage: kit_driver module|library FILE | compare A B KERNEL | smem FILE | wgmma A B\n");
   return 2;
 }
