@@ -452,13 +452,13 @@ struct Loader {
   Result<void> declare(const Variable& v, uint64_t& shared_top, uint64_t& local_top) {
     if (v.space == ".reg") {
       if (v.param_count > 0) {
-        if (v.param_count > (1u << 20)) return make_error("too many registers", v.loc.offset);
+        if (v.param_count > (1u << 16)) return make_error("too many registers", v.loc.offset);
         for (uint32_t i = 0; i < v.param_count; ++i)
           bind_register(std::string(v.name) + std::to_string(i));
       } else {
         bind_register(std::string(v.name));
       }
-      if (k.register_count > (1u << 20)) return make_error("too many registers", v.loc.offset);
+      if (k.register_count > (1u << 16)) return make_error("too many registers", v.loc.offset);
       return {};
     }
     Space sp = space_of(v.space);
@@ -527,7 +527,7 @@ struct Loader {
                                           v.loc.line, v.loc.col, v.space, v.name),
                               v.loc.offset);
           uint64_t size = *v.size_bytes();
-          if (size > (1ull << 30)) return make_error("variable too large", v.loc.offset);
+          if (size > (1ull << 26)) return make_error("variable too large", v.loc.offset);
           symbols[v.name] = {Space::kGlobal, memory.allocate(size)};
         } else if (v.space == ".shared") {
           SMCOMPAT_CHECK(declare(v, shared_top, local_top));
@@ -573,8 +573,11 @@ struct Loader {
     shared_top += launch.dynamic_shared_bytes;
     k.shared_bytes = shared_top;
     k.local_bytes = (local_top + 15) & ~uint64_t{15};
-    if (k.shared_bytes > (1ull << 28) || k.local_bytes > (1ull << 24))
+    // Far above any GPU's limits, low enough that bad PTX cannot exhaust the host's memory.
+    uint64_t threads = uint64_t{launch.block[0]} * launch.block[1] * launch.block[2];
+    if (k.shared_bytes > (1ull << 24) || k.local_bytes * threads > (1ull << 28))
       return make_error("shared or local memory too large");
+
     for (uint32_t i = 0; i < f.statement_count; ++i) {
       const Statement& s = m.statements[f.first_statement + i];
       if (s.kind == StatementKind::kDeclaration) {
@@ -589,6 +592,8 @@ struct Loader {
         k.insts.push_back(decode_inst(s));
       }
     }
+    if (uint64_t{k.register_count} * threads > (1ull << 26))
+      return make_error("too many registers for the block size");
     return {};
   }
 

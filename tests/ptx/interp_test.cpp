@@ -1198,5 +1198,49 @@ TEST(InterpErrors, MalformedInputsNeverCrash) {
   }
 }
 
+TEST(InterpErrors, MutatedKernelsNeverCrash) {
+  // Random byte edits of valid kernels: each must parse to an error, or run to a result or a
+  // located error (register names, vector sizes, addresses and counts are all bounds-checked).
+  const std::string bases[] = {
+      mma_kernel("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r2, "
+                 "%r3, %r4, %r5}, {%r6, %r7}, {%f1, %f2, %f3, %f4};"),
+      mma_kernel(
+          "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r2, %r3, %r4, %r5}, [%r1];\n"
+          "  shfl.sync.idx.b32 %r6|%p1, %r2, 3, 31, -1;\n  vote.sync.ballot.b32 %r7, %p1, -1;")
+          .insert(std::string(kHeader).size() + 69, "  .reg .pred %p<2>;\n"),
+  };
+  ASSERT_EQ(bases[1].substr(std::string(kHeader).size() + 67, 3), "{\n ");
+  std::mt19937 rng(1234);
+  const std::string alphabet = "0123456789%{}[],.;-+x_rdfp";
+  InterpMemory mem;
+  uint64_t buf = mem.allocate(4096);
+  InterpLaunch l;
+  l.block = {32, 1, 1};
+  l.max_instructions = 100000;
+  int ran = 0;
+  for (const auto& base : bases) {
+    for (int iter = 0; iter < 300; ++iter) {
+      std::string text = base;
+      size_t pos =
+          std::string(kHeader).size() + rng() % (text.size() - std::string(kHeader).size());
+      switch (rng() % 3) {
+        case 0:
+          text.erase(pos, 1 + rng() % 3);
+          break;
+        case 1:
+          text[pos] = alphabet[rng() % alphabet.size()];
+          break;
+        default:
+          text.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+          break;
+      }
+      auto r = run(text, "k", l, {buf, buf, buf}, mem);
+      if (!r.ok()) EXPECT_FALSE(r.error().what.empty());
+      ++ran;
+    }
+  }
+  EXPECT_EQ(ran, 600);
+}
+
 }  // namespace
 }  // namespace smcompat::ptx
