@@ -973,9 +973,14 @@ Result<bool> exec_scalar(Block& b, uint32_t t, const Inst& in, uint32_t& pc) {
       if (in.count != need || !st.valid() || x.ops[0].kind != Operand::kReg) return unsupported(in);
       uint64_t a = x.get(1, st), c = x.get(2, st);
       bool known = false, v;
-      if (st.kind == 'f' || st.kind == 'h')
-        v = compare(cmp, to_double(a, st), to_double(c, st), &known);
-      else if (st.is_int())
+      if (st.kind == 'f' || st.kind == 'h') {
+        double x = to_double(a, st), y = to_double(c, st);
+        if (in.has("ftz") && st.bits == 32) {  // subnormal inputs compare as signed zeros
+          x = ftz32(static_cast<float>(x));
+          y = ftz32(static_cast<float>(y));
+        }
+        v = compare(cmp, x, y, &known);
+      } else if (st.is_int())
         v = compare_int(cmp, a, c, st, &known);
       else
         return unsupported(in);

@@ -545,6 +545,55 @@ TEST(InterpMma, M16N8K16F16FragmentsFromTheIsaFigure) {
   }
 }
 
+TEST(InterpMma, F16AccumulatorAndM16N8K8) {
+  // m16n8k16 with an f16 accumulator: D is 2 registers of f16x2, {D[g][2t], D[g][2t+1]} and
+  // {D[g+8][2t], D[g+8][2t+1]} (ISA figure for the m16n8k16 C/D .f16 fragment).
+  std::vector<uint32_t> a(128), b(64);
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    unsigned g = lane >> 2, t = lane & 3;
+    for (unsigned i = 0; i < 8; ++i) {
+      unsigned row = g + ((i & 2) ? 8 : 0), col = 2 * t + (i & 1) + (i >= 4 ? 8 : 0);
+      a[lane * 4 + i / 2] |= uint32_t{f16_of(static_cast<float>(16 * row + col))} << (16 * (i & 1));
+    }
+    for (unsigned i = 0; i < 4; ++i) {
+      unsigned k = 2 * t + (i & 1) + (i >= 2 ? 8 : 0);
+      b[lane * 2 + i / 2] |= uint32_t{f16_of(k == g ? 1.0f : 0.0f)} << (16 * (i & 1));
+    }
+  }
+  auto d = run_mma(
+      "mov.b32 %r8, 0;\n  mov.b32 %r9, 0;\n"
+      "  mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r8, %r9}, {%r2, %r3, %r4, %r5}, "
+      "{%r6, %r7}, {%r8, %r9};\n  mov.b32 %f1, %r8;\n  mov.b32 %f2, %r9;",
+      a, b);
+  auto pair = [](float lo, float hi) { return f16_of(lo) | (uint32_t{f16_of(hi)} << 16); };
+  EXPECT_EQ(bits_of(d[20]), pair(18, 19));     // lane 5: D[1][2], D[1][3]
+  EXPECT_EQ(bits_of(d[21]), pair(146, 147));   // D[9][2], D[9][3]
+  EXPECT_EQ(bits_of(d[124]), pair(118, 119));  // lane 31: D[7][6], D[7][7]
+
+  // m16n8k8 .f16 (ISA figure): A a0,a1 at row g, a2,a3 at row g+8, columns 2t, 2t+1;
+  // B b0,b1 at k = 2t, 2t+1, n = g. A[r][k] = 8r + k, B = identity: D[r][n] = A[r][n].
+  std::vector<uint32_t> a8(128), b8(64);
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    unsigned g = lane >> 2, t = lane & 3;
+    for (unsigned i = 0; i < 4; ++i) {
+      unsigned row = g + (i >= 2 ? 8 : 0), col = 2 * t + (i & 1);
+      a8[lane * 4 + i / 2] |= uint32_t{f16_of(static_cast<float>(8 * row + col))} << (16 * (i & 1));
+    }
+    for (unsigned i = 0; i < 2; ++i)
+      b8[lane * 2] |= uint32_t{f16_of(2 * t + i == g ? 1.0f : 0.0f)} << (16 * i);
+  }
+  d = run_mma(
+      "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r2, %r3}, {%r6}, "
+      "{%f1, %f2, %f3, %f4};",
+      a8, b8);
+  EXPECT_EQ(d[20], 10);  // lane 5: D[1][2]
+  EXPECT_EQ(d[21], 11);
+  EXPECT_EQ(d[22], 74);  // D[9][2]
+  EXPECT_EQ(d[23], 75);
+  EXPECT_EQ(d[124], 62);  // lane 31: D[7][6]
+  EXPECT_EQ(d[127], 127);
+}
+
 TEST(InterpMma, M16N8K16Bf16AgreesWithAReference) {
   std::mt19937 rng(7);
   float A[16][16], B[16][8];
