@@ -510,6 +510,54 @@ struct Loader {
     }
   }
 
+  // Writes `= {1, 2, ...}` or `= 5` of a module-scope variable (numbers only; the rest stays zero).
+  bool write_initializer(const TopVariables& tv, const Variable& v, std::span<uint8_t> out) {
+    const Token* tokens = m.tokens.data() + tv.first_token;
+    uint32_t i = 0, n = tv.token_count;
+    while (i < n && !(tokens[i].kind == TokenKind::kIdentifier && tokens[i].text == v.name)) ++i;
+    while (i < n && !tokens[i].is('=')) ++i;
+    if (i == n) return false;
+    uint64_t esize = v.element_size;
+    if (esize == 0 || esize > 8) return false;
+    uint64_t at = 0;
+    int depth = 0;
+    bool negative = false;
+    for (++i; i < n; ++i) {
+      const Token& t = tokens[i];
+      if (t.is('{'))
+        ++depth;
+      else if (t.is('}')) {
+        if (--depth <= 0) break;
+      } else if (t.is('-'))
+        negative = true;
+      else if (t.is(',')) {
+        if (depth == 0) break;
+      } else if (t.is(';'))
+        break;
+      else if (t.kind == TokenKind::kNumber) {
+        Operand o;
+        if (!decode(t.text, o) || o.kind != Operand::kImm) return false;
+        uint64_t value = o.imm;
+        if (o.imm_float) {  // decimal float literal: stored as the element's float type
+          if (esize == 4)
+            value = float_bits(static_cast<float>(as_double(value)));
+          else if (esize != 8)
+            return false;
+        }
+        if (negative)
+          value = (o.imm_float || o.imm_f32 || o.imm_f64) ? value ^ (uint64_t{1} << (esize * 8 - 1))
+                                                          : ~value + 1;
+        negative = false;
+        if (at + esize > out.size()) return false;
+        std::memcpy(out.data() + at, &value, esize);
+        at += esize;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
   Result<void> load(const InterpLaunch& launch, std::span<const uint64_t> params,
                     InterpMemory& memory) {
     k.module = &m;
@@ -521,14 +569,19 @@ struct Loader {
       for (uint32_t i = 0; i < tv.variable_count; ++i) {
         const Variable& v = m.variables[tv.first_variable + i];
         if (v.space == ".global" || v.space == ".const") {
-          if (v.has_initializer || !v.size_bytes())
+          auto refuse = [&](std::string_view why) {
             return make_error(fmt::format("line {}, column {}: unsupported in the interpreter: "
-                                          "initialised or unsized {} variable {}",
-                                          v.loc.line, v.loc.col, v.space, v.name),
+                                          "{} variable {} ({})",
+                                          v.loc.line, v.loc.col, v.space, v.name, why),
                               v.loc.offset);
+          };
+          if (!v.size_bytes()) return refuse("unsized");
           uint64_t size = *v.size_bytes();
           if (size > (1ull << 26)) return make_error("variable too large", v.loc.offset);
-          symbols[v.name] = {Space::kGlobal, memory.allocate(size)};
+          uint64_t address = memory.allocate(size);
+          symbols[v.name] = {Space::kGlobal, address};
+          if (v.has_initializer && !write_initializer(tv, v, memory.buffer(address)))
+            return refuse("initialiser other than a list of numbers");
         } else if (v.space == ".shared") {
           SMCOMPAT_CHECK(declare(v, shared_top, local_top));
         }

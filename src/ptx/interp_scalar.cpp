@@ -701,12 +701,13 @@ Result<bool> exec_memory(const Exec& x) {
   const Operand& val = x.ops[load ? 0 : 1];
   const Operand& addr = x.ops[load ? 1 : 0];
   uint32_t n = in.vec;
-  if (n > 1 ? (val.kind != Operand::kVector || val.count != n) : val.kind == Operand::kVector)
-    return unsupported(in, "vector size");
+  // A scalar access may name its register in braces (`ld.global.b16 { %rs1 }, [%rd1];`).
+  bool braced = val.kind == Operand::kVector;
+  if (braced ? val.count != n : n > 1) return unsupported(in, "vector size");
   SMCOMPAT_TRY(uint64_t a, x.address(addr, in.space));
   uint8_t buf[64];
   auto item = [&](uint32_t i) -> const Operand& {
-    return n > 1 ? x.b.kernel->vector_items[val.first + i] : val;
+    return braced ? x.b.kernel->vector_items[val.first + i] : val;
   };
   if (load) {
     SMCOMPAT_CHECK(access(x.b, in, x.t, in.space, a, buf, uint64_t{esize} * n, false));

@@ -448,6 +448,47 @@ TEST(InterpCore, FloatConversionsRoundToNearestEvenExactly) {
   }
 }
 
+TEST(InterpCore, InitialisedGlobalsAndTritonStyleOperands) {
+  // Module-scope initialisers, `{ %rs1 }` around a scalar load and `[ %rd1 + 0 ]` (Triton).
+  std::string text = std::string(kHeader) + R"(
+.global .align 4 .b32 table[4] = {1, -2, 0x10, 7};
+.global .align 1 .b8 _$_str[5] = {104, 105};
+
+.visible .entry k(.param .u64 pout)
+{
+  .reg .pred %p<2>;
+  .reg .b16 %rs<3>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  mov.u64 %rd2, table;
+  ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd2];
+  add.s32 %r5, %r1, %r2;
+  add.s32 %r5, %r5, %r3;
+  add.s32 %r5, %r5, %r4;
+  st.global.u32 [ %rd1 + 0 ], %r5;
+  mov.u64 %rd3, _$_str;
+  mov.pred %p1, -1;
+  @%p1 ld.global.b16 { %rs1 }, [ %rd3 + 0 ];
+  ld.global.b8 %rs2, [%rd3+4];
+  st.global.b16 [ %rd1 + 4 ], %rs1;
+  st.global.b16 [ %rd1 + 6 ], %rs2;
+  ret;
+}
+)";
+  expect_ptxas_accepts(text);
+  InterpMemory mem;
+  uint64_t out = mem.allocate(8);
+  InterpLaunch l;
+  l.block = {1, 1, 1};
+  auto r = run(text, "k", l, {out}, mem);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  auto o = download<uint16_t>(mem, out, 4);
+  EXPECT_EQ(o[0] | (uint32_t{o[1]} << 16), 22u);
+  EXPECT_EQ(o[2], 104u | (105u << 8));
+  EXPECT_EQ(o[3], 0u);
+}
+
 // ---- mma.sync -------------------------------------------------------------------------------
 
 // A kernel that loads 4 A registers and 2 B registers per lane from global arrays (lane-major),
