@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 SCHEMA = "smcompat.gpu-checks/1"
-ORDER = ["machine", "probe", "matrix", "ptx", "smem", "bench", "frameworks", "fleet"]
+ORDER = ["machine", "probe", "matrix", "ptx", "lower", "smem", "bench", "frameworks", "fleet"]
 # pending-check numbers of each step (docs/gpu-checks/README.md), for steps that left no result
-CHECKS = {"machine": [1], "probe": [1, 10], "matrix": [2, 3, 6], "ptx": [4], "smem": [5],
+CHECKS = {"machine": [1], "probe": [1, 10], "matrix": [2, 3, 6], "ptx": [4], "lower": [11], "smem": [5],
           "bench": [7], "frameworks": [8, 9], "fleet": [10]}
 
 
