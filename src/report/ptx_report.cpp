@@ -321,6 +321,15 @@ json ptx_lower_json(const PtxLowerOutcome& o, const std::vector<std::string>& ar
                             {"output", or_null(o.written)}});
   if (r.ok && !o.written) out["ptx"] = r.text;
   out["ptxas"] = ptxas_json(o.verified, o.verify_requested, o.verify_note);
+  json interp = json::array();
+  for (const auto& v : o.interpreted)
+    interp.push_back({{"kernel", v.kernel},
+                      {"status", v.status},
+                      {"bytes_compared", v.bytes_compared},
+                      {"differing_bytes", v.differing_bytes},
+                      {"bytes_written", v.bytes_written},
+                      {"reason", v.reason}});
+  out["interpreter"] = std::move(interp);
   return out;
 }
 
@@ -347,6 +356,18 @@ std::string render_ptx_lower_text(const PtxLowerOutcome& o, const Style& st) {
                                  [](const ptx::Lowering& l) { return l.kind == "wgmma-mma"; }),
                    o.to.to_string());
   render_verification(out, o.to, o.verified, o.verify_requested, r.ok, o.verify_note, st);
+  for (const auto& v : o.interpreted) {
+    if (v.status == "equal")
+      fmt::format_to(put,
+                     "interpreter: {} {} (original vs lowered: {} bytes of memory compared, {} of "
+                     "them written by the kernel)\n",
+                     v.kernel, st.green("same results"), v.bytes_compared, v.bytes_written);
+    else if (v.status == "differs")
+      fmt::format_to(put, "interpreter: {} {}: {} of {} bytes differ\n", v.kernel,
+                     st.red("DIFFERENT results"), v.differing_bytes, v.bytes_compared);
+    else
+      fmt::format_to(put, "interpreter: {} not run: {}\n", v.kernel, v.reason);
+  }
   return out;
 }
 

@@ -33,7 +33,11 @@ int run_lower(const LowerOptions& o, Context& ctx) {
     return kExitError;
   }
   PtxasVerification verification;
-  if (r->ok && o.verify) verification = verify_with_ptxas(r->text, *to);
+  std::vector<KernelVerification> interpreted;
+  if (r->ok && o.verify) {
+    verification = verify_with_ptxas(r->text, *to);
+    interpreted = verify_lowering(*text, r->text);
+  }
   bool wrote = false;
   if (r->ok && !o.output.empty()) {
     if (auto e = write_file_atomically(o.output, r->text))
@@ -45,6 +49,7 @@ int run_lower(const LowerOptions& o, Context& ctx) {
   outcome.verify_requested = o.verify;
   outcome.verified = verification.outcome;
   outcome.verify_note = verification.note;
+  outcome.interpreted = interpreted;
   if (o.json) {
     fmt::print("{}\n", json_text(ptx_lower_json(outcome, ctx.argv)));
   } else {
@@ -54,6 +59,8 @@ int run_lower(const LowerOptions& o, Context& ctx) {
   }
   if (!r->ok) return kExitFindings;
   if (verification.outcome && !verification.outcome->accepted) return kExitFindings;
+  for (const auto& v : interpreted)
+    if (v.status == "differs") return kExitFindings;
   return kExitOk;
 }
 
@@ -68,7 +75,9 @@ void register_ptx_lower(CLI::App& ptx, Context& ctx) {
   l->add_option("file", lo.file, "A .ptx file")->required();
   l->add_option("--to", lo.to, "Target such as sm_120, sm_121, sm_89")->required();
   l->add_option("-o,--output", lo.output, "Write the PTX here instead of stdout");
-  l->add_flag("--verify", lo.verify, "Assemble the result with ptxas, if one is installed");
+  l->add_flag("--verify", lo.verify,
+              "Assemble the result with ptxas, if one is installed, and run every kernel as given "
+              "and as lowered in the reference interpreter on the same made-up inputs");
   l->add_flag("--json", lo.json, "Machine-readable report (schema smcompat.ptx-lower/1)");
   l->callback([&ctx] { ctx.exit_code = run_lower(lo, ctx); });
 }

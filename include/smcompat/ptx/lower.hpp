@@ -24,6 +24,7 @@
 // as in canonical layouts); tcgen05 (not lowered yet).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,5 +59,34 @@ struct LowerResult {
 /// only if the text does not parse.
 Result<LowerResult> lower(std::string_view text, const SmTarget& to,
                           const FeatureTable& table = FeatureTable::builtin());
+
+/// How `verify_lowering` makes up a launch and its inputs.
+struct LowerVerifyOptions {
+  std::string kernel;            ///< only this kernel ("" for every kernel)
+  uint32_t block_threads = 128;  ///< when the kernel has no .reqntid/.maxntid
+  uint32_t grid_blocks = 1;
+  /// for `.extern .shared` arrays (Triton's kernels keep all their shared memory there)
+  uint32_t dynamic_shared_bytes = 96 * 1024;
+  uint64_t buffer_bytes = 1u << 20;        ///< one buffer per 64-bit parameter
+  std::map<std::string, uint64_t> values;  ///< other parameters by name
+  uint64_t default_value = 1;
+  uint32_t seed = 1;
+  uint64_t max_instructions = 200'000'000;
+};
+
+/// One kernel run in the reference interpreter as given and as lowered.
+struct KernelVerification {
+  std::string kernel;
+  std::string status;  ///< "equal", "differs" or "not-run"
+  uint64_t bytes_compared = 0;
+  uint64_t differing_bytes = 0;
+  uint64_t bytes_written = 0;  ///< bytes the original kernel changed (0: the comparison is empty)
+  std::string reason;          ///< why it was not run
+};
+
+/// Runs every kernel of `original` and of `lowered` in the interpreter on the same made-up inputs
+/// and compares every buffer byte for byte.
+std::vector<KernelVerification> verify_lowering(std::string_view original, std::string_view lowered,
+                                                const LowerVerifyOptions& options = {});
 
 }  // namespace smcompat::ptx

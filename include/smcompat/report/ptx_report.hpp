@@ -98,6 +98,8 @@ struct PtxLowerOutcome {
   bool verify_requested = false;
   std::optional<ptx::PtxasOutcome> verified;  ///< ptxas's verdict on the result, when run
   std::string verify_note;                    ///< why it was not run (when requested)
+  /// --verify: each kernel run in the reference interpreter as given and as lowered.
+  std::vector<ptx::KernelVerification> interpreted;
 };
 
 nlohmann::json ptx_lower_json(const PtxLowerOutcome& outcome, const std::vector<std::string>& argv);
