@@ -216,6 +216,29 @@ inline uint64_t descriptor_bits(const Layout& l) {
          (uint64_t((l.sbo >> 4) & 0x3FFF) << 32) | (uint64_t(l.mode) << 62);
 }
 
+/// Runs `kernel` of `m` with one block of 128 threads: each of `inputs` copied into its own
+/// buffer, whose addresses come first among the parameters, then `scalars`. Returns the first
+/// buffer after the run (D), or the interpreter's error.
+inline Result<std::vector<uint8_t>> run_on_buffers(
+    const Module& m, std::string_view kernel,
+    std::initializer_list<const std::vector<uint8_t>*> inputs,
+    std::initializer_list<uint64_t> scalars) {
+  InterpMemory mem;
+  std::vector<uint64_t> params;
+  for (const auto* in : inputs) {
+    const uint64_t addr = mem.allocate(in->size());
+    std::memcpy(mem.buffer(addr).data(), in->data(), in->size());
+    params.push_back(addr);
+  }
+  params.insert(params.end(), scalars.begin(), scalars.end());
+  InterpLaunch launch;
+  launch.block = {128, 1, 1};
+  SMCOMPAT_TRY(InterpStats stats, interpret_kernel(m, kernel, launch, params, mem));
+  (void)stats;
+  auto d = mem.buffer(params[0]);
+  return std::vector<uint8_t>(d.begin(), d.end());
+}
+
 struct Outcome {
   std::string error;     ///< the lowering or the interpreter failed ("" if not)
   size_t words = 0;      ///< 32-bit outputs compared
@@ -252,30 +275,15 @@ inline Outcome run(const Case& c) {
       o.error = "parse: " + m.error().to_string();
       return o;
     }
-    InterpMemory mem;
-    const uint64_t out = mem.allocate(d0.size()), ga = mem.allocate(a.size()),
-                   gb = mem.allocate(b.size()), gar = mem.allocate(ar.size());
-    std::memcpy(mem.buffer(out).data(), d0.data(), d0.size());
-    std::memcpy(mem.buffer(ga).data(), a.data(), a.size());
-    std::memcpy(mem.buffer(gb).data(), b.data(), b.size());
-    std::memcpy(mem.buffer(gar).data(), ar.data(), ar.size());
-    const uint64_t params[] = {out,
-                               ga,
-                               gb,
-                               gar,
-                               descriptor_bits(c.a),
-                               descriptor_bits(c.b),
-                               static_cast<uint64_t>(c.accumulate)};
-    InterpLaunch launch;
-    launch.block = {128, 1, 1};
-    auto r = interpret_kernel(*m, "k", launch, params, mem);
+    auto r = run_on_buffers(
+        *m, "k", {&d0, &a, &b, &ar},
+        {descriptor_bits(c.a), descriptor_bits(c.b), static_cast<uint64_t>(c.accumulate)});
     if (!r.ok()) {
       o.error =
           (v ? "interpreter (lowered): " : "interpreter (original): ") + r.error().to_string();
       return o;
     }
-    auto span = mem.buffer(out);
-    outs[v].assign(span.begin(), span.begin() + static_cast<std::ptrdiff_t>(d0.size()));
+    outs[v] = std::move(*r);
   }
   for (size_t j = 0; j + 3 < d0.size(); j += 4) {
     uint32_t w, g;

@@ -144,8 +144,10 @@ __int128 wide_product(uint64_t a, uint64_t b, Type t) {
                                (b & mask_of(t.bits)));
 }
 
-float f32_op(Op op, float a, float b, float c) {
-  volatile float x = a, y = b, z = c;  // volatile: evaluated at run time under the rounding mode
+// One f32 or f64 arithmetic operation, evaluated at run time under the current rounding mode.
+template <class F>
+F float_op(Op op, F a, F b, F c) {
+  volatile F x = a, y = b, z = c;  // volatile: not folded at compile time
   switch (op) {
     case Op::kAdd:
       return x + y;
@@ -157,25 +159,7 @@ float f32_op(Op op, float a, float b, float c) {
       return x / y;
     case Op::kFma:
     case Op::kMad:
-      return std::fma(static_cast<float>(x), static_cast<float>(y), static_cast<float>(z));
-    default:
-      return 0;
-  }
-}
-double f64_op(Op op, double a, double b, double c) {
-  volatile double x = a, y = b, z = c;
-  switch (op) {
-    case Op::kAdd:
-      return x + y;
-    case Op::kSub:
-      return x - y;
-    case Op::kMul:
-      return x * y;
-    case Op::kDiv:
-      return x / y;
-    case Op::kFma:
-    case Op::kMad:
-      return std::fma(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z));
+      return std::fma(static_cast<F>(x), static_cast<F>(y), static_cast<F>(z));
     default:
       return 0;
   }
@@ -465,7 +449,7 @@ Result<bool> exec_float(const Exec& x) {
             in.op == Op::kFma)
           return unsupported(in);
         RoundingScope scope(mode);
-        out = f32_op(in.op, a, b, c);
+        out = float_op<float>(in.op, a, b, c);
         break;
       }
       case Op::kMin:
@@ -531,7 +515,7 @@ Result<bool> exec_float(const Exec& x) {
       case Op::kMad:
       case Op::kDiv: {
         RoundingScope scope(mode);
-        out = f64_op(in.op, a, b, c);
+        out = float_op<double>(in.op, a, b, c);
         break;
       }
       case Op::kMin:

@@ -63,36 +63,14 @@ struct Outputs {
 Outputs run(const Module& m, const FixtureKernel& k, const std::vector<uint8_t>& a,
             const std::vector<uint8_t>& b, const std::vector<uint8_t>& ar,
             const std::vector<uint8_t>& d0, const Layout& la, const Layout& lb, int accumulate) {
-  InterpMemory mem;
-  const uint64_t out = mem.allocate(d0.size()), ga = mem.allocate(a.size()),
-                 gb = mem.allocate(b.size()), gar = mem.allocate(ar.size());
-  std::memcpy(mem.buffer(out).data(), d0.data(), d0.size());
-  std::memcpy(mem.buffer(ga).data(), a.data(), a.size());
-  std::memcpy(mem.buffer(gb).data(), b.data(), b.size());
-  std::memcpy(mem.buffer(gar).data(), ar.data(), ar.size());
-  const uint64_t params[] = {out,
-                             ga,
-                             gb,
-                             gar,
-                             la.off,
-                             la.lbo,
-                             la.sbo,
-                             la.mode,
-                             lb.off,
-                             lb.lbo,
-                             lb.sbo,
-                             lb.mode,
-                             static_cast<uint64_t>(accumulate)};
-  InterpLaunch launch;
-  launch.block = {128, 1, 1};
-  auto r = interpret_kernel(m, k.name, launch, params, mem);
+  auto r = lower_case::run_on_buffers(m, k.name, {&d0, &a, &b, &ar},
+                                      {la.off, la.lbo, la.sbo, la.mode, lb.off, lb.lbo, lb.sbo,
+                                       lb.mode, static_cast<uint64_t>(accumulate)});
   Outputs o;
-  if (!r.ok()) {
+  if (!r.ok())
     o.error = r.error().to_string();
-    return o;
-  }
-  auto span = mem.buffer(out);
-  o.out.assign(span.begin(), span.begin() + static_cast<std::ptrdiff_t>(d0.size()));
+  else
+    o.out = std::move(*r);
   return o;
 }
 
