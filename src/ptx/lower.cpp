@@ -416,13 +416,26 @@ std::string_view indent_of(std::string_view text, uint32_t begin) {
 
 }  // namespace
 
-Result<LowerResult> lower(std::string_view text, const SmTarget& to_in, const FeatureTable& table) {
+Result<LowerResult> lower(std::string_view text, const SmTarget& to_in, std::string_view kernel,
+                          const FeatureTable& table) {
   SMCOMPAT_TRY(Module m, parse_module(text));
   LowerResult res;
   res.to = to_in;
   res.to.kind = ImageKind::kSass;
   std::vector<TextEdit> edits;
+  if (!kernel.empty()) {
+    const Function* k = m.find_function(kernel);
+    if (!k || !k->is_entry || !k->has_body)
+      return make_error(fmt::format("no kernel (.entry) named '{}'", kernel));
+    // The other kernels are left out; .func helpers stay (the kernel may call them).
+    for (const auto& f : m.functions)
+      if (f.is_entry && f.has_body && f.name != kernel)
+        edits.push_back(
+            {f.span.begin, f.span.end,
+             fmt::format("/* smcompat: kernel {} left out (--kernel {}) */", f.name, kernel)});
+  }
   for (const auto& f : m.functions) {
+    if (!kernel.empty() && f.is_entry && f.name != kernel) continue;
     for (uint32_t si = f.first_statement; si < f.first_statement + f.statement_count; ++si) {
       const Statement& st = m.statements[si];
       if (st.kind != StatementKind::kInstruction || st.opcode() != "wgmma") continue;

@@ -73,6 +73,26 @@ TEST(PtxLower, EveryWgmmaFormOfTheFixtureAssemblesForSm120AndSm121) {
   }
 }
 
+TEST(PtxLower, OneKernelIsKeptAndLoweredWithKernel) {
+  SMCOMPAT_REQUIRE_CUDA();
+  const std::string& src = wgmma_fixture();
+  ASSERT_FALSE(src.empty());
+  auto r = lower(src, *SmTarget::parse("sm_121"), "wgmma_bf16_ss_n8");
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_TRUE(r->ok) << (r->blockers.empty() ? "" : r->blockers[0].reason);
+  EXPECT_EQ(r->lowered.size(), 4u);
+  auto m = parse_module(r->text);
+  ASSERT_TRUE(m.ok());
+  size_t entries = 0;
+  for (const auto& f : m->functions) entries += f.is_entry;
+  EXPECT_EQ(entries, 1u);
+  ASSERT_NE(m->find_function("wgmma_bf16_ss_n8"), nullptr);
+  EXPECT_NE(r->text.find("/* smcompat: kernel wgmma_e4m3_ss_n32 left out"), std::string::npos);
+  std::string log;
+  EXPECT_TRUE(ptxas_accepts(r->text, "sm_121", &log)) << log;
+  EXPECT_FALSE(lower(src, *SmTarget::parse("sm_120"), "no_such_kernel").ok());
+}
+
 TEST(PtxLower, Fp8NeedsSm89AndEverythingNeedsSm80) {
   SMCOMPAT_REQUIRE_CUDA();
   const std::string& src = wgmma_fixture();

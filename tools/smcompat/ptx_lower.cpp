@@ -17,7 +17,7 @@ namespace {
 using namespace smcompat::ptx;
 
 struct LowerOptions {
-  std::string file, to, output;
+  std::string file, to, output, kernel;
   bool json = false;
   bool verify = false;
 };
@@ -27,7 +27,7 @@ int run_lower(const LowerOptions& o, Context& ctx) {
   if (!to) return kExitError;
   auto text = read_single_ptx(o.file);
   if (!text.ok()) return ctx.fail("ptx lower", text.error().to_string());
-  auto r = lower(*text, *to);
+  auto r = lower(*text, *to, o.kernel);
   if (!r.ok()) {
     fmt::print(stderr, "{}: {}\n", o.file, r.error().what);
     return kExitError;
@@ -36,7 +36,9 @@ int run_lower(const LowerOptions& o, Context& ctx) {
   std::vector<KernelVerification> interpreted;
   if (r->ok && o.verify) {
     verification = verify_with_ptxas(r->text, *to);
-    interpreted = verify_lowering(*text, r->text);
+    LowerVerifyOptions vo;
+    vo.kernel = o.kernel;
+    interpreted = verify_lowering(*text, r->text, vo);
   }
   bool wrote = false;
   if (r->ok && !o.output.empty()) {
@@ -75,6 +77,8 @@ void register_ptx_lower(CLI::App& ptx, Context& ctx) {
   l->add_option("file", lo.file, "A .ptx file")->required();
   l->add_option("--to", lo.to, "Target such as sm_120, sm_121, sm_89")->required();
   l->add_option("-o,--output", lo.output, "Write the PTX here instead of stdout");
+  l->add_option("--kernel", lo.kernel,
+                "Keep and lower only this kernel (the other kernels are left out)");
   l->add_flag("--verify", lo.verify,
               "Assemble the result with ptxas, if one is installed, and run every kernel as given "
               "and as lowered in the reference interpreter on the same made-up inputs");

@@ -55,9 +55,10 @@ struct LowerResult {
   std::vector<Rewrite> rewrites;
 };
 
-/// Lowers every wgmma instruction of `text` to mma.sync and retargets the result to `to`. Fails
-/// only if the text does not parse.
-Result<LowerResult> lower(std::string_view text, const SmTarget& to,
+/// Lowers every wgmma instruction of `text` to mma.sync and retargets the result to `to`. With
+/// `kernel`, only that kernel is kept and lowered (the other .entry definitions are left out,
+/// .func helpers stay). Fails only if the text does not parse or has no such kernel.
+Result<LowerResult> lower(std::string_view text, const SmTarget& to, std::string_view kernel = {},
                           const FeatureTable& table = FeatureTable::builtin());
 
 /// How `verify_lowering` makes up a launch and its inputs.
