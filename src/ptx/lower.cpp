@@ -143,7 +143,7 @@ std::string mma_name(const WgmmaShape& s) {
 /// Emits the replacement block for one wgmma.mma_async.
 class WgmmaEmitter {
  public:
-  WgmmaEmitter(const WgmmaShape& s, std::string indent) : s_(s), ind_(std::move(indent)) {}
+  explicit WgmmaEmitter(std::string indent) : ind_(std::move(indent)) {}
 
   void line(std::string_view l) {
     out_ += ind_;
@@ -218,7 +218,6 @@ class WgmmaEmitter {
   std::string take() { return std::move(out_); }
 
  private:
-  const WgmmaShape& s_;
   std::string ind_;
   std::string out_;
 };
@@ -271,7 +270,7 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
   }
   const uint32_t tiles = s.n / 8;
 
-  WgmmaEmitter e(s, std::string(indent) + "\t");
+  WgmmaEmitter e(std::string(indent) + "\t");
   std::string out = "{\n";
   out += fmt::format("{}\t// smcompat ptx lower: {} as {} x {} per warp\n", indent, st.name, tiles,
                      mma_name(s));
