@@ -1028,7 +1028,7 @@ Result<InterpStats> interpret_kernel(const Module& module, std::string_view kern
   uint64_t blocks = uint64_t{launch.grid[0]} * launch.grid[1] * launch.grid[2];
   if (blocks == 0 || blocks > (1u << 24)) return make_error("bad grid size");
   Kernel k;
-  Loader loader{module, *f, k, {}, {}, {}, {}, {}};
+  Loader loader{module, *f, k, {}, {}, {}, {}, {}, {}};
   SMCOMPAT_CHECK(loader.load(launch, params, memory));
   InterpStats stats;
   Block b;
