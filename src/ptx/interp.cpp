@@ -38,6 +38,7 @@ namespace interp_detail {
 Type parse_type(std::string_view m) {
   if (m == "pred") return {'p', 1};
   if (m == "f16x2") return {'H', 32};
+  if (m == "f32x2") return {'X', 64};
   if (m == "bf16x2") return {'C', 32};
   if (m == "bf16") return {'h', 16};
   if (m == "tf32") return {'t', 32};
@@ -761,6 +762,10 @@ struct Loader {
         {"red", Op::kRed},
         {"copysign", Op::kCopysign},
         {"wgmma", Op::kWgmma},
+        {"elect", Op::kElect},
+        {"mbarrier", Op::kMbarrier},
+        {"tcgen05", Op::kTcgen05},
+        {"trap", Op::kTrap},
     };
     for (auto& [n, op] : kOps)
       if (opcode == n) in.op = op;
@@ -786,6 +791,17 @@ struct Loader {
         break;
       case Op::kCpAsync:
         if (!in.has("async")) in.op = Op::kUnsupported;
+        break;
+      case Op::kElect:
+        in.collective = Collective::kWarp;
+        break;
+      case Op::kTcgen05:
+        // Allocation and the tensor memory loads/stores are warp-wide (.sync.aligned); mma and
+        // commit are issued by one thread; wait and fence order only this thread.
+        if (!in.mods.empty() &&
+            (in.mods[0] == "alloc" || in.mods[0] == "dealloc" ||
+             in.mods[0] == "relinquish_alloc_permit" || in.mods[0] == "ld" || in.mods[0] == "st"))
+          in.collective = Collective::kWarp;
         break;
       default:
         break;
@@ -881,7 +897,8 @@ Result<void> access(Block& b, const Inst& inst, uint32_t t, Space space, uint64_
 
 namespace {
 
-enum class ThreadState : uint8_t { kRunning, kWaiting, kExited };
+// kBlocked: at an mbarrier wait whose phase has not completed.
+enum class ThreadState : uint8_t { kRunning, kWaiting, kBlocked, kExited };
 
 struct Scheduler {
   Block& b;
@@ -920,6 +937,14 @@ struct Scheduler {
         --executed;  // counted when the collective executes
         return {};
       }
+      if (in.op == Op::kMbarrier) {
+        SMCOMPAT_TRY(bool blocked, mbarrier_blocks(b, t, in));
+        if (blocked) {
+          state[t] = ThreadState::kBlocked;
+          --executed;  // counted when the wait succeeds
+          return {};
+        }
+      }
       SMCOMPAT_TRY(bool exited, exec_scalar(b, t, in, p));
       if (exited) {
         state[t] = ThreadState::kExited;
@@ -941,6 +966,14 @@ struct Scheduler {
           any_running = true;
         }
       bool progress = false;
+      for (uint32_t t = 0; t < n; ++t) {
+        if (state[t] != ThreadState::kBlocked) continue;
+        SMCOMPAT_TRY(bool blocked, mbarrier_blocks(b, t, b.kernel->insts[pc[t]]));
+        if (!blocked) {
+          state[t] = ThreadState::kRunning;
+          progress = true;
+        }
+      }
       bool any_waiting = false;
       for (uint32_t t = 0; t < n;) {
         if (state[t] != ThreadState::kWaiting) {
@@ -978,18 +1011,21 @@ struct Scheduler {
         }
         t = std::max(t + 1, complete ? g1 : t + 1);
       }
-      if (!any_waiting && !any_running) return {};
-      if (!any_waiting) {
+      if (progress) continue;
+      bool any_blocked = false;
+      for (auto st : state) any_blocked |= st == ThreadState::kBlocked;
+      if (!any_waiting && !any_blocked) {
         bool all_exited = true;
-        for (auto s : state) all_exited &= s == ThreadState::kExited;
+        for (auto st : state) all_exited &= st == ThreadState::kExited;
         if (all_exited) return {};
         continue;
       }
-      if (!progress) {
-        // Every live thread waits at a collective that cannot complete.
+      {
+        // Every live thread waits at a collective that cannot complete or at an mbarrier phase
+        // that nobody will complete.
         uint32_t first = UINT32_MAX, other = UINT32_MAX;
         for (uint32_t t = 0; t < n; ++t) {
-          if (state[t] != ThreadState::kWaiting) continue;
+          if (state[t] != ThreadState::kWaiting && state[t] != ThreadState::kBlocked) continue;
           if (first == UINT32_MAX)
             first = t;
           else if (pc[t] != pc[first]) {
@@ -1005,7 +1041,9 @@ struct Scheduler {
           what += fmt::format(" while thread {} waits at line {}, column {}: {}", other,
                               o.st->loc.line, o.st->loc.col, o.st->name);
         } else {
-          what += " while the rest of its group has exited";
+          what += state[first] == ThreadState::kBlocked
+                      ? " (an mbarrier phase that no thread completes)"
+                      : " while the rest of its group has exited";
         }
         return make_error(std::move(what), a.st->loc.offset);
       }

@@ -24,7 +24,8 @@ inline constexpr uint64_t kLocalWindow = 0x6000'0000'0000ull;
 inline constexpr uint64_t kWindowSize = 0x1000'0000'0000ull;
 
 /// A PTX type: kind letter and width in bits. Kinds: 'b' 'u' 's' 'f' (f16/f32/f64), 'h' bf16,
-/// 'H' f16x2, 'C' bf16x2, 't' tf32, 'e' e4m3, 'm' e5m2, 'E' e4m3x2, 'M' e5m2x2, 'p' pred.
+/// 'H' f16x2, 'C' bf16x2, 'X' f32x2, 't' tf32, 'e' e4m3, 'm' e5m2, 'E' e4m3x2, 'M' e5m2x2, 'p'
+/// pred.
 struct Type {
   char kind = 0;
   uint8_t bits = 0;
@@ -112,6 +113,10 @@ enum class Op : uint8_t {
   kAtom,
   kRed,
   kCopysign,
+  kElect,
+  kMbarrier,
+  kTcgen05,
+  kTrap,
 };
 
 enum class Collective : uint8_t { kNone, kWarp, kWarpgroup, kBlock };
@@ -158,6 +163,10 @@ struct Block {
   std::vector<uint64_t> regs;  ///< thread_count * register_count
   std::vector<uint8_t> shared;
   std::vector<uint8_t> local;  ///< thread_count * local_bytes
+  /// Tensor memory (sm_100): 128 lanes x 512 32-bit columns, made on the first tcgen05.alloc;
+  /// columns [0, tmem_allocated) are allocated.
+  std::vector<uint32_t> tmem;
+  uint32_t tmem_allocated = 0;
   uint64_t* reg_base(uint32_t thread) {
     return regs.data() + static_cast<size_t>(thread) * kernel->register_count;
   }
@@ -174,6 +183,29 @@ Result<void> access(Block& block, const Inst& inst, uint32_t thread, Space space
 uint64_t read_value(Block& block, uint32_t thread, const Operand& op, Type type);
 
 Result<void> execute_collective(Block& block, const Inst& inst, std::span<const uint32_t> threads);
+
+// Shared by the collectives (interp_tensor.cpp) and tcgen05/mbarrier (interp_tcgen05.cpp).
+const Operand* operands_of(const Block& b, const Inst& in);
+/// Register slots of a `{...}` operand (all must be registers).
+bool vector_regs(const Block& b, const Operand& op, std::vector<uint32_t>& out);
+Result<uint64_t> address_of(Block& b, const Inst& in, uint32_t t, const Operand& a, Space space);
+/// The value of one matrix element of `kind` ('f' f16, 'h' bf16, 't' tf32, 'e'/'m' fp8).
+double decode_element(uint32_t bits, char kind);
+unsigned element_bits(char kind);
+/// Shared-memory byte address of element (mn, k) of an operand described by a wgmma-style matrix
+/// descriptor (swizzle mode in bits 62-63).
+uint64_t descriptor_address(uint64_t desc, unsigned mn, unsigned k, unsigned ebytes, bool mn_major);
+Result<double> descriptor_element(Block& b, const Inst& in, uint32_t t, uint64_t desc, unsigned mn,
+                                  unsigned k, char kind, bool mn_major);
+
+// interp_tcgen05.cpp: elect.sync, mbarrier and the tcgen05 subset.
+/// Warp collectives: elect.sync; tcgen05.alloc/dealloc/relinquish_alloc_permit/ld/st.
+Result<void> exec_warp_tcgen05(Block& block, const Inst& inst, std::span<const uint32_t> threads);
+/// One thread's mbarrier.* or tcgen05.mma/commit/wait/fence.
+Result<void> exec_thread_tcgen05(Block& block, uint32_t thread, const Inst& inst);
+/// True when `inst` is an mbarrier wait (try_wait/test_wait) whose phase has not completed yet:
+/// the thread must wait (a spin loop would never end while the other threads stand still).
+Result<bool> mbarrier_blocks(Block& block, uint32_t thread, const Inst& inst);
 
 // Number formats.
 uint16_t f32_to_f16(uint32_t bits);

@@ -420,9 +420,29 @@ Result<bool> exec_float(const Exec& x) {
       in.op == Op::kRcp || in.op == Op::kSqrt || in.op == Op::kRsqrt || in.op == Op::kSin ||
       in.op == Op::kCos || in.op == Op::kTanh)
     nsrc = 1;
+  // sm_100's three-input min/max.f32.
+  if ((in.op == Op::kMin || in.op == Op::kMax) && t.kind == 'f' && t.bits == 32 && in.count == 4)
+    nsrc = 3;
   if (in.count != nsrc + 1 || !x.is_dst(0)) return unsupported(in);
   for (uint32_t i = 1; i <= nsrc; ++i)
     if (!x.is_src(i)) return unsupported(in);
+  if (t.kind == 'X') {
+    // sm_100's packed .f32x2: the f32 operation on the low and on the high halves.
+    if (in.op != Op::kAdd && in.op != Op::kSub && in.op != Op::kMul && in.op != Op::kFma)
+      return unsupported(in);
+    RoundingScope scope(rounding_of(in, FE_TONEAREST));
+    uint64_t out = 0;
+    for (unsigned h = 0; h < 2; ++h) {
+      auto half = [&](uint32_t i) {
+        float f = as_float(static_cast<uint32_t>(x.get(i) >> (32 * h)));
+        return ftz ? ftz32(f) : f;
+      };
+      float r = float_op<float>(in.op, half(1), half(2), nsrc > 2 ? half(3) : 0.0f);
+      out |= uint64_t{float_bits(r)} << (32 * h);
+    }
+    x.set(0, out);
+    return false;
+  }
   if (t.bits == 16 || t.kind == 'H' || t.kind == 'C' || t.kind == 'h') {
     // Half-precision: only the sign-bit operations, which are exact bit manipulations.
     if ((in.op != Op::kNeg && in.op != Op::kAbs) || in.mods.size() != 1) return unsupported(in);
@@ -453,13 +473,20 @@ Result<bool> exec_float(const Exec& x) {
         break;
       }
       case Op::kMin:
-        out = std::isnan(a) ? b : std::isnan(b) ? a : std::min(a, b);
-        if (a == 0 && b == 0) out = std::signbit(a) ? a : b;
+      case Op::kMax: {
+        // NaN inputs are ignored; -0 is below +0. Three inputs: pairwise, which is the same.
+        auto pick = [&](float p, float q) {
+          float r = std::isnan(p)       ? q
+                    : std::isnan(q)     ? p
+                    : in.op == Op::kMin ? std::min(p, q)
+                                        : std::max(p, q);
+          if (p == 0 && q == 0) r = (std::signbit(p) == (in.op == Op::kMin)) ? p : q;
+          return r;
+        };
+        out = pick(a, b);
+        if (nsrc == 3) out = pick(out, c);
         break;
-      case Op::kMax:
-        out = std::isnan(a) ? b : std::isnan(b) ? a : std::max(a, b);
-        if (a == 0 && b == 0) out = std::signbit(a) ? b : a;
-        break;
+      }
       case Op::kNeg:
         x.set(0, float_bits(a) ^ 0x80000000u);
         return false;
@@ -876,7 +903,7 @@ Result<bool> exec_scalar(Block& b, uint32_t t, const Inst& in, uint32_t& pc) {
     case Op::kSin:
     case Op::kCos:
     case Op::kTanh:
-      if (ty.kind == 'f' || ty.kind == 'H' || ty.kind == 'C' || ty.kind == 'h') {
+      if (ty.kind == 'f' || ty.kind == 'X' || ty.kind == 'H' || ty.kind == 'C' || ty.kind == 'h') {
         if (in.op == Op::kRem) return unsupported(in);
         return exec_float(x);
       }
@@ -1023,6 +1050,13 @@ Result<bool> exec_scalar(Block& b, uint32_t t, const Inst& in, uint32_t& pc) {
       SMCOMPAT_CHECK(access(b, in, t, Space::kShared, dst, buf, size, true));
       return false;
     }
+    case Op::kTrap:
+      return make_error(fmt::format("{}: the kernel executed trap (thread {})", where(in), t),
+                        in.st->loc.offset);
+    case Op::kMbarrier:
+    case Op::kTcgen05:
+      SMCOMPAT_CHECK(exec_thread_tcgen05(b, t, in));
+      return false;
     default:
       return unsupported(in);
   }

@@ -19,7 +19,6 @@
 #include "interp_internal.hpp"
 
 namespace smcompat::ptx::interp_detail {
-namespace {
 
 const Operand* operands_of(const Block& b, const Inst& in) {
   return b.kernel->operands.data() + in.first;
@@ -77,6 +76,8 @@ double decode_element(uint32_t bits, char kind) {
 unsigned element_bits(char kind) {
   return kind == 't' ? 32 : (kind == 'e' || kind == 'm') ? 8 : 16;
 }
+
+namespace {
 
 // A-fragment coordinates (row within the 16-row slice, column k) of element i of a thread's A
 // registers, for the 16-row mma/wgmma fragments. k = 16 bytes-per-row-pair shapes:
@@ -299,6 +300,8 @@ Result<void> exec_ldst_matrix(Block& b, const Inst& in, std::span<const uint32_t
 
 // ---- wgmma ----------------------------------------------------------------------------------
 
+}  // namespace
+
 /// Shared-memory byte address of element (mn, k) of a wgmma operand described by `desc`.
 /// Canonical layouts (ISA "Shared Memory Matrix Layout"; restated in CUTLASS's
 /// cute/arch/mma_sm90_desc.hpp comments), with T = 16 bytes and W the swizzle width:
@@ -346,6 +349,8 @@ Result<double> descriptor_element(Block& b, const Inst& in, uint32_t t, uint64_t
   SMCOMPAT_CHECK(access(b, in, t, Space::kShared, addr, &v, ebytes, false));
   return decode_element(v, kind);
 }
+
+namespace {
 
 Result<void> exec_wgmma(Block& b, const Inst& in, std::span<const uint32_t> threads) {
   Shape sh;
@@ -570,6 +575,9 @@ Result<void> execute_collective(Block& b, const Inst& in, std::span<const uint32
       return exec_ldst_matrix(b, in, threads);
     case Op::kWgmma:
       return exec_wgmma(b, in, threads);
+    case Op::kElect:
+    case Op::kTcgen05:
+      return exec_warp_tcgen05(b, in, threads);
     default:
       return unsupported(in);
   }

@@ -9,223 +9,19 @@
 #include <charconv>
 #include <optional>
 
+#include "lower_internal.hpp"
 #include "text_edits.hpp"
 
 namespace smcompat::ptx {
 namespace {
 
-// The element types wgmma takes that mma.sync also takes on sm_80+ (fp8 from sm_89).
-enum class InputType { kF16, kBF16, kTF32, kE4M3, kE5M2 };
+using namespace lower_detail;
 
-struct WgmmaShape {
-  uint32_t n = 0;
-  uint32_t k = 0;
-  std::string dtype;  // "f32" or "f16"
-  std::string atype, btype;
-  InputType in = InputType::kF16;
-  bool sixteen_bit() const { return in == InputType::kF16 || in == InputType::kBF16; }
-};
-
-std::optional<InputType> input_type(std::string_view t) {
-  if (t == "f16") return InputType::kF16;
-  if (t == "bf16") return InputType::kBF16;
-  if (t == "tf32") return InputType::kTF32;
-  if (t == "e4m3") return InputType::kE4M3;
-  if (t == "e5m2") return InputType::kE5M2;
-  return std::nullopt;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t b = 0;
-  while (true) {
-    size_t e = s.find(sep, b);
-    out.push_back(s.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
-    if (e == std::string_view::npos) break;
-    b = e + 1;
-  }
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() &&
-         (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-/// "{%f1, %f2}" → {"%f1", "%f2"}; nullopt if not a brace list.
-std::optional<std::vector<std::string_view>> vector_operand(std::string_view op) {
-  op = trim(op);
-  if (op.size() < 2 || op.front() != '{' || op.back() != '}') return std::nullopt;
-  std::vector<std::string_view> regs;
-  for (auto r : split(op.substr(1, op.size() - 2), ',')) {
-    r = trim(r);
-    if (r.empty()) return std::nullopt;
-    regs.push_back(r);
-  }
-  return regs;
-}
-
-std::optional<int64_t> integer(std::string_view s) {
-  s = trim(s);
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-/// Parses "wgmma.mma_async.sync.aligned.m64nNkK.D.A.B"; a reason when it is not lowered.
-Result<WgmmaShape> parse_wgmma_name(std::string_view name) {
-  auto parts = split(name, '.');
-  WgmmaShape s;
-  size_t shape_at = 0;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (parts[i] == "sp") return make_error("sparse wgmma (.sp) is not lowered");
-    if (parts[i].size() > 4 && parts[i].substr(0, 4) == "m64n") shape_at = i;
-  }
-  if (shape_at == 0 || parts.size() != shape_at + 4)
-    return make_error("no m64nNkK shape followed by three types");
-  std::string_view shape = parts[shape_at];
-  size_t kpos = shape.find('k');
-  if (kpos == std::string_view::npos) return make_error("no k in the shape");
-  auto n = integer(shape.substr(4, kpos - 4));
-  auto k = integer(shape.substr(kpos + 1));
-  if (!n || !k || *n < 8 || *n > 256 || *n % 8 != 0)
-    return make_error(fmt::format("shape '{}' is not m64nNkK with N a multiple of 8", shape));
-  s.n = static_cast<uint32_t>(*n);
-  s.k = static_cast<uint32_t>(*k);
-  s.dtype = std::string(parts[shape_at + 1]);
-  s.atype = std::string(parts[shape_at + 2]);
-  s.btype = std::string(parts[shape_at + 3]);
-  auto a = input_type(s.atype), b = input_type(s.btype);
-  if (!a || !b)
-    return make_error(
-        fmt::format("input types .{}.{} have no mma.sync lowering (integer and "
-                    "b1 wgmma are not lowered)",
-                    s.atype, s.btype));
-  s.in = *a;
-  const bool fp8 = s.in == InputType::kE4M3 || s.in == InputType::kE5M2;
-  const bool fp8_b = *b == InputType::kE4M3 || *b == InputType::kE5M2;
-  if ((s.sixteen_bit() && *b != *a) || (s.in == InputType::kTF32 && *b != *a) || (fp8 != fp8_b))
-    return make_error(fmt::format("input types .{}.{} do not pair", s.atype, s.btype));
-  const uint32_t want_k = s.sixteen_bit() ? 16 : s.in == InputType::kTF32 ? 8 : 32;
-  if (s.k != want_k)
-    return make_error(fmt::format("k{} does not match input type .{}", s.k, s.atype));
-  if (s.dtype != "f32" && !(s.dtype == "f16" && (s.in == InputType::kF16 || fp8)))
-    return make_error(
-        fmt::format("accumulator .{} with inputs .{} is not lowered", s.dtype, s.atype));
-  return s;
-}
-
-/// The sign bits of every element in one 32-bit fragment register (to negate by XOR).
-const char* sign_mask(InputType t) {
-  switch (t) {
-    case InputType::kF16:
-    case InputType::kBF16:
-      return "0x80008000";
-    case InputType::kTF32:
-      return "0x80000000";
-    default:
-      return "0x80808080";
-  }
-}
-
-std::string mma_name(const WgmmaShape& s) {
-  const uint32_t k = s.sixteen_bit() ? 16 : s.in == InputType::kTF32 ? 8 : 32;
-  return fmt::format("mma.sync.aligned.m16n8k{}.row.col.{}.{}.{}.{}", k, s.dtype, s.atype, s.btype,
-                     s.dtype);
-}
-
-/// Emits the replacement block for one wgmma.mma_async.
-class WgmmaEmitter {
- public:
-  explicit WgmmaEmitter(std::string indent) : ind_(std::move(indent)) {}
-
-  void line(std::string_view l) {
-    out_ += ind_;
-    out_ += l;
-    out_ += '\n';
-  }
-  template <class... Args>
-  void linef(fmt::format_string<Args...> f, Args&&... args) {
-    line(fmt::format(f, std::forward<Args>(args)...));
-  }
-
-  /// Decodes descriptor `op` into %lw_<p>s (start), l (LBO), b (SBO), g (log2 of the row
-  /// width), w (row width), m (swizzle mask), k and 8 (strides, by majorness).
-  void decode_descriptor(char p, std::string_view op, bool mn_major) {
-    linef("mov.b64 %lw_d64, {};", op);
-    line("cvt.u32.u64 %lw_x, %lw_d64;");
-    line("shr.u64 %lw_e64, %lw_d64, 32;");
-    line("cvt.u32.u64 %lw_y, %lw_e64;");
-    linef("and.b32 %lw_{0}s, %lw_x, 16383;", p);
-    linef("shl.b32 %lw_{0}s, %lw_{0}s, 4;", p);
-    linef("shr.u32 %lw_{0}l, %lw_x, 16;", p);
-    linef("and.b32 %lw_{0}l, %lw_{0}l, 16383;", p);
-    linef("shl.b32 %lw_{0}l, %lw_{0}l, 4;", p);
-    linef("and.b32 %lw_{0}b, %lw_y, 16383;", p);
-    linef("shl.b32 %lw_{0}b, %lw_{0}b, 4;", p);
-    line("shr.u32 %lw_z, %lw_y, 30;");  // bits 62-63: 0 none, 1 128 B, 2 64 B, 3 32 B
-    line("setp.eq.u32 %lw_pz, %lw_z, 0;");
-    linef("mov.u32 %lw_{0}g, 8;", p);
-    linef("sub.u32 %lw_{0}g, %lw_{0}g, %lw_z;", p);
-    linef("selp.u32 %lw_{0}g, 4, %lw_{0}g, %lw_pz;", p);
-    linef("mov.u32 %lw_{0}w, 1;", p);
-    linef("shl.b32 %lw_{0}w, %lw_{0}w, %lw_{0}g;", p);
-    linef("sub.u32 %lw_{0}m, %lw_{0}w, 16;", p);
-    if (!mn_major) {
-      // K-major: the second 16-byte chunk of a row is LBO away without swizzling, else adjacent.
-      linef("selp.u32 %lw_{0}k, %lw_{0}l, 16, %lw_pz;", p);
-    } else {
-      // MN-major: W-byte groups along MN are SBO apart without swizzling, LBO apart with it;
-      // groups of 8 rows along K the other way round.
-      linef("selp.u32 %lw_{0}k, %lw_{0}b, %lw_{0}l, %lw_pz;", p);
-      linef("selp.u32 %lw_{0}8, %lw_{0}l, %lw_{0}b, %lw_pz;", p);
-    }
-  }
-
-  /// Swizzles the address in %lw_x with operand p's mask.
-  void swizzle(char p) {
-    line("shr.u32 %lw_y, %lw_x, 3;");
-    linef("and.b32 %lw_y, %lw_y, %lw_{}m;", p);
-    line("xor.b32 %lw_x, %lw_x, %lw_y;");
-  }
-
-  /// MN-major: into `mb`, the address of MN index `idx` (a multiple of 8) at K row 0.
-  void mn_base(char p, std::string_view idx, std::string_view mb) {
-    linef("shl.b32 %lw_y, {}, 1;", idx);
-    linef("sub.u32 %lw_z, %lw_{}w, 1;", p);
-    line("and.b32 %lw_z, %lw_y, %lw_z;");
-    linef("shr.u32 %lw_y, %lw_y, %lw_{}g;", p);
-    linef("mad.lo.u32 {}, %lw_y, %lw_{}k, %lw_{}s;", mb, p, p);
-    linef("add.u32 {0}, {0}, %lw_z;", mb);
-  }
-
-  /// Swizzles the row address in %lw_x and loads the matrices with ldmatrix (`count` 8x8
-  /// matrices, transposed for MN-major operands) into `dests`.
-  void ldmatrix(char p, bool trans, const std::vector<std::string>& dests) {
-    swizzle(p);
-    std::string list;
-    for (size_t i = 0; i < dests.size(); ++i) list += (i ? ", " : "") + dests[i];
-    linef("ldmatrix.sync.aligned.m8n8.x{}{}.shared.b16 {{{}}}, [%lw_x];", dests.size(),
-          trans ? ".trans" : "", list);
-  }
-
-  std::string take() { return std::move(out_); }
-
- private:
-  std::string ind_;
-  std::string out_;
-};
-
-struct Lowered {
-  std::string text;
-  uint32_t mma_count = 0;
-};
+// The most static shared memory a kernel may declare (48 KiB, every architecture; more must be
+// dynamic shared memory with an opt-in).
+constexpr uint64_t kStaticSharedBytes = 49152;
+// The most shared memory one block may have on sm_120/sm_121 (99 KiB; gpu-catalog).
+constexpr uint64_t kSm120SharedBytes = 101376;
 
 /// The replacement for one wgmma.mma_async, or why it is refused.
 Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
@@ -270,26 +66,14 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
   }
   const uint32_t tiles = s.n / 8;
 
-  WgmmaEmitter e(std::string(indent) + "\t");
+  FragmentEmitter e(std::string(indent) + "\t");
   std::string out = "{\n";
   out += fmt::format("{}\t// smcompat ptx lower: {} as {} x {} per warp\n", indent, st.name, tiles,
                      mma_name(s));
-  e.line(".reg .b32 %lw_lane, %lw_t, %lw_w, %lw_x, %lw_y, %lw_z, %lw_r0, %lw_r1, %lw_lm, %lw_mi;");
-  e.line(".reg .b64 %lw_d64, %lw_e64;");
-  e.line(".reg .pred %lw_pz;");
-  e.line(".reg .b32 %lw_fa<4>;");
-  e.linef(".reg .b32 %lw_fb<{}>;", 2 * tiles);
-  for (char p : {'a', 'b'})
-    e.linef(
-        ".reg .b32 %lw_{0}s, %lw_{0}l, %lw_{0}b, %lw_{0}g, %lw_{0}w, %lw_{0}m, %lw_{0}k, "
-        "%lw_{0}8, %lw_{0}e;",
-        p);
+  e.declare(tiles);
+  e.lane_setup();
   // The lane and the warp's 16 rows in the warpgroup (warps are numbered along the linear
   // thread index).
-  e.line("mov.u32 %lw_lane, %laneid;");
-  // For ldmatrix: this thread gives the address of row lane%8 of matrix lane/8.
-  e.line("and.b32 %lw_lm, %lw_lane, 7;");
-  e.line("shr.u32 %lw_mi, %lw_lane, 3;");
   e.line("mov.u32 %lw_x, %tid.x;");
   e.line("mov.u32 %lw_y, %tid.y;");
   e.line("mov.u32 %lw_z, %tid.z;");
@@ -313,28 +97,7 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
     }
   } else {
     e.decode_descriptor('a', trim(ops[1]), trans_a);
-    // One ldmatrix.x4: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
-    // (rows 8-15, k 8-15) of the warp's 16 rows are A fragment registers 0..3.
-    e.line("and.b32 %lw_x, %lw_mi, 1;");
-    e.line("shr.u32 %lw_r1, %lw_mi, 1;");
-    if (!trans_a) {
-      // Row 16w + 8*(mi&1) + lane%8, 16-byte chunk mi>>1 of the k-slice.
-      e.line("shl.b32 %lw_y, %lw_w, 1;");
-      e.line("add.u32 %lw_y, %lw_y, %lw_x;");
-      e.line("mad.lo.u32 %lw_r0, %lw_y, %lw_ab, %lw_as;");
-      e.line("mad.lo.u32 %lw_r0, %lw_lm, %lw_aw, %lw_r0;");
-      e.line("mad.lo.u32 %lw_x, %lw_r1, %lw_ak, %lw_r0;");
-      e.ldmatrix('a', false, {"%lw_fa0", "%lw_fa1", "%lw_fa2", "%lw_fa3"});
-    } else {
-      // M-major: 8 rows along M from 16w + 8*(mi&1), K row lane%8 + 8*(mi>>1), transposed.
-      e.line("shl.b32 %lw_y, %lw_w, 4;");
-      e.line("shl.b32 %lw_x, %lw_x, 3;");
-      e.line("add.u32 %lw_y, %lw_y, %lw_x;");
-      e.mn_base('a', "%lw_y", "%lw_r0");
-      e.line("mad.lo.u32 %lw_r0, %lw_lm, %lw_aw, %lw_r0;");
-      e.line("mad.lo.u32 %lw_x, %lw_r1, %lw_a8, %lw_r0;");
-      e.ldmatrix('a', true, {"%lw_fa0", "%lw_fa1", "%lw_fa2", "%lw_fa3"});
-    }
+    e.load_a(trans_a);
     for (int i = 0; i < 4; ++i) {
       if (*scale_a == -1) e.linef("xor.b32 %lw_fa{0}, %lw_fa{0}, {1};", i, sign_mask(s.in));
       a_frag[i] = fmt::format("%lw_fa{}", i);
@@ -343,39 +106,7 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
 
   // B: column n = 8j + g of every 8-column tile j.
   e.decode_descriptor('b', trim(ops[2]), trans_b);
-  // One ldmatrix.x4 per two 8-column tiles j, j+1: matrices (tile j, k 0-7), (tile j, k 8-15),
-  // (tile j+1, k 0-7), (tile j+1, k 8-15) are B registers 2j..2j+3 (.x2 for a last odd tile).
-  auto b_regs = [&](uint32_t j, uint32_t count) {
-    std::vector<std::string> r;
-    for (uint32_t i = 0; i < count; ++i) r.push_back(fmt::format("%lw_fb{}", 2 * j + i));
-    return r;
-  };
-  e.line("shr.u32 %lw_r1, %lw_mi, 1;");
-  e.line("and.b32 %lw_t, %lw_mi, 1;");
-  if (!trans_b) {
-    // Row 8*(j + (mi>>1)) + lane%8 (its group is SBO away per tile), chunk mi&1.
-    e.line("mad.lo.u32 %lw_r0, %lw_r1, %lw_bb, %lw_bs;");
-    e.line("mad.lo.u32 %lw_r0, %lw_lm, %lw_bw, %lw_r0;");
-    e.line("mad.lo.u32 %lw_r0, %lw_t, %lw_bk, %lw_r0;");
-    e.line("shl.b32 %lw_z, %lw_bb, 1;");
-    e.line("mov.u32 %lw_r1, %lw_z;");
-    for (uint32_t j = 0; j < tiles; j += 2) {
-      if (j) e.line("add.u32 %lw_r0, %lw_r0, %lw_r1;");
-      e.line("mov.u32 %lw_x, %lw_r0;");
-      e.ldmatrix('b', false, b_regs(j, j + 1 < tiles ? 4 : 2));
-    }
-  } else {
-    // N-major: 8 columns from 8*(j + (mi>>1)), K row lane%8 + 8*(mi&1), transposed.
-    e.line("shl.b32 %lw_r1, %lw_r1, 3;");
-    e.line("mul.lo.u32 %lw_t, %lw_t, %lw_b8;");
-    e.line("mad.lo.u32 %lw_t, %lw_lm, %lw_bw, %lw_t;");
-    for (uint32_t j = 0; j < tiles; j += 2) {
-      if (j) e.line("add.u32 %lw_r1, %lw_r1, 16;");
-      e.mn_base('b', "%lw_r1", "%lw_r0");
-      e.line("add.u32 %lw_x, %lw_r0, %lw_t;");
-      e.ldmatrix('b', true, b_regs(j, j + 1 < tiles ? 4 : 2));
-    }
-  }
+  e.load_b(trans_b, tiles);
   if (*scale_b == -1)
     for (uint32_t i = 0; i < 2 * tiles; ++i)
       e.linef("xor.b32 %lw_fb{0}, %lw_fb{0}, {1};", i, sign_mask(s.in));
@@ -406,11 +137,88 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
   return Lowered{std::move(out), tiles};
 }
 
-/// The whitespace before the statement on its line (to indent the block like the original).
-std::string_view indent_of(std::string_view text, uint32_t begin) {
-  uint32_t b = begin;
-  while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) --b;
-  return text.substr(b, begin - b);
+/// Where a function's tensor memory goes: a static array first in the body when it fits in the
+/// 48 KiB of static shared memory; else first in the dynamic shared memory, the kernel's own
+/// `.extern .shared` array moved up by as many bytes (its `mov` and `[sym+imm]` uses rewritten).
+void place_tensor_memory(std::string_view text, const Module& m, const Function& f,
+                         Tcgen05Context& tc, std::vector<TextEdit>& edits, LowerResult& res) {
+  const uint64_t bytes = tc.shared_bytes();
+  if (bytes <= kStaticSharedBytes) {
+    const size_t brace = text.find('{', f.span.begin);
+    if (brace == std::string_view::npos || brace >= f.span.end) {
+      tc.refusal = "the function has no body";
+      return;
+    }
+    edits.push_back({static_cast<uint32_t>(brace + 1), static_cast<uint32_t>(brace + 1),
+                     fmt::format("\n\t// smcompat ptx lower: tensor memory ({} columns x 128 "
+                                 "lanes) in shared memory\n\t.shared .align 1024 .b8 {}[{}];",
+                                 tc.columns, kTmemSymbol, bytes)});
+    res.shared_added.push_back({std::string(f.name), bytes, false});
+    return;
+  }
+  std::vector<std::string_view> externs;
+  for (const auto& v : m.variables)
+    if (v.is_extern && v.space == ".shared") externs.push_back(v.name);
+  const std::string too_big = fmt::format(
+      "tensor memory of {} columns x 128 lanes needs {} bytes of shared memory, more than the {} "
+      "bytes of static shared memory a kernel may declare",
+      tc.columns, bytes, kStaticSharedBytes);
+  if (bytes > kSm120SharedBytes) {
+    tc.refusal = fmt::format("{}, or than the {} bytes an sm_120 block can have at all", too_big,
+                             kSm120SharedBytes);
+    return;
+  }
+  if (externs.size() != 1) {
+    tc.refusal = too_big + ", and the kernel has no single `.extern .shared` array to put it in";
+    return;
+  }
+  const std::string_view sym = externs[0];
+  std::vector<TextEdit> uses;
+  for (uint32_t si = f.first_statement; si < f.first_statement + f.statement_count; ++si) {
+    const Statement& st = m.statements[si];
+    if (st.kind != StatementKind::kInstruction) continue;
+    const std::string_view* ops = m.operands_of(st);
+    for (uint32_t i = 0; i < st.operand_count; ++i) {
+      std::string_view op = trim(ops[i]);
+      if (op.find(sym) == std::string_view::npos) continue;
+      const std::string before(text.substr(st.span.begin, st.span.end - st.span.begin));
+      if (i == 1 && op == sym && st.opcode() == "mov" && st.operand_count == 2 &&
+          st.opcode() != "tcgen05") {
+        const char* width = st.name.ends_with("64") ? "u64" : "u32";
+        uses.push_back(
+            {st.span.begin, st.span.end,
+             fmt::format("{} {}{}add.{} {}, {}, {};", before, st.guard, st.guard.empty() ? "" : " ",
+                         width, trim(ops[0]), trim(ops[0]), bytes)});
+        continue;
+      }
+      auto at = op.size() > 2 && op.front() == '[' && op.back() == ']'
+                    ? std::optional(trim(op.substr(1, op.size() - 2)))
+                    : std::nullopt;
+      std::optional<int64_t> offset;
+      if (at && *at == sym) offset = 0;
+      if (at && at->starts_with(sym) && at->size() > sym.size() &&
+          trim(at->substr(sym.size())).starts_with("+"))
+        offset = integer(trim(at->substr(sym.size())).substr(1));
+      const bool second_use = !uses.empty() && uses.back().begin == st.span.begin;
+      if (!offset || st.opcode() == "tcgen05" || second_use) {
+        tc.refusal = fmt::format(
+            "{}; it would go first in {}, but '{}' uses {} otherwise than "
+            "`mov` or `[{}+offset]`",
+            too_big, sym, before, sym, sym);
+        return;
+      }
+      // The statement text with this operand's symbol moved up.
+      const uint32_t op_begin = static_cast<uint32_t>(ops[i].data() - text.data()) - st.span.begin;
+      std::string after = before;
+      after.replace(op_begin, ops[i].size(),
+                    fmt::format("[{}+{}]", sym, *offset + static_cast<int64_t>(bytes)));
+      uses.push_back({st.span.begin, st.span.end, std::move(after)});
+    }
+  }
+  tc.symbol = std::string(sym);
+  tc.dynamic = true;
+  for (auto& u : uses) edits.push_back(std::move(u));
+  res.shared_added.push_back({std::string(f.name), bytes, true});
 }
 
 }  // namespace
@@ -435,10 +243,36 @@ Result<LowerResult> lower(std::string_view text, const SmTarget& to_in, std::str
   }
   for (const auto& f : m.functions) {
     if (!kernel.empty() && f.is_entry && f.name != kernel) continue;
+    std::optional<Tcgen05Context> tc;  // made at the function's first tcgen05 instruction
     for (uint32_t si = f.first_statement; si < f.first_statement + f.statement_count; ++si) {
       const Statement& st = m.statements[si];
-      if (st.kind != StatementKind::kInstruction || st.opcode() != "wgmma") continue;
+      if (st.kind != StatementKind::kInstruction) continue;
       const std::string before(text.substr(st.span.begin, st.span.end - st.span.begin));
+      if (st.opcode() == "tcgen05") {
+        if (!tc) {
+          tc = analyze_tcgen05(m, f);
+          if (tc->refusal.empty()) place_tensor_memory(text, m, f, *tc, edits, res);
+        }
+        auto low =
+            lower_tcgen05(st, m.operands_of(st), indent_of(text, st.span.begin), res.to, *tc);
+        if (!low.ok()) {
+          res.blockers.push_back({std::string(f.name), "tcgen05", st.loc,
+                                  fmt::format("'{}' is not lowered: {}", before, low.error().what),
+                                  "keep the sm_100a build for datacenter Blackwell; write or "
+                                  "generate an mma.sync version of this kernel"});
+          continue;
+        }
+        const bool removed = low->text.empty();
+        const char* kind = st.name.starts_with("tcgen05.mma")      ? "tcgen05-mma"
+                           : st.name.starts_with("tcgen05.commit") ? "tcgen05-commit"
+                           : removed                               ? "tcgen05-sync"
+                                                                   : "tcgen05-memory";
+        edits.push_back(
+            {st.span.begin, st.span.end, removed ? removed_comment(before) : std::move(low->text)});
+        res.lowered.push_back({st.loc, std::string(f.name), before, kind, low->mma_count});
+        continue;
+      }
+      if (st.opcode() != "wgmma") continue;
       if (st.name.starts_with("wgmma.mma_async")) {
         auto low = lower_wgmma(st, m.operands_of(st), indent_of(text, st.span.begin), res.to);
         if (!low.ok()) {

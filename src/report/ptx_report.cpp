@@ -319,6 +319,10 @@ json ptx_lower_json(const PtxLowerOutcome& o, const std::vector<std::string>& ar
                             {"rewrites", rewrites_json(r.rewrites)},
                             {"blockers", blockers_json(r.blockers)},
                             {"output", or_null(o.written)}});
+  json shared = json::array();
+  for (const auto& a : r.shared_added)
+    shared.push_back({{"function", a.function}, {"bytes", a.bytes}});
+  out["shared_memory_added"] = std::move(shared);
   if (r.ok && !o.written) out["ptx"] = r.text;
   out["ptxas"] = ptxas_json(o.verified, o.verify_requested, o.verify_note);
   json interp = json::array();
@@ -341,19 +345,38 @@ std::string render_ptx_lower_text(const PtxLowerOutcome& o, const Style& st) {
     if (l.kind == "wgmma-mma")
       fmt::format_to(put, "{}:{}: {} in {}: '{}' -> {} x mma.sync per warp\n", o.input,
                      fmt_loc(l.loc), st.cyan("lower"), l.function, l.instruction, l.mma_count);
+    else if (l.kind == "tcgen05-mma")
+      fmt::format_to(put, "{}:{}: {} in {}: '{}' -> {} x mma.sync by the issuing warp\n", o.input,
+                     fmt_loc(l.loc), st.cyan("lower"), l.function, l.instruction, l.mma_count);
+    else if (l.kind == "tcgen05-memory")
+      fmt::format_to(put, "{}:{}: {} in {}: '{}' -> shared memory\n", o.input, fmt_loc(l.loc),
+                     st.cyan("lower"), l.function, l.instruction);
+    else if (l.kind == "tcgen05-commit")
+      fmt::format_to(put, "{}:{}: {} in {}: '{}' -> mbarrier.arrive\n", o.input, fmt_loc(l.loc),
+                     st.cyan("lower"), l.function, l.instruction);
     else
-      fmt::format_to(put, "{}:{}: {} in {}: '{}' (mma.sync is synchronous)\n", o.input,
-                     fmt_loc(l.loc), st.cyan("remove"), l.function, l.instruction);
+      fmt::format_to(put, "{}:{}: {} in {}: '{}' ({})\n", o.input, fmt_loc(l.loc),
+                     st.cyan("remove"), l.function, l.instruction,
+                     l.kind == "wgmma-sync" ? "mma.sync is synchronous"
+                                            : "shared-memory tensor memory needs no ordering");
   }
+  for (const auto& a : r.shared_added)
+    fmt::format_to(put,
+                   "{}: {} in {}: {} bytes of shared memory stand for tensor memory; with the "
+                   "launch's dynamic shared memory a block must stay within {} KiB on {}\n",
+                   o.input, st.yellow("note"), a.function, a.bytes, 99, o.to.to_string());
   for (const auto& w : r.rewrites)
     fmt::format_to(put, "{}:{}: {} {}{}: '{}' -> '{}'\n", o.input, fmt_loc(w.loc),
                    st.cyan("rewrite"), w.kind, w.function.empty() ? "" : " in " + w.function,
                    w.before, w.after);
   render_blockers(out, o.input, "cannot lower", r.blockers, st);
   if (r.ok)
-    fmt::format_to(put, "{} {} wgmma instruction(s) for {}\n", st.green("lowered"),
+    fmt::format_to(put, "{} {} wgmma and {} tcgen05.mma instruction(s) for {}\n",
+                   st.green("lowered"),
                    std::count_if(r.lowered.begin(), r.lowered.end(),
                                  [](const ptx::Lowering& l) { return l.kind == "wgmma-mma"; }),
+                   std::count_if(r.lowered.begin(), r.lowered.end(),
+                                 [](const ptx::Lowering& l) { return l.kind == "tcgen05-mma"; }),
                    o.to.to_string());
   render_verification(out, o.to, o.verified, o.verify_requested, r.ok, o.verify_note, st);
   for (const auto& v : o.interpreted) {

@@ -1,6 +1,6 @@
-// Lowering Hopper tensor-core PTX for GPUs without it: `wgmma.mma_async` (sm_90a) becomes a chain
-// of warp-level `mma.sync.aligned.m16n8k{8,16,32}` per warp, which sm_80 and newer run, including
-// sm_120/sm_121 (RTX 50, RTX PRO 6000, GB10), which have no wgmma.
+// Lowering Hopper and datacenter-Blackwell tensor-core PTX for GPUs without it: `wgmma.mma_async`
+// (sm_90a) becomes a chain of warp-level `mma.sync.aligned.m16n8k{8,16,32}` per warp, which sm_80
+// and newer run, including sm_120/sm_121 (RTX 50, RTX PRO 6000, GB10), which have no wgmma.
 //
 // Why it works (PTX ISA 9.0, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate", figures
 // "WGMMA .m64nNk16 register fragment layout for matrix A" and "... for accumulator matrix D", and
@@ -10,18 +10,28 @@
 // f16), and its part of A held in registers is mma.sync's m16n8k{16,8,32} A fragment. So the
 // accumulator registers keep their names; only operands read from shared memory need loading.
 // Every element pair that one 32-bit fragment register holds lies in 4 consecutive bytes of a
-// K-major row, for every input type (16-bit, tf32, fp8), so a K-major operand is loaded with one
-// `ld.shared.b32` per register; an MN-major (transposed, 16-bit only) operand with two `.b16`.
+// K-major row, for every input type (16-bit, tf32, fp8), so K-major operands are loaded with
+// `ldmatrix` whatever the type; MN-major (transposed, 16-bit only) ones with `ldmatrix.trans`.
 // The 64-bit matrix descriptors are built at run time, so the emitted code decodes them at run
 // time: start address, LBO, SBO and the swizzle mode, with the canonical layouts of the ISA's
 // "Shared Memory Matrix Layout" section (swizzles are XORs of address bits [4,7) with [7,10)).
 // wgmma.fence / commit_group / wait_group are removed: mma.sync is synchronous, so its results are
 // in the registers before the next instruction, and its shared-memory reads are ordinary loads.
+//
+// Datacenter Blackwell's `tcgen05` (sm_100a; src/ptx/lower_tcgen05.cpp has the rules): tensor
+// memory becomes a shared-memory array (128 lanes x the allocated columns, plus one column of
+// padding); tcgen05.ld/st become shared loads/stores with the ISA's thread-to-lane mapping; a
+// tcgen05.mma, issued by one elect.sync-chosen thread, is run by that thread's warp as one
+// mma.sync per 16 rows x 8 columns, its accumulator read from and written back to the array in the
+// MMA's data-path layout (D for M = 128, F for M = 64); tcgen05.commit becomes an mbarrier arrive.
 // Then `retarget` sets .target/.version and applies its safe rewrites (setmaxnreg, clusters).
 //
 // Refused, with the instruction and the reason: sparse wgmma (.sp), integer and b1 types, a guard
-// predicate on wgmma, a non-zero descriptor base offset cannot be seen before run time (assumed 0,
-// as in canonical layouts); tcgen05 (not lowered yet).
+// predicate on wgmma; for tcgen05: cta_group::2, .ws, sparse or block-scaled kinds (mxf4, mxf8f6f4,
+// i8), fp6/fp4 inputs, tcgen05.cp/shift, ld/st shapes other than .32x32b and .16x32bx2, an MMA or
+// commit not under an elect.sync predicate, an instruction descriptor that is not a constant, more
+// than one tcgen05.alloc per kernel, tensor memory larger than sm_120's shared memory. A nonzero
+// descriptor base offset cannot be seen before run time (assumed 0, as in canonical layouts).
 #pragma once
 
 #include <map>
@@ -38,8 +48,11 @@ struct Lowering {
   SourceLoc loc;            ///< in the input
   std::string function;     ///< function holding it
   std::string instruction;  ///< the original statement
-  std::string kind;         ///< "wgmma-mma" (replaced by mma.sync) or "wgmma-sync" (removed)
-  uint32_t mma_count = 0;   ///< mma.sync instructions each thread runs in its place
+  /// "wgmma-mma" / "tcgen05-mma" (replaced by mma.sync), "wgmma-sync" (removed),
+  /// "tcgen05-memory" (alloc/ld/st on the shared-memory tensor memory), "tcgen05-commit" (an
+  /// mbarrier arrive) or "tcgen05-sync" (wait, fence, dealloc, relinquish: removed)
+  std::string kind;
+  uint32_t mma_count = 0;  ///< mma.sync instructions each thread runs in its place
 };
 
 struct LowerResult {
@@ -50,12 +63,23 @@ struct LowerResult {
   /// Why it cannot be lowered: instructions the lowering refuses, or what retargeting the
   /// lowered text refuses. Locations are in the input.
   std::vector<Blocker> blockers;
+  /// Shared memory added to a kernel for its tensor memory (tcgen05), by kernel: static (the
+  /// lowered kernel launches as the original did), or, when that would pass the 48 KiB of static
+  /// shared memory, at the start of the dynamic shared memory, which the launch must then give
+  /// `bytes` more of.
+  struct SharedAddition {
+    std::string function;
+    uint64_t bytes = 0;
+    bool dynamic = false;
+  };
+  std::vector<SharedAddition> shared_added;
   /// retarget's rewrites of the lowered text (target, version, setmaxnreg, clusters), located in
   /// the input.
   std::vector<Rewrite> rewrites;
 };
 
-/// Lowers every wgmma instruction of `text` to mma.sync and retargets the result to `to`. With
+/// Lowers every wgmma and tcgen05 instruction of `text` to mma.sync (and shared memory) and
+/// retargets the result to `to`. With
 /// `kernel`, only that kernel is kept and lowered (the other .entry definitions are left out,
 /// .func helpers stay). Fails only if the text does not parse or has no such kernel.
 Result<LowerResult> lower(std::string_view text, const SmTarget& to, std::string_view kernel = {},
