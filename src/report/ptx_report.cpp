@@ -321,7 +321,9 @@ json ptx_lower_json(const PtxLowerOutcome& o, const std::vector<std::string>& ar
                             {"output", or_null(o.written)}});
   json shared = json::array();
   for (const auto& a : r.shared_added)
-    shared.push_back({{"function", a.function}, {"bytes", a.bytes}});
+    shared.push_back({{"function", a.function},
+                      {"bytes", a.bytes},
+                      {"where", a.dynamic ? "dynamic" : "static"}});
   out["shared_memory_added"] = std::move(shared);
   if (r.ok && !o.written) out["ptx"] = r.text;
   out["ptxas"] = ptxas_json(o.verified, o.verify_requested, o.verify_note);
@@ -360,11 +362,20 @@ std::string render_ptx_lower_text(const PtxLowerOutcome& o, const Style& st) {
                      l.kind == "wgmma-sync" ? "mma.sync is synchronous"
                                             : "shared-memory tensor memory needs no ordering");
   }
-  for (const auto& a : r.shared_added)
-    fmt::format_to(put,
-                   "{}: {} in {}: {} bytes of shared memory stand for tensor memory; with the "
-                   "launch's dynamic shared memory a block must stay within {} KiB on {}\n",
-                   o.input, st.yellow("note"), a.function, a.bytes, 99, o.to.to_string());
+  for (const auto& a : r.shared_added) {
+    if (a.dynamic)
+      fmt::format_to(put,
+                     "{}: {} in {}: tensor memory is the first {} bytes of the dynamic shared "
+                     "memory (the kernel's own moved up): launch it with {} bytes more dynamic "
+                     "shared memory than the original (at most {} in all on {})\n",
+                     o.input, st.yellow("note"), a.function, a.bytes, a.bytes, 101376,
+                     o.to.to_string());
+    else
+      fmt::format_to(put,
+                     "{}: {} in {}: {} bytes of static shared memory stand for tensor memory; with "
+                     "the launch's dynamic shared memory a block must stay within {} bytes on {}\n",
+                     o.input, st.yellow("note"), a.function, a.bytes, 101376, o.to.to_string());
+  }
   for (const auto& w : r.rewrites)
     fmt::format_to(put, "{}:{}: {} {}{}: '{}' -> '{}'\n", o.input, fmt_loc(w.loc),
                    st.cyan("rewrite"), w.kind, w.function.empty() ? "" : " in " + w.function,

@@ -3,6 +3,8 @@
 // ptxas. Schema: docs/ptx.md ("smcompat.ptx-lower/1").
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ptx_cli.hpp"
 #include "smcompat/ptx/files.hpp"
 #include "smcompat/ptx/lower.hpp"
@@ -38,6 +40,11 @@ int run_lower(const LowerOptions& o, Context& ctx) {
     verification = verify_with_ptxas(r->text, *to);
     LowerVerifyOptions vo;
     vo.kernel = o.kernel;
+    // Tensor memory put first in the dynamic shared memory needs that much more of it.
+    uint64_t extra = 0;
+    for (const auto& a : r->shared_added)
+      if (a.dynamic) extra = std::max(extra, a.bytes);
+    vo.dynamic_shared_bytes += static_cast<uint32_t>(extra);
     interpreted = verify_lowering(*text, r->text, vo);
   }
   bool wrote = false;
@@ -72,8 +79,8 @@ void register_ptx_lower(CLI::App& ptx, Context& ctx) {
   static LowerOptions lo;
   auto* l = ptx.add_subcommand(
       "lower",
-      "Rewrite wgmma tensor-core PTX into mma.sync for GPUs without wgmma (the PTX goes to "
-      "stdout or -o)");
+      "Rewrite wgmma (sm_90a) and tcgen05 (sm_100a) tensor-core PTX into mma.sync for GPUs "
+      "without them (the PTX goes to stdout or -o)");
   l->add_option("file", lo.file, "A .ptx file")->required();
   l->add_option("--to", lo.to, "Target such as sm_120, sm_121, sm_89")->required();
   l->add_option("-o,--output", lo.output, "Write the PTX here instead of stdout");
