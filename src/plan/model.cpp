@@ -82,6 +82,17 @@ bool fits_in_64_bits(const ModelSpec& m) {
                    static_cast<u128>(m.heads) *
                        (static_cast<u128>(m.qk_nope_head_dim) + m.qk_rope_head_dim + m.v_head_dim) *
                        (h + m.kv_lora_rank + m.q_lora_rank);
+  // Mamba and linear-attention mixers (their widths are bounded when read, so these do not wrap).
+  const u128 mamba_d = static_cast<u128>(m.mamba.d_inner),
+             conv = static_cast<u128>(m.mamba.conv_dim());
+  per_layer +=
+      3 * h * (mamba_d + conv) +
+      mamba_d * (static_cast<u128>(m.mamba.dt_rank) + 3 * static_cast<u128>(m.mamba.d_state) + 2) +
+      conv * (static_cast<u128>(m.mamba.conv_kernel) + 1);
+  per_layer +=
+      3 * h *
+          static_cast<u128>(m.linear.conv_dim() + m.linear.value_heads * m.linear.value_head_dim) +
+      static_cast<u128>(m.linear.conv_dim()) * static_cast<u128>(m.linear.conv_kernel);
   u128 total = per_layer * static_cast<u128>(m.layers) + 2 * h * static_cast<u128>(m.vocab);
   return total < (static_cast<u128>(1) << 62);
 }
@@ -92,12 +103,14 @@ constexpr const char* kFamiliesWithRules[] = {"deepseek_v2", "deepseek_v3", "qwe
                                               "qwen3",       "qwen3_moe",   "mixtral", "mistral",
                                               "llama",       "llama4",      "gpt_oss"};
 
-// Fields of layer patterns the planner does not model yet: every layer is costed as attention +
-// FFN, so hybrids (Mamba, linear attention) come out too large, and their recurrent state is not
-// counted. Each is a note, so that the figures are never silently wrong.
+// Fields of layer patterns in a family without a row in data/layer_patterns.json: every layer is
+// costed as attention + FFN, so such a hybrid (Mamba, linear attention) comes out too large, and
+// its recurrent state is not counted. Each is a note, so that the figures are never silently
+// wrong. (A family with a row has its layers read by model_layers.cpp.)
 Result<void> note_what_is_not_modelled(const Fields& top, const Fields& f, const std::string& type,
-                                       ModelSpec& spec) {
-  if (std::find_if(std::begin(kFamiliesWithRules), std::end(kFamiliesWithRules),
+                                       bool has_layer_rules, ModelSpec& spec) {
+  if (!has_layer_rules &&
+      std::find_if(std::begin(kFamiliesWithRules), std::end(kFamiliesWithRules),
                    [&](const char* t) { return type == t; }) == std::end(kFamiliesWithRules))
     spec.notes.push_back(fmt::format(
         "model_type '{}' has no family rules here: its config was read with the generic rules "
@@ -108,13 +121,13 @@ Result<void> note_what_is_not_modelled(const Fields& top, const Fields& f, const
                             "expert_layer_period", "full_attention_interval", "layers_block_type",
                             "mamba_d_state", "ssm_state_size", "linear_num_value_heads"})
     if (f.has(field)) hybrid.push_back(field);
-  if (!hybrid.empty())
+  if (!hybrid.empty() && !has_layer_rules)
     spec.notes.push_back(fmt::format(
         "{} describe a hybrid layer pattern (Mamba or linear-attention layers) that the planner "
         "does not model yet: every layer is costed as attention + FFN, so the parameter counts may "
         "be off, the KV cache is overestimated and the recurrent state is not counted",
         fmt::join(hybrid, ", ")));
-  if (const json* types = f.get("layer_types"); types && types->is_array()) {
+  if (const json* types = f.get("layer_types"); types && types->is_array() && !has_layer_rules) {
     size_t other = 0;
     for (const auto& t : *types)
       if (t.is_string() && t != "full_attention" && t != "sliding_attention") ++other;
@@ -228,6 +241,10 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
   spec.qk_norm = type == "qwen3" || type == "qwen3_moe";
   spec.attention_sinks = type == "gpt_oss";
 
+  // Which layers attend and how (data/layer_patterns.json: hybrid families), the recurrent
+  // mixers' shapes, and the per-family flags the row sets.
+  SMCOMPAT_TRY(detail::LayerRules rules, detail::read_layer_rules(f, type, spec));
+
   // Sliding windows: an explicit layer_types list (gpt-oss, newer transformers), Llama 4's
   // chunked attention on the RoPE layers, Mistral's window on every layer, Qwen's opt-in window.
   SMCOMPAT_TRY(int window, f.optional_int("sliding_window", 0, kMaxWindow, 0));
@@ -291,7 +308,13 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
       return make_error(fmt::format("required field \"{}intermediate_size\" is missing",
                                     nested ? "text_config." : ""));
     spec.intermediate = static_cast<int>(*inter);
-    spec.dense_layers = spec.layers;
+    if (!rules.ffn_decided)
+      for (LayerKind& l : spec.layer_kinds) l.ffn = FfnKind::kDense;
+    for (LayerKind& l : spec.layer_kinds)
+      if (l.ffn == FfnKind::kMoe) l.ffn = FfnKind::kDense;  // no experts: a pattern's E is dense
+    spec.dense_layers = static_cast<int>(
+        std::count_if(spec.layer_kinds.begin(), spec.layer_kinds.end(),
+                      [](const LayerKind& l) { return l.ffn == FfnKind::kDense; }));
     spec.experts_per_token = 0;
   } else {
     if (spec.experts_per_token < 1) {
@@ -354,14 +377,27 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
       for (int i = 0; i < spec.layers; ++i)
         is_moe[i] = !mlp_only.contains(i) && (i + 1) % step == 0;
     }
-    spec.moe_layers = static_cast<int>(std::count(is_moe.begin(), is_moe.end(), true));
-    spec.dense_layers = spec.layers - spec.moe_layers;
+    // A family whose row decides the FFNs (a pattern, or Jamba's expert_layer_period) keeps
+    // them; else each layer is MoE or dense by the rules above.
+    for (int i = 0; i < spec.layers; ++i) {
+      LayerKind& l = spec.layer_kinds[static_cast<size_t>(i)];
+      if (!rules.ffn_decided) l.ffn = is_moe[i] ? FfnKind::kMoe : FfnKind::kDense;
+    }
+    auto count_ffn = [&](FfnKind k) {
+      return static_cast<int>(std::count_if(spec.layer_kinds.begin(), spec.layer_kinds.end(),
+                                            [&](const LayerKind& l) { return l.ffn == k; }));
+    };
+    spec.moe_layers = count_ffn(FfnKind::kMoe);
+    spec.dense_layers = count_ffn(FfnKind::kDense);
 
     // The dense layers' width: Llama 4's intermediate_size_mlp, else intermediate_size.
     if (type == "llama4") {
       SMCOMPAT_TRY(auto mlp, f.integer("intermediate_size_mlp", 1, kMaxFfnWidth));
       spec.intermediate = mlp ? static_cast<int>(*mlp) : 0;
     }
+    // Jamba: intermediate_size is the width of its dense MLPs and of each expert alike.
+    if (spec.dense_layers > 0 && spec.intermediate == 0 && inter && type != "llama4")
+      spec.intermediate = static_cast<int>(*inter);
     if (spec.dense_layers > 0 && spec.intermediate == 0)
       return make_error(fmt::format(
           "required field \"{}{}\" is missing ({} layers are dense)", nested ? "text_config." : "",
@@ -371,11 +407,19 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
     if (type == "llama4") {
       spec.shared_experts = 1;  // Llama4TextMoe.shared_expert, intermediate_size wide
       spec.shared_intermediate = spec.moe_intermediate;
+    } else if (!rules.shared_expert_width.empty()) {
+      // The family's own spelling (Nemotron-H: moe_shared_expert_intermediate_size).
+      const char* key = rules.shared_expert_width.c_str();
+      SMCOMPAT_TRY(int w, f.optional_int(key, 0, kMaxFfnWidth, 0));
+      SMCOMPAT_TRY(int n, f.optional_int("n_shared_experts", 0, kMaxExperts, w > 0 ? 1 : 0));
+      spec.shared_intermediate = n > 0 ? w : 0;
+      spec.shared_experts = spec.shared_intermediate > 0 ? 1 : 0;
+      spec.shared_expert_gate = spec.shared_experts > 0 && rules.shared_expert_gate;
     } else if (f.has("shared_expert_intermediate_size")) {
       SMCOMPAT_TRY(int w, f.optional_int("shared_expert_intermediate_size", 0, kMaxFfnWidth, 0));
       spec.shared_intermediate = w;
       spec.shared_experts = w > 0 ? 1 : 0;
-      spec.shared_expert_gate = w > 0 && type == "qwen2_moe";
+      spec.shared_expert_gate = w > 0 && (type == "qwen2_moe" || rules.shared_expert_gate);
     } else {
       SMCOMPAT_TRY(int n, f.optional_int("n_shared_experts", 0, kMaxExperts, 0));
       // In 64 bits: n (up to 2^16) x the width (up to 2^24) does not fit an int.
@@ -394,6 +438,7 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
     }
     SMCOMPAT_TRY(std::string topk_method, f.string("topk_method"));
     if (topk_method == "noaux_tc") spec.router_bias = true;  // e_score_correction_bias
+    if (rules.router_bias) spec.router_bias = true;  // the family's row (Nemotron-H's router)
   }
 
   // Number formats.
@@ -405,7 +450,7 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
       SMCOMPAT_CHECK(read_quantization(*q2, f, spec));
   }
 
-  SMCOMPAT_CHECK(note_what_is_not_modelled(top, f, type, spec));
+  SMCOMPAT_CHECK(note_what_is_not_modelled(top, f, type, rules.has_row, spec));
 
   if (!fits_in_64_bits(spec))
     return make_error(
@@ -450,6 +495,11 @@ std::optional<uint64_t> too_deep(std::string_view text) {
 
 constexpr std::array<const char*, 5> kWeightFormatNames = {"bf16", "fp8", "mxfp4", "nvfp4", "int4"};
 std::string_view to_string(WeightFormat f) { return enum_name(f, kWeightFormatNames, "?"); }
+constexpr std::array<const char*, 5> kMixerKindNames = {"full", "sliding", "linear", "mamba",
+                                                        "none"};
+std::string_view to_string(MixerKind k) { return enum_name(k, kMixerKindNames, "?"); }
+constexpr std::array<const char*, 3> kFfnKindNames = {"dense", "moe", "none"};
+std::string_view to_string(FfnKind k) { return enum_name(k, kFfnKindNames, "?"); }
 
 double bytes_per_param(WeightFormat f) {
   switch (f) {
@@ -489,6 +539,7 @@ uint64_t ModelSpec::attention_params_per_layer() const {
   const uint64_t q = n * head_dim;
   const uint64_t kv = uint64_t(kv_heads) * head_dim;
   uint64_t p = h * q + 2 * h * kv + q * h;  // q, k, v, o
+  if (attention_output_gate) p += h * q;    // q_proj's second half: the output gate
   if (qkv_bias) p += q + 2 * kv;
   if (o_bias) p += h;
   if (qk_norm) p += 2 * uint64_t(head_dim);
@@ -519,15 +570,73 @@ uint64_t ModelSpec::router_params_per_layer() const {
   return uint64_t(hidden) * experts + (router_bias ? uint64_t(experts) : 0);
 }
 
-uint64_t ModelSpec::norm_params_per_layer() const { return 2 * uint64_t(hidden); }
+uint64_t ModelSpec::norm_params_per_layer() const {
+  return uint64_t(norms_per_layer) * uint64_t(hidden);
+}
+
+// JambaMambaMixer (modeling_jamba.py): in_proj (hidden -> 2 x d_inner), a depthwise conv1d,
+// x_proj (d_inner -> dt_rank + 2 x d_state), dt_proj (dt_rank -> d_inner, with bias), A_log
+// (d_inner x d_state), D (d_inner), out_proj (d_inner -> hidden), and RMSNorms on dt, B and C.
+// NemotronHMamba2Mixer (modeling_nemotron_h.py): in_proj (hidden -> d_inner + conv_dim + heads),
+// a depthwise conv1d over x, B and C (conv_dim = d_inner + 2 x groups x d_state), dt_bias, A_log
+// and D per head, a gated RMSNorm of d_inner, out_proj (d_inner -> hidden).
+uint64_t ModelSpec::mamba_params_per_layer() const {
+  const uint64_t h = uint64_t(hidden), d = uint64_t(mamba.d_inner), n = uint64_t(mamba.d_state);
+  const uint64_t k = uint64_t(mamba.conv_kernel), conv = uint64_t(mamba.conv_dim());
+  uint64_t p = conv * k + (mamba.conv_bias ? conv : 0);  // conv1d
+  if (mamba.version == 1) {
+    const uint64_t r = uint64_t(mamba.dt_rank);
+    p += h * 2 * d + (mamba.proj_bias ? 2 * d : 0);  // in_proj
+    p += d * (r + 2 * n);                            // x_proj
+    p += r * d + d;                                  // dt_proj with its bias
+    p += d * n + d;                                  // A_log, D
+    p += d * h + (mamba.proj_bias ? h : 0);          // out_proj
+    p += r + 2 * n;                                  // dt, B and C layernorms
+    return p;
+  }
+  if (mamba.version == 2) {
+    const uint64_t heads = uint64_t(mamba.heads), in = d + conv + heads;
+    p += h * in + (mamba.proj_bias ? in : 0);  // in_proj
+    p += 3 * heads;                            // dt_bias, A_log, D
+    p += d;                                    // gated RMSNorm
+    p += d * h + (mamba.proj_bias ? h : 0);    // out_proj
+    return p;
+  }
+  return 0;
+}
+
+// Qwen3NextGatedDeltaNet (modeling_qwen3_next.py): in_proj_qkvz (hidden -> 2 x key_dim + 2 x
+// value_dim), in_proj_ba (hidden -> 2 x value heads), a depthwise conv1d over q, k and v without
+// bias, dt_bias and A_log per value head, a gated RMSNorm of value_head_dim, out_proj.
+uint64_t ModelSpec::linear_attention_params_per_layer() const {
+  if (linear.key_heads == 0) return 0;
+  const uint64_t h = uint64_t(hidden);
+  const uint64_t key_dim = uint64_t(linear.key_heads) * linear.key_head_dim;
+  const uint64_t value_dim = uint64_t(linear.value_heads) * linear.value_head_dim;
+  uint64_t p = h * (2 * key_dim + 2 * value_dim);                   // in_proj_qkvz
+  p += h * 2 * uint64_t(linear.value_heads);                        // in_proj_ba
+  p += uint64_t(linear.conv_dim()) * uint64_t(linear.conv_kernel);  // conv1d
+  p += 2 * uint64_t(linear.value_heads);                            // dt_bias, A_log
+  p += uint64_t(linear.value_head_dim);                             // norm
+  p += value_dim * h;                                               // out_proj
+  return p;
+}
+
+uint64_t ModelSpec::mixer_params() const {
+  return uint64_t(attention_layers()) * attention_params_per_layer() +
+         uint64_t(mamba_layers) * mamba_params_per_layer() +
+         uint64_t(linear_layers) * linear_attention_params_per_layer();
+}
 
 uint64_t ModelSpec::embedding_params() const {
   return uint64_t(vocab) * uint64_t(hidden) * (tied_embeddings ? 1u : 2u);
 }
 
+uint64_t ModelSpec::lm_head_params() const { return uint64_t(vocab) * uint64_t(hidden); }
+
 uint64_t ModelSpec::total_params() const {
   uint64_t p = embedding_params() + uint64_t(hidden);  // + final norm
-  p += uint64_t(layers) * (attention_params_per_layer() + norm_params_per_layer());
+  p += mixer_params() + uint64_t(layers) * norm_params_per_layer();
   p += uint64_t(dense_layers) * dense_ffn_params_per_layer();
   p += uint64_t(moe_layers) * (uint64_t(experts) * expert_params() + shared_ffn_params_per_layer() +
                                router_params_per_layer());
@@ -536,7 +645,31 @@ uint64_t ModelSpec::total_params() const {
 
 uint64_t ModelSpec::active_params() const {
   uint64_t idle = uint64_t(moe_layers) * uint64_t(experts - experts_per_token) * expert_params();
-  return total_params() - idle;
+  // The input embedding is a lookup; when tied, the one table is the LM head and stays counted.
+  uint64_t lookup = tied_embeddings ? 0 : uint64_t(vocab) * uint64_t(hidden);
+  return total_params() - idle - lookup;
+}
+
+uint64_t ModelSpec::mamba_state_bytes_per_layer() const {
+  if (mamba.version == 0) return 0;
+  const uint64_t ssm = mamba.version == 2
+                           ? uint64_t(mamba.heads) * mamba.head_dim * uint64_t(mamba.d_state)
+                           : uint64_t(mamba.d_inner) * uint64_t(mamba.d_state);
+  const uint64_t conv = uint64_t(std::max(mamba.conv_kernel - 1, 0)) * uint64_t(mamba.conv_dim());
+  return ssm * uint64_t(state_bytes_per_value) + conv * 2;
+}
+
+uint64_t ModelSpec::linear_state_bytes_per_layer() const {
+  if (linear.key_heads == 0) return 0;
+  const uint64_t state =
+      uint64_t(linear.value_heads) * linear.key_head_dim * uint64_t(linear.value_head_dim);
+  const uint64_t conv = uint64_t(std::max(linear.conv_kernel - 1, 0)) * uint64_t(linear.conv_dim());
+  return state * uint64_t(state_bytes_per_value) + conv * 2;
+}
+
+uint64_t ModelSpec::recurrent_state_bytes_per_sequence() const {
+  return uint64_t(mamba_layers) * mamba_state_bytes_per_layer() +
+         uint64_t(linear_layers) * linear_state_bytes_per_layer();
 }
 
 uint64_t ModelSpec::kv_bytes_per_token_per_layer() const {
@@ -560,7 +693,40 @@ Result<json> parse_bounded_json(std::string_view text, const std::string& file,
                                   content, kMaxDepth),
                       *at)
         .in_file(file);
-  return parse_json_document(text, file);
+  // Python's json module writes an infinite float as a bare Infinity (Nemotron-H's
+  // "time_step_limit": [0.0, Infinity]), which JSON does not allow: outside strings it is read
+  // as null, padded to the same length so that offsets in errors stay those of the file.
+  std::string patched;
+  size_t at = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    for (std::string_view word : {std::string_view("-Infinity"), std::string_view("Infinity")}) {
+      if (text.substr(i, word.size()) != word) continue;
+      patched.append(text.substr(at, i - at));
+      patched.append("null");
+      patched.append(word.size() - 4, ' ');
+      i += word.size() - 1;
+      at = i + 1;
+      break;
+    }
+  }
+  if (at == 0) return parse_json_document(text, file);
+  patched.append(text.substr(at));
+  return parse_json_document(patched, file);
 }
 
 Result<ModelSpec> parse_model_config(std::string_view json_text, std::string_view source) {

@@ -149,6 +149,24 @@ class Fields {
   std::string where_;  // "" or "text_config." prefix for messages
 };
 
+// What a family's row in data/layer_patterns.json decided beyond the layer kinds
+// (model_layers.cpp).
+struct LayerRules {
+  bool has_row = false;      ///< the family has a row: its mixers and shapes were read from it
+  bool ffn_decided = false;  ///< the row gave each layer's FFN kind (a pattern or an ffn rule)
+  std::string shared_expert_width;  ///< the field that holds the shared expert's width
+  bool router_bias = false;         ///< the router carries one bias per expert
+  bool shared_expert_gate = false;  ///< a hidden x 1 gate on the shared expert
+};
+
+// Applies the row of data/layer_patterns.json for `type` (if any) to the config: sizes
+// spec.layer_kinds to spec.layers with each layer's mixer (and FFN, where the row decides it),
+// reads the Mamba and linear-attention shapes, the activation (gated_ffn from its matrix
+// count), norms per layer and the attention flags. Without a row, every mixer is full attention
+// and nothing else changes. Errors quote the field and value (a pattern of the wrong length, an
+// unknown pattern letter, a period of 0, a missing shape field).
+Result<LayerRules> read_layer_rules(const Fields& f, const std::string& type, ModelSpec& spec);
+
 // quantization_config (`q`, found in `top`) into `spec`'s attention_format, expert_format,
 // quantization and weight_block; model_quantization.cpp lists the layouts read.
 Result<void> read_quantization(const json& q, const Fields& top, ModelSpec& spec);

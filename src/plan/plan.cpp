@@ -41,6 +41,8 @@ double gib(uint64_t bytes) { return double(bytes) / double(1ull << 30); }
 /// Layers of each kind on the busiest pipeline stage.
 struct StageLayers {
   double total = 0, dense = 0, moe = 0, sliding = 0;
+  double attention = 0;          ///< softmax attention (full + sliding): the layers with a KV cache
+  double mamba = 0, linear = 0;  ///< recurrent mixers: a fixed state per sequence
 };
 
 StageLayers stage_layers(const ModelSpec& m, int pp) {
@@ -50,6 +52,9 @@ StageLayers stage_layers(const ModelSpec& m, int pp) {
   s.dense = m.dense_layers * share;
   s.moe = m.moe_layers * share;
   s.sliding = m.sliding_window_layers * share;
+  s.attention = m.attention_layers() * share;
+  s.mamba = m.mamba_layers * share;
+  s.linear = m.linear_layers * share;
   return s;
 }
 
@@ -167,7 +172,12 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
   double embedding_gpu = double(m.embedding_params()) / tp;
   if (pp > 1 && !m.tied_embeddings)
     embedding_gpu /= 2;  // input on the first stage, head on the last
-  double attn_params_gpu = double(m.attention_params_per_layer()) * L.total / tp;
+  // Every layer's mixer, split over TP: attention where the layer attends, Mamba or Gated
+  // DeltaNet where it is recurrent (their projections split by heads like attention's).
+  double attn_params_gpu = (double(m.attention_params_per_layer()) * L.attention +
+                            double(m.mamba_params_per_layer()) * L.mamba +
+                            double(m.linear_attention_params_per_layer()) * L.linear) /
+                           tp;
   double dense_params_gpu = double(m.dense_ffn_params_per_layer()) * L.dense / tp;
   double shared_params_gpu = double(m.shared_ffn_params_per_layer()) * L.moe / tp;
   // Routers and norms are small and kept whole on every rank, in the checkpoint's 16 bits.
@@ -186,11 +196,17 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
   const double kv_token_layer = double(m.kv_bytes_per_token_per_layer()) * kv_shard(m, tp);
   const double window = m.sliding_window > 0 ? double(m.sliding_window) : 0.0;
   auto kv_per_seq = [&](double ctx) {
-    double full_layers = L.total - L.sliding;
+    double full_layers = L.attention - L.sliding;
     double held = window > 0 ? std::min(ctx, window) : ctx;
     return (full_layers * ctx + L.sliding * held) * kv_token_layer;
   };
   e.memory.kv_cache = whole_bytes(seqs_rank * kv_per_seq(ctx_max));
+  // Recurrent state (Mamba SSM + convolution, Gated DeltaNet): fixed per sequence, whatever the
+  // context, split over TP by heads.
+  const double state_per_seq = (double(m.mamba_state_bytes_per_layer()) * L.mamba +
+                                double(m.linear_state_bytes_per_layer()) * L.linear) /
+                               tp;
+  e.memory.state = whole_bytes(seqs_rank * state_per_seq);
 
   // Activations: one prefill chunk's hidden states (4 live copies) and FFN intermediates (gate
   // and up), plus the sampled rows' FP32 logits.
@@ -211,7 +227,7 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
   // activations, per sequence of KV cache and logits, times the attention ranks.
   double left = double(rq.gpus.memory_bytes) - double(e.memory.weights) - double(e.memory.reserve) -
                 act_fixed;
-  double per_seq = kv_per_seq(ctx_max) + logits(1);
+  double per_seq = kv_per_seq(ctx_max) + state_per_seq + logits(1);
   e.max_batch_that_fits =
       left > 0 && per_seq > 0 ? int(std::min(1e9, std::floor(left / per_seq) * dp)) : 0;
 
@@ -301,13 +317,15 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     double kv_full = 0, kv_sliding = 0;          ///< KV tokens read per sequence
     bool mla_absorbed = true;  ///< MLA: attention over the latent (decode), else decompressed
   };
-  const double full_layers = L.total - L.sliding;
+  const double full_layers = L.attention - L.sliding;
+  // A decode step reads the LM head whole but only the embedding rows of its tokens (a lookup).
+  const double head_gpu = double(m.lm_head_params()) / tp;
   auto step = [&](double tokens_total, double tokens_per_seq, const Context& ctx) {
     StepCost c;
     double tokens_rank = std::ceil(tokens_total / dp);
     double stage_tokens = tokens_total;  // tokens through the MoE layers of one stage
     // Weights read: everything but the routed experts, then the distinct experts touched.
-    double non_expert_bytes = embedding_gpu * emb_b +
+    double non_expert_bytes = (head_gpu + tokens_rank * m.hidden) * emb_b +
                               (attn_params_gpu + dense_params_gpu) * attn_b +
                               shared_params_gpu * expert_b + router_params_gpu * emb_b;
     double expert_bytes = 0;
@@ -330,6 +348,8 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     double seqs = tokens_rank / tokens_per_seq;
     c.kv_bytes_read =
         seqs * (full_layers * ctx.kv_full + L.sliding * ctx.kv_sliding) * kv_token_layer;
+    // Each sequence's recurrent state is read and written back once per step.
+    c.state_bytes = 2.0 * seqs * state_per_seq;
     // FLOPs: 2 per weight per token (dense parts on this rank's tokens, split over TP), the
     // experts' token pairs, and attention over the context: 2 x (q.k width + v width) per head
     // and context token.
@@ -349,7 +369,7 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     double attn_ctx_flops =
         tokens_rank * per_ctx * (full_layers * ctx.attend_full + L.sliding * ctx.attend_sliding);
     c.flops = dense_flops + expert_flops + attn_ctx_flops;
-    c.memory_s = mem_gbs > 0 ? (c.weight_bytes_read + c.kv_bytes_read) /
+    c.memory_s = mem_gbs > 0 ? (c.weight_bytes_read + c.kv_bytes_read + c.state_bytes) /
                                    (mem_gbs * 1e9 * a.memory_efficiency)
                              : 0;
     c.compute_s = peak_tflops > 0 ? c.flops / (peak_tflops * 1e12 * a.compute_efficiency) : 0;
@@ -407,6 +427,7 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
     double send_bytes = micro_tokens * m.hidden * act_bytes;
     d.weight_bytes_read *= pp;
     d.kv_bytes_read *= pp;
+    d.state_bytes *= pp;
     d.flops *= pp;
     d.allreduce_bytes *= pp;
     d.all2all_bytes *= pp;
@@ -449,9 +470,11 @@ PlanEstimate estimate(const PlanRequest& rq, const PlanShape& shape) {
 
   if (e.memory.total() > rq.gpus.memory_bytes)
     e.why_not.push_back(fmt::format(
-        "needs {:.1f} GiB per GPU (weights {:.1f}, KV cache {:.1f}, activations {:.1f}, reserve "
-        "{:.1f} GiB); a GPU has {:.1f} GiB",
+        "needs {:.1f} GiB per GPU (weights {:.1f}, KV cache {:.1f}, {}activations {:.1f}, "
+        "reserve {:.1f} GiB); a GPU has {:.1f} GiB",
         gib(e.memory.total()), gib(e.memory.weights), gib(e.memory.kv_cache),
+        e.memory.state > 0 ? fmt::format("recurrent state {:.1f}, ", gib(e.memory.state))
+                           : std::string(),
         gib(e.memory.activations), gib(e.memory.reserve), gib(rq.gpus.memory_bytes)));
   e.fits = e.why_not.empty();
   return e;

@@ -92,7 +92,7 @@ FitAdvice fit_advice(const PlanRequest& request) {
   const ModelSpec& m = request.model;
   advice.weights_bytes = whole_bytes(
       double(m.embedding_params()) * 2.0 +
-      double(m.attention_params_per_layer()) * m.layers * bytes_per_param(m.attention_format) +
+      double(m.mixer_params()) * bytes_per_param(m.attention_format) +
       double(m.dense_ffn_params_per_layer()) * m.dense_layers *
           bytes_per_param(m.attention_format) +
       (double(m.expert_params()) * m.experts + double(m.shared_ffn_params_per_layer())) *

