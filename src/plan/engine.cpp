@@ -439,6 +439,27 @@ std::string EngineCommand::shell() const {
   return join(quoted);
 }
 
+std::optional<std::string> not_expressible(Engine engine, const PlanShape& shape) {
+  if (engine != Engine::kTrtllm) return std::nullopt;
+  Layout l = layout_of(shape);
+  if (!l.attention_dp) return std::nullopt;
+  // TensorRT-LLM's attention module is either TP or DP ("Parallelism in TensorRT-LLM",
+  // docs/source/features/parallel-strategy.md in NVIDIA/TensorRT-LLM: with enable_attention_dp
+  // every GPU holds the whole attention weights and its own requests), the MoE over tp_size as
+  // ep_size x (tp_size / ep_size); trtllm-serve takes no attention-TP size.
+  if (l.tp > 1)
+    return fmt::format(
+        "not expressible on trtllm: with enable_attention_dp each of the {} ranks runs attention "
+        "alone (attention TP 1); trtllm-serve has no way to group them into {} attention ranks "
+        "of {} GPUs",
+        l.group(), l.dp, l.tp);
+  if (l.deepep)
+    return std::string(
+        "not expressible on trtllm: trtllm-serve has no switch for the all-to-all (TensorRT-LLM "
+        "chooses it), so this plan's command is the all-gather/reduce-scatter plan's");
+  return std::nullopt;
+}
+
 EngineCommand engine_command(Engine engine, const std::string& model_id, const PlanShape& shape,
                              const Workload& workload) {
   EngineCommand cmd;

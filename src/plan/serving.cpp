@@ -52,6 +52,16 @@ Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
     PlanSetResult s;
     s.gpus = g;
     s.plans = plan::rank_plans(rq);
+    // Plans the engine has no command for are left out of its ranking (marked, ranked last).
+    bool dropped = false;
+    for (auto& p : s.plans)
+      if (auto why = plan::not_expressible(o.engine, p.shape)) {
+        p.why_not.insert(p.why_not.begin(), *why);
+        p.runnable = false;
+        p.fits = false;
+        dropped = true;
+      }
+    if (dropped) plan::sort_plans(s.plans);
     if (!o.python.empty() && g.gpu) {
       auto known = kernels_by_gpu.find(g.gpu->name);
       if (known == kernels_by_gpu.end()) {

@@ -45,6 +45,14 @@ struct EngineCommand {
 EngineCommand engine_command(Engine engine, const std::string& model_id, const PlanShape& shape,
                              const Workload& workload);
 
+/// Why `engine` cannot run `shape` as it was costed, or nullopt when a command expresses it
+/// exactly. TensorRT-LLM's `enable_attention_dp` makes every one of the tp_size ranks an
+/// attention rank of its own (attention TP 1), so attention groups of several GPUs (TP2xDP4
+/// attention) have no command; and trtllm-serve has no switch for the all-to-all, so of two plans
+/// that differ only in it one command stands for the all-gather/reduce-scatter one and the DeepEP
+/// one is not expressible. vLLM and SGLang express every plan shape the planner makes.
+std::optional<std::string> not_expressible(Engine engine, const PlanShape& shape);
+
 /// One change made to an existing command line.
 struct FlagChange {
   enum class Kind { kAdded, kChanged, kRemoved } kind = Kind::kAdded;
