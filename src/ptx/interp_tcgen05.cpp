@@ -138,8 +138,8 @@ Result<void> exec_mbarrier(Block& b, uint32_t t, const Inst& in) {
 Result<uint32_t*> tmem_word(Block& b, const Inst& in, uint32_t lane, uint32_t column) {
   if (b.tmem.empty()) return fail(in, "tensor memory used before tcgen05.alloc");
   if (lane >= kTmemLanes || column >= b.tmem_allocated)
-    return fail(in, fmt::format("tensor memory lane {} column {} is outside the allocated "
-                                "columns 0..{}",
+    return fail(in, fmt::format("tensor memory lane {} column {} is outside the {} allocated "
+                                "columns",
                                 lane, column, b.tmem_allocated));
   return &b.tmem[size_t{lane} * kTmemColumns + column];
 }
