@@ -142,9 +142,12 @@ Result<void> note_what_is_not_modelled(const Fields& top, const Fields& f, const
     spec.notes.push_back(
         "vision_config: the vision tower is not counted (the plan is for the language model)");
   if (spec.mtp_layers > 0)
+    spec.notes.push_back(fmt::format("{} multi-token-prediction layer(s) ({}) are not counted",
+                                     spec.mtp_layers, spec.mtp_field));
+  if (f.has("moe_latent_size"))
     spec.notes.push_back(
-        fmt::format("{} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted",
-                    spec.mtp_layers));
+        "moe_latent_size: the experts work in a latent space (projections to and from it) that "
+        "the planner does not model: the expert counts may be off");
   if (f.has("index_topk") || f.has("index_n_heads"))
     spec.notes.push_back("the sparse-attention indexer (index_*) is not counted");
   return {};
@@ -300,7 +303,12 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
   SMCOMPAT_TRY(auto moe_inter, f.integer("moe_intermediate_size", 1, kMaxFfnWidth));
   spec.experts = experts.value_or(0);
   spec.experts_per_token = per_token.value_or(0);
-  SMCOMPAT_TRY(spec.mtp_layers, f.optional_int("num_nextn_predict_layers", 0, kMaxLayers, 0));
+  // DeepSeek, GLM and Nemotron-H spell it num_nextn_predict_layers; Qwen3.5 mtp_num_hidden_layers.
+  const char* mtp_key = "num_nextn_predict_layers";
+  SMCOMPAT_TRY(auto mtp, f.first_of({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0,
+                                    kMaxLayers, &mtp_key));
+  spec.mtp_layers = static_cast<int>(mtp.value_or(0));
+  spec.mtp_field = mtp_key;
 
   if (spec.experts == 0) {
     // Dense decoder.

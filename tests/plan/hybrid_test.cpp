@@ -246,6 +246,27 @@ TEST(HybridLayers, BrokenPatternsAreErrorsNamingTheField) {
       << jamba_offset.error().to_string();
 }
 
+TEST(HybridLayers, MtpSpellingsAndLatentExpertsAreNoted) {
+  // Qwen3.5 spells its MTP layers mtp_num_hidden_layers; the note names the field read.
+  ModelSpec q35 = read("Qwen__Qwen3.5-35B-A3B");
+  EXPECT_EQ(q35.mtp_layers, 1);
+  EXPECT_TRUE(std::any_of(q35.notes.begin(), q35.notes.end(), [](const std::string& n) {
+    return n.find("(mtp_num_hidden_layers) are not counted") != std::string::npos;
+  }));
+  // Nemotron-3-Super's latent MoE (moe_latent_size) is not modelled: said, not silent.
+  auto latent = parse_model_config(
+      R"({"model_type": "nemotron_h", "hidden_size": 64, "num_attention_heads": 4,
+          "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100, "intermediate_size": 32,
+          "mamba_num_heads": 4, "mamba_head_dim": 16, "n_routed_experts": 4,
+          "num_experts_per_tok": 2, "moe_intermediate_size": 16, "moe_latent_size": 8,
+          "num_hidden_layers": 3, "hybrid_override_pattern": "M*E"})",
+      "latent.json");
+  ASSERT_TRUE(latent.ok()) << latent.error().to_string();
+  EXPECT_TRUE(std::any_of(latent->notes.begin(), latent->notes.end(), [](const std::string& n) {
+    return n.find("moe_latent_size") != std::string::npos;
+  }));
+}
+
 TEST(HybridLayers, UnknownHybridFamilyStillGetsTheNote) {
   // A family without a row keeps the old rules and says so.
   auto m = parse_model_config(

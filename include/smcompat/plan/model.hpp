@@ -144,7 +144,9 @@ struct ModelSpec {
   bool router_bias = false;         ///< the router has one bias per expert (gpt-oss's bias;
                                     ///< DeepSeek-V3's e_score_correction_bias with noaux_tc)
   bool shared_expert_gate = false;  ///< a hidden x 1 gate on the shared expert (Qwen2-MoE)
-  int mtp_layers = 0;  ///< DeepSeek `num_nextn_predict_layers`: noted, not in the counts
+  int mtp_layers = 0;               ///< DeepSeek `num_nextn_predict_layers` (Qwen3.5
+                                    ///< `mtp_num_hidden_layers`): noted, not in the counts
+  std::string mtp_field = "num_nextn_predict_layers";  ///< the spelling the config used
 
   WeightFormat attention_format = WeightFormat::kBf16;  ///< attention and dense FFN linears
   WeightFormat expert_format = WeightFormat::kBf16;     ///< routed (and shared) experts
