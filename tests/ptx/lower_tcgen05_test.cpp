@@ -8,52 +8,23 @@
 #include <filesystem>
 #include <random>
 
+#include "lower_test_util.hpp"
 #include "ptx_test_util.hpp"
 #include "smcompat/ptx/lower.hpp"
 
 namespace smcompat::ptx {
 namespace {
 
-std::vector<std::filesystem::path> triton_sm100_files() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(
-           std::filesystem::path(SMCOMPAT_SOURCE_DIR) / "tests/ptx/data/triton"))
-    if (e.path().string().ends_with(".sm_100.ptx")) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 TEST(PtxLowerTcgen05, EveryBlackwellKernelLowersAndAssemblesForSm120AndSm121) {
-  const auto files = triton_sm100_files();
+  const auto files = testing::triton_fixtures(".sm_100.ptx");
   ASSERT_EQ(files.size(), 10u);
-  size_t mmas = 0;
-  for (const auto& f : files) {
-    SCOPED_TRACE(f.filename().string());
-    const std::string text = testing::read_file(f);
-    for (const char* target : {"sm_120", "sm_121"}) {
-      auto r = lower(text, *SmTarget::parse(target));
-      ASSERT_TRUE(r.ok()) << r.error().to_string();
-      ASSERT_TRUE(r->ok) << (r->blockers.empty() ? "" : r->blockers[0].reason);
-      size_t here = 0;
-      for (const auto& l : r->lowered) here += l.kind == "tcgen05-mma";
-      EXPECT_GE(here, 2u);
-      if (std::string(target) == "sm_120") mmas += here;
-      ASSERT_EQ(r->shared_added.size(), 1u);
-      EXPECT_EQ(r->shared_added[0].bytes % 1024, 0u);
-      // Only attention's 128 columns (both halves of the lanes used) pass 48 KiB.
-      EXPECT_EQ(r->shared_added[0].dynamic, f.filename() == "attn_fwd.sm_100.ptx");
-      auto again = parse_module(r->text);
-      ASSERT_TRUE(again.ok());
-      size_t left = 0;
-      for (const auto& st : again->statements)
-        left += st.kind == StatementKind::kInstruction && st.opcode() == "tcgen05";
-      EXPECT_EQ(left, 0u);
-      EXPECT_EQ(analyze(*again, *SmTarget::parse(target)).outcome, KernelCheck::kRuns);
-      if (testing::cuda_bin("ptxas").empty()) continue;
-      std::string log;
-      EXPECT_TRUE(testing::ptxas_accepts(r->text, target, &log)) << log;
-    }
-  }
+  const size_t mmas = testing::expect_every_fixture_lowers(
+      files, "tcgen05", "tcgen05-mma", [](const auto& f, const LowerResult& r) {
+        ASSERT_EQ(r.shared_added.size(), 1u);
+        EXPECT_EQ(r.shared_added[0].bytes % 1024, 0u);
+        // Only attention's 128 columns (both halves of the lanes used) pass 48 KiB.
+        EXPECT_EQ(r.shared_added[0].dynamic, f.filename() == "attn_fwd.sm_100.ptx");
+      });
   // 2 per matmul (K=32 in two k16 steps), 4 for tf32 (k8), 6 for attention.
   EXPECT_EQ(mmas, 8u * 2 + 4 + 6);
 }
@@ -61,24 +32,8 @@ TEST(PtxLowerTcgen05, EveryBlackwellKernelLowersAndAssemblesForSm120AndSm121) {
 // Each kernel as Triton wrote it for sm_100a and as lowered runs in the interpreter on the same
 // inputs (small-integer f16 patterns: every product and sum exact): every byte must agree.
 TEST(PtxLowerTcgen05, EveryBlackwellKernelComputesTheSameBytesLowered) {
-  size_t equal = 0;
-  for (const auto& f : triton_sm100_files()) {
-    SCOPED_TRACE(f.filename().string());
-    const std::string text = testing::read_file(f);
-    auto r = lower(text, *SmTarget::parse("sm_120"));
-    ASSERT_TRUE(r.ok() && r->ok);
-    LowerVerifyOptions o;
-    o.buffer_bytes = 64 * 1024;
-    ASSERT_EQ(r->shared_added.size(), 1u);
-    if (r->shared_added[0].dynamic) o.dynamic_shared_bytes += r->shared_added[0].bytes;
-    const auto results = verify_lowering(text, r->text, o);
-    ASSERT_EQ(results.size(), 1u);
-    const auto& v = results[0];
-    EXPECT_EQ(v.status, "equal") << v.reason << " " << v.differing_bytes << " of "
-                                 << v.bytes_compared;
-    EXPECT_GE(v.bytes_written, 1024u);
-    equal += v.status == "equal";
-  }
+  const size_t equal =
+      testing::expect_every_fixture_computes_the_same(testing::triton_fixtures(".sm_100.ptx"));
   EXPECT_EQ(equal, 10u);
 }
 
@@ -370,13 +325,7 @@ TEST(PtxLowerTcgen05, RandomFormsComputeTheSameBytesLowered) {
     o.dynamic_shared_bytes =
         32 * 1024 +
         static_cast<uint32_t>(r->shared_added[0].dynamic ? r->shared_added[0].bytes : 0);
-    const auto results = verify_lowering(text, r->text, o);
-    ASSERT_EQ(results.size(), 1u);
-    const auto& v = results[0];
-    EXPECT_EQ(v.status, "equal") << v.reason << " " << v.differing_bytes << " of "
-                                 << v.bytes_compared;
-    EXPECT_GE(v.bytes_written, 1024u);
-    equal += v.status == "equal";
+    equal += testing::expect_same_bytes(text, r->text, o);
     dynamic += r->shared_added[0].dynamic;
     m128 += f.m == 128;
     lane16 += f.lane == 16;

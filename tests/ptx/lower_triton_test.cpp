@@ -7,45 +7,17 @@
 
 #include <filesystem>
 
+#include "lower_test_util.hpp"
 #include "ptx_test_util.hpp"
 #include "smcompat/ptx/lower.hpp"
 
 namespace smcompat::ptx {
 namespace {
 
-std::vector<std::filesystem::path> triton_sm90_files() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(
-           std::filesystem::path(SMCOMPAT_SOURCE_DIR) / "tests/ptx/data/triton"))
-    if (e.path().string().ends_with(".sm_90.ptx")) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 TEST(PtxLowerTriton, EveryHopperKernelLowersAndAssemblesForSm120AndSm121) {
-  const auto files = triton_sm90_files();
+  const auto files = testing::triton_fixtures(".sm_90.ptx");
   ASSERT_EQ(files.size(), 10u);
-  size_t wgmma = 0;
-  for (const auto& f : files) {
-    SCOPED_TRACE(f.filename().string());
-    const std::string text = testing::read_file(f);
-    for (const char* target : {"sm_120", "sm_121"}) {
-      auto r = lower(text, *SmTarget::parse(target));
-      ASSERT_TRUE(r.ok()) << r.error().to_string();
-      ASSERT_TRUE(r->ok) << (r->blockers.empty() ? "" : r->blockers[0].reason);
-      size_t here = 0;
-      for (const auto& l : r->lowered) here += l.kind == "wgmma-mma";
-      EXPECT_GE(here, 2u);
-      if (std::string(target) == "sm_120") wgmma += here;
-      EXPECT_EQ(r->text.find("\twgmma."), std::string::npos);
-      auto again = parse_module(r->text);
-      ASSERT_TRUE(again.ok());
-      EXPECT_EQ(analyze(*again, *SmTarget::parse(target)).outcome, KernelCheck::kRuns);
-      if (testing::cuda_bin("ptxas").empty()) continue;
-      std::string log;
-      EXPECT_TRUE(testing::ptxas_accepts(r->text, target, &log)) << log;
-    }
-  }
+  const size_t wgmma = testing::expect_every_fixture_lowers(files, "wgmma", "wgmma-mma");
   // 2 per matmul, 4 for tf32 (k8), 6 for attention (QK^T and PV per iteration).
   EXPECT_EQ(wgmma, 8u * 2 + 4 + 6);
 }
@@ -55,23 +27,8 @@ TEST(PtxLowerTriton, EveryHopperKernelLowersAndAssemblesForSm120AndSm121) {
 // buffer of small-integer f16 patterns, so that every product and sum is exact) and every byte
 // of every buffer must agree.
 TEST(PtxLowerTriton, EveryHopperKernelComputesTheSameBytesLowered) {
-  size_t equal = 0;
-  for (const auto& f : triton_sm90_files()) {
-    SCOPED_TRACE(f.filename().string());
-    const std::string text = testing::read_file(f);
-    auto r = lower(text, *SmTarget::parse("sm_120"));
-    ASSERT_TRUE(r.ok() && r->ok);
-    LowerVerifyOptions o;
-    o.buffer_bytes = 64 * 1024;  // the largest operand: 128x64 f16 (attention's K and V)
-    const auto results = verify_lowering(text, r->text, o);
-    ASSERT_EQ(results.size(), 1u);
-    const auto& v = results[0];
-    EXPECT_EQ(v.status, "equal") << v.reason << " " << v.differing_bytes << " of "
-                                 << v.bytes_compared;
-    EXPECT_GE(v.bytes_compared, 3u * 64 * 1024);
-    EXPECT_GE(v.bytes_written, 1024u);  // the output tile (at least 16x32 f16) was written
-    equal += v.status == "equal";
-  }
+  const size_t equal =
+      testing::expect_every_fixture_computes_the_same(testing::triton_fixtures(".sm_90.ptx"));
   EXPECT_EQ(equal, 10u);
 }
 
