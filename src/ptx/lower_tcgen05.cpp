@@ -43,7 +43,7 @@ std::optional<std::pair<std::string, int64_t>> register_plus_offset(std::string_
   return std::pair{std::string(reg), off};
 }
 
-/// "@%p" → "@!%p", "@!%p" → "@%p" (a predicate for the complement).
+/// "%p" → "!%p", "!%p" → "%p": the complement of a predicate operand.
 std::string negated(std::string_view pred) {
   if (!pred.empty() && pred[0] == '!') return std::string(pred.substr(1));
   return "!" + std::string(pred);
