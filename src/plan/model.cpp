@@ -474,13 +474,11 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
 // iterative, but dump(), copies and comparisons recurse once per level).
 constexpr int kMaxDepth = 512;
 
-// The byte offset of the bracket that opens level kMaxDepth + 1, if any (brackets inside strings
-// are not counted; a malformed document is left to the parser).
-std::optional<uint64_t> too_deep(std::string_view text) {
-  int depth = 0;
+// Whether a scan through JSON text is inside a string literal (escapes included).
+struct JsonStringTracker {
   bool in_string = false, escaped = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
+  /// Feeds the next character; true when it lies outside every string (a quote is inside).
+  bool outside(char c) {
     if (in_string) {
       if (escaped)
         escaped = false;
@@ -488,8 +486,22 @@ std::optional<uint64_t> too_deep(std::string_view text) {
         escaped = true;
       else if (c == '"')
         in_string = false;
-    } else if (c == '"') {
-      in_string = true;
+      return false;
+    }
+    if (c == '"') in_string = true;
+    return !in_string;
+  }
+};
+
+// The byte offset of the bracket that opens level kMaxDepth + 1, if any (brackets inside strings
+// are not counted; a malformed document is left to the parser).
+std::optional<uint64_t> too_deep(std::string_view text) {
+  int depth = 0;
+  JsonStringTracker strings;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (!strings.outside(c)) {
+      continue;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxDepth) return i;
     } else if ((c == ']' || c == '}') && depth > 0) {
@@ -706,22 +718,9 @@ Result<json> parse_bounded_json(std::string_view text, const std::string& file,
   // as null, padded to the same length so that offsets in errors stay those of the file.
   std::string patched;
   size_t at = 0;
-  bool in_string = false, escaped = false;
+  JsonStringTracker strings;
   for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      continue;
-    }
+    if (!strings.outside(text[i])) continue;
     for (std::string_view word : {std::string_view("-Infinity"), std::string_view("Infinity")}) {
       if (text.substr(i, word.size()) != word) continue;
       patched.append(text.substr(at, i - at));

@@ -11,23 +11,16 @@
 #include <cstdint>
 #include <string>
 
+#include "plan_test_util.hpp"
 #include "smcompat/plan/model.hpp"
 #include "smcompat/plan/plan.hpp"
 
 namespace smcompat::plan {
 namespace {
 
-std::string config_path(const std::string& name) {
-  return std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/" + name + ".json";
-}
-
-ModelSpec read(const std::string& name) {
-  auto spec = read_model_config(config_path(name));
-  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().to_string());
-  return spec.ok() ? *spec : ModelSpec{};
-}
-
-double billions(uint64_t n) { return static_cast<double>(n) / 1e9; }
+using testing::billions;
+using testing::config_path;
+using testing::read;
 
 struct HybridHand {
   const char* config;

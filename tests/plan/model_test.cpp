@@ -17,20 +17,14 @@
 #include <string>
 #include <utility>
 
+#include "plan_test_util.hpp"
+
 namespace smcompat::plan {
 namespace {
 
-std::string config_path(const std::string& name) {
-  return std::string(SMCOMPAT_SOURCE_DIR) + "/tests/plan/configs/" + name + ".json";
-}
-
-ModelSpec read(const std::string& name) {
-  auto spec = read_model_config(config_path(name));
-  EXPECT_TRUE(spec.ok()) << (spec.ok() ? "" : spec.error().to_string());
-  return spec.ok() ? *spec : ModelSpec{};
-}
-
-double billions(uint64_t n) { return static_cast<double>(n) / 1e9; }
+using testing::billions;
+using testing::config_path;
+using testing::read;
 uint64_t input_embedding(const ModelSpec& m) { return uint64_t(m.vocab) * uint64_t(m.hidden); }
 
 // One field a test expects of a config: its name (for the failure message), where it is in
