@@ -959,12 +959,8 @@ struct Scheduler {
     state.assign(n, ThreadState::kRunning);
     std::vector<uint32_t> group;
     while (true) {
-      bool any_running = false;
       for (uint32_t t = 0; t < n; ++t)
-        if (state[t] == ThreadState::kRunning) {
-          SMCOMPAT_CHECK(run_thread(t));
-          any_running = true;
-        }
+        if (state[t] == ThreadState::kRunning) SMCOMPAT_CHECK(run_thread(t));
       bool progress = false;
       for (uint32_t t = 0; t < n; ++t) {
         if (state[t] != ThreadState::kBlocked) continue;
