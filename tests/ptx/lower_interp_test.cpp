@@ -12,6 +12,7 @@
 #include <random>
 
 #include "../../fuzz/ptx_lower_case.hpp"
+#include "../../fuzz/ptx_lower_tcgen05_case.hpp"
 #include "ptx_test_util.hpp"
 #include "smcompat/ptx/interp.hpp"
 #include "smcompat/ptx/lower.hpp"
@@ -138,20 +139,33 @@ TEST(PtxLowerInterp, EveryFixtureKernelComputesTheSameBitsAsTheOriginal) {
 // The fuzz target's seeds (fuzz/corpus/ptx_lower: one per input type and operand form) are valid
 // cases, and each computes the same bits lowered.
 TEST(PtxLowerInterp, FuzzSeedsAreValidCasesAndAgree) {
-  size_t seeds = 0;
+  size_t wgmma = 0, tcgen05 = 0;
   for (const auto& e : std::filesystem::directory_iterator(
            std::filesystem::path(SMCOMPAT_SOURCE_DIR) / "fuzz/corpus/ptx_lower")) {
     SCOPED_TRACE(e.path().filename().string());
     const std::string bytes = testing::read_file(e.path());
-    auto c = lower_case::decode(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-    ASSERT_TRUE(c.has_value());
-    const lower_case::Outcome o = lower_case::run(*c);
-    EXPECT_EQ(o.error, "");
-    EXPECT_EQ(o.differ, 0u);
-    EXPECT_GT(o.nonzero, 0u);
-    ++seeds;
+    const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+    // The 12-byte seeds are wgmma cases; the 19-byte ones tcgen05 cases (and what wgmma case
+    // their first bytes make, if any).
+    auto c = lower_case::decode(data, bytes.size());
+    if (bytes.size() < tcgen05_case::kBytes) ASSERT_TRUE(c.has_value());
+    if (c) {
+      const lower_case::Outcome o = lower_case::run(*c);
+      EXPECT_EQ(o.error, "");
+      EXPECT_EQ(o.differ, 0u);
+      EXPECT_GT(o.nonzero, 0u);
+      wgmma += bytes.size() < tcgen05_case::kBytes;
+    }
+    if (auto f = tcgen05_case::decode(data, bytes.size())) {
+      const tcgen05_case::Outcome o = tcgen05_case::run(*f);
+      EXPECT_EQ(o.error, "") << tcgen05_case::describe(*f);
+      EXPECT_EQ(o.differ, 0u) << tcgen05_case::describe(*f);
+      EXPECT_GT(o.written, 0u);
+      ++tcgen05;
+    }
   }
-  EXPECT_EQ(seeds, 9u);
+  EXPECT_EQ(wgmma, 9u);
+  EXPECT_EQ(tcgen05, 6u);
 }
 
 // Random wgmma forms and layouts, written as PTX by hand (no toolkit needed): the fuzz target's
