@@ -10,18 +10,14 @@
 #include <optional>
 
 #include "lower_internal.hpp"
+#include "smcompat/catalog/catalog.hpp"
+#include "smcompat/ptx/analysis.hpp"
 #include "text_edits.hpp"
 
 namespace smcompat::ptx {
 namespace {
 
 using namespace lower_detail;
-
-// The most static shared memory a kernel may declare (48 KiB, every architecture; more must be
-// dynamic shared memory with an opt-in).
-constexpr uint64_t kStaticSharedBytes = 49152;
-// The most shared memory one block may have on sm_120/sm_121 (99 KiB; gpu-catalog).
-constexpr uint64_t kSm120SharedBytes = 101376;
 
 /// The replacement for one wgmma.mma_async, or why it is refused.
 Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
@@ -138,12 +134,16 @@ Result<Lowered> lower_wgmma(const Statement& st, const std::string_view* ops,
 }
 
 /// Where a function's tensor memory goes: a static array first in the body when it fits in the
-/// 48 KiB of static shared memory; else first in the dynamic shared memory, the kernel's own
+/// 48 KiB of static shared memory (kMaxStaticSharedBytes); else first in the dynamic shared memory,
+/// the kernel's own
 /// `.extern .shared` array moved up by as many bytes (its `mov` and `[sym+imm]` uses rewritten).
 void place_tensor_memory(std::string_view text, const Module& m, const Function& f,
                          Tcgen05Context& tc, std::vector<TextEdit>& edits, LowerResult& res) {
   const uint64_t bytes = tc.shared_bytes();
-  if (bytes <= kStaticSharedBytes) {
+  // The target's opt-in maximum per block, from the catalog (as `ptx check` uses it).
+  const ArchInfo* arch = Catalog::builtin().arch(res.to.arch);
+  const std::optional<uint64_t> block_limit = arch ? arch->smem_per_block_optin : std::nullopt;
+  if (bytes <= kMaxStaticSharedBytes) {
     const size_t brace = text.find('{', f.span.begin);
     if (brace == std::string_view::npos || brace >= f.span.end) {
       tc.refusal = "the function has no body";
@@ -153,7 +153,7 @@ void place_tensor_memory(std::string_view text, const Module& m, const Function&
                      fmt::format("\n\t// smcompat ptx lower: tensor memory ({} columns x 128 "
                                  "lanes) in shared memory\n\t.shared .align 1024 .b8 {}[{}];",
                                  tc.columns, kTmemSymbol, bytes)});
-    res.shared_added.push_back({std::string(f.name), bytes, false});
+    res.shared_added.push_back({std::string(f.name), bytes, false, block_limit});
     return;
   }
   std::vector<std::string_view> externs;
@@ -162,10 +162,10 @@ void place_tensor_memory(std::string_view text, const Module& m, const Function&
   const std::string too_big = fmt::format(
       "tensor memory of {} columns x 128 lanes needs {} bytes of shared memory, more than the {} "
       "bytes of static shared memory a kernel may declare",
-      tc.columns, bytes, kStaticSharedBytes);
-  if (bytes > kSm120SharedBytes) {
-    tc.refusal = fmt::format("{}, or than the {} bytes an sm_120 block can have at all", too_big,
-                             kSm120SharedBytes);
+      tc.columns, bytes, kMaxStaticSharedBytes);
+  if (block_limit && bytes > *block_limit) {
+    tc.refusal = fmt::format("{}, or than the {} bytes a block can have at all on {}", too_big,
+                             *block_limit, res.to.to_string());
     return;
   }
   if (externs.size() != 1) {
@@ -182,8 +182,7 @@ void place_tensor_memory(std::string_view text, const Module& m, const Function&
       std::string_view op = trim(ops[i]);
       if (op.find(sym) == std::string_view::npos) continue;
       const std::string before(text.substr(st.span.begin, st.span.end - st.span.begin));
-      if (i == 1 && op == sym && st.opcode() == "mov" && st.operand_count == 2 &&
-          st.opcode() != "tcgen05") {
+      if (i == 1 && op == sym && st.opcode() == "mov" && st.operand_count == 2) {
         const char* width = st.name.ends_with("64") ? "u64" : "u32";
         uses.push_back(
             {st.span.begin, st.span.end,
@@ -218,7 +217,7 @@ void place_tensor_memory(std::string_view text, const Module& m, const Function&
   tc.symbol = std::string(sym);
   tc.dynamic = true;
   for (auto& u : uses) edits.push_back(std::move(u));
-  res.shared_added.push_back({std::string(f.name), bytes, true});
+  res.shared_added.push_back({std::string(f.name), bytes, true, block_limit});
 }
 
 }  // namespace

@@ -49,6 +49,22 @@ std::string negated(std::string_view pred) {
   return "!" + std::string(pred);
 }
 
+/// Decodes a tcgen05 shared-memory descriptor with the wgmma decoder (tcgen05's swizzle codes
+/// 2/4/6 at bits 61-63 read as wgmma's 1/2/3 at bits 62-63). The forms wgmma lacks, 128 B swizzle
+/// with 32 B atoms (bit 61) and absolute leading-dimension addresses (bit 52), would be misread:
+/// they trap instead.
+void decode_smem_descriptor(FragmentEmitter& e, char p, std::string_view op, bool mn_major) {
+  e.decode_descriptor(p, op, mn_major);
+  e.line("and.b32 %lt_v, %lw_y, 538968064;");  // bits 29 and 20 of the high word
+  e.line("setp.ne.u32 %lt_p, %lt_v, 0;");
+  e.line("@%lt_p trap;");
+}
+
+/// Whether `st`'s guard is a predicate that holds in one elect.sync-chosen thread at most.
+bool issued_by_elected_thread(const Statement& st, const Tcgen05Context& cx) {
+  return !st.guard.empty() && cx.elected.contains(std::string(trim(st.guard.substr(1))));
+}
+
 /// Into `dst`, the byte address in smcompat_tmem of tensor-memory address `reg + off` moved by
 /// `lane_reg` lanes and `col_reg` columns (registers, or empty for none).
 void tmem_to_shared(FragmentEmitter& e, const Tcgen05Context& cx, const std::string& reg,
@@ -184,7 +200,7 @@ Result<Lowered> lower_mma(const Statement& st, const std::string_view* ops, std:
   auto shape = decode_tcgen05_descriptor(idesc, kind);
   if (!shape.ok()) return make_error("instruction descriptor: " + shape.error().what);
   const Tcgen05MmaShape& s = *shape;
-  if (st.guard.empty() || !cx.elected.contains(std::string(trim(st.guard.substr(1)))))
+  if (!issued_by_elected_thread(st, cx))
     return make_error(
         "not issued under an elect.sync predicate: which warp would run it is unknown");
   const bool fp8 = s.a == "e4m3" || s.a == "e5m2";
@@ -237,17 +253,9 @@ Result<Lowered> lower_mma(const Statement& st, const std::string_view* ops, std:
     e.line("shr.u32 %lt_v, %lw_lane, 2;");
     tmem_to_shared(e, cx, a_addr->first, a_addr->second, "%lt_v", "%lw_t", "%lt_ab");
   } else {
-    e.decode_descriptor('a', trim(ops[1]), s.mn_major_a);
-    // Swizzle codes tcgen05 has and wgmma lacks (128 B with 32 B atoms: bit 61), and absolute
-    // leading-dimension addresses (bit 52), would be misread: stop instead.
-    e.line("and.b32 %lt_v, %lw_y, 538968064;");  // bits 29 and 20 of the high word
-    e.line("setp.ne.u32 %lt_p, %lt_v, 0;");
-    e.line("@%lt_p trap;");
+    decode_smem_descriptor(e, 'a', trim(ops[1]), s.mn_major_a);
   }
-  e.decode_descriptor('b', trim(ops[2]), s.mn_major_b);
-  e.line("and.b32 %lt_v, %lw_y, 538968064;");
-  e.line("setp.ne.u32 %lt_p, %lt_v, 0;");
-  e.line("@%lt_p trap;");
+  decode_smem_descriptor(e, 'b', trim(ops[2]), s.mn_major_b);
   e.load_b(s.mn_major_b, tiles);
   if (s.negate_b)
     for (uint32_t i = 0; i < 2 * tiles; ++i)
@@ -329,7 +337,7 @@ Result<Lowered> lower_commit(const Statement& st, const std::string_view* ops,
       st.name != "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64")
     return make_error("only the cta_group::1 mbarrier::arrive::one form (no multicast) is lowered");
   if (st.operand_count != 1) return make_error("one mbarrier operand expected");
-  if (st.guard.empty() || !cx.elected.contains(std::string(trim(st.guard.substr(1)))))
+  if (!issued_by_elected_thread(st, cx))
     return make_error("not issued under an elect.sync predicate");
   std::string out = open_block(indent, fmt::format("{}: the MMAs it tracks are done", st.name));
   out += fmt::format("{0}\t.reg .b64 %lt_state;\n{0}\tbar.warp.sync -1;\n", indent);

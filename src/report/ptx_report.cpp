@@ -323,7 +323,8 @@ json ptx_lower_json(const PtxLowerOutcome& o, const std::vector<std::string>& ar
   for (const auto& a : r.shared_added)
     shared.push_back({{"function", a.function},
                       {"bytes", a.bytes},
-                      {"where", a.dynamic ? "dynamic" : "static"}});
+                      {"where", a.dynamic ? "dynamic" : "static"},
+                      {"block_limit", or_null(a.block_limit)}});
   out["shared_memory_added"] = std::move(shared);
   if (r.ok && !o.written) out["ptx"] = r.text;
   out["ptxas"] = ptxas_json(o.verified, o.verify_requested, o.verify_note);
@@ -363,18 +364,20 @@ std::string render_ptx_lower_text(const PtxLowerOutcome& o, const Style& st) {
                                             : "shared-memory tensor memory needs no ordering");
   }
   for (const auto& a : r.shared_added) {
+    const std::string limit = a.block_limit ? fmt::format("; {} allows {} bytes per block in all",
+                                                          o.to.to_string(), *a.block_limit)
+                                            : std::string();
     if (a.dynamic)
       fmt::format_to(put,
                      "{}: {} in {}: tensor memory is the first {} bytes of the dynamic shared "
                      "memory (the kernel's own moved up): launch it with {} bytes more dynamic "
-                     "shared memory than the original (at most {} in all on {})\n",
-                     o.input, st.yellow("note"), a.function, a.bytes, a.bytes, 101376,
-                     o.to.to_string());
+                     "shared memory than the original{}\n",
+                     o.input, st.yellow("note"), a.function, a.bytes, a.bytes, limit);
     else
       fmt::format_to(put,
-                     "{}: {} in {}: {} bytes of static shared memory stand for tensor memory; with "
-                     "the launch's dynamic shared memory a block must stay within {} bytes on {}\n",
-                     o.input, st.yellow("note"), a.function, a.bytes, 101376, o.to.to_string());
+                     "{}: {} in {}: {} bytes of static shared memory stand for tensor memory, "
+                     "besides the launch's dynamic shared memory{}\n",
+                     o.input, st.yellow("note"), a.function, a.bytes, limit);
   }
   for (const auto& w : r.rewrites)
     fmt::format_to(put, "{}:{}: {} {}{}: '{}' -> '{}'\n", o.input, fmt_loc(w.loc),

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,8 @@ struct LowerResult {
     std::string function;
     uint64_t bytes = 0;
     bool dynamic = false;
+    /// The target's shared memory per block (opt-in maximum, from the catalog), if known.
+    std::optional<uint64_t> block_limit;
   };
   std::vector<SharedAddition> shared_added;
   /// retarget's rewrites of the lowered text (target, version, setmaxnreg, clusters), located in
