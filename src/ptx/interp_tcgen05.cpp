@@ -47,23 +47,25 @@ struct Mbarrier {
   }
 };
 
+// The space an mbarrier instruction addresses: shared, or generic when it names none. A
+// shared::cluster address of this CTA is its shared::cta address (no clusters are modelled).
+Space mbarrier_space(const Inst& in) {
+  return in.space == Space::kGeneric ? Space::kGeneric : Space::kShared;
+}
+
 Result<uint64_t> mbarrier_address(Block& b, const Inst& in, uint32_t t, const Operand& op) {
-  // A shared::cluster address of this CTA is its shared::cta address (no clusters are modelled).
-  Space space = in.space == Space::kGeneric ? Space::kGeneric : Space::kShared;
-  return address_of(b, in, t, op, space);
+  return address_of(b, in, t, op, mbarrier_space(in));
 }
 
 Result<Mbarrier> load_mbarrier(Block& b, const Inst& in, uint32_t t, uint64_t addr) {
   uint64_t v = 0;
-  Space space = in.space == Space::kGeneric ? Space::kGeneric : Space::kShared;
-  SMCOMPAT_CHECK(access(b, in, t, space, addr, &v, 8, false));
+  SMCOMPAT_CHECK(access(b, in, t, mbarrier_space(in), addr, &v, 8, false));
   return Mbarrier::unpack(v);
 }
 
 Result<void> store_mbarrier(Block& b, const Inst& in, uint32_t t, uint64_t addr, Mbarrier m) {
   uint64_t v = m.pack();
-  Space space = in.space == Space::kGeneric ? Space::kGeneric : Space::kShared;
-  return access(b, in, t, space, addr, &v, 8, true);
+  return access(b, in, t, mbarrier_space(in), addr, &v, 8, true);
 }
 
 /// `count` arrivals; returns the phase the arrivals belong to.
