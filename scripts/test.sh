@@ -41,6 +41,10 @@ if ! scripts/fetch-corpus.sh; then
   echo "test.sh: PyPI cannot be reached: the real-world corpus is not filled and every test labelled corpus will skip" >&2
 fi
 phase "fetch the real-world corpus"
+# One compiler name for the default preset and the wheel that pip builds in the python test:
+# ccache keys on the name it is called by (c++ and g++ are the same program but miss each
+# other), and with the same name the wheel's library objects are the default build's.
+export CC=${CC:-gcc} CXX=${CXX:-g++}
 cmake --preset default >/dev/null
 cmake --build --preset default
 phase "build (default preset)"
@@ -54,11 +58,18 @@ if [ "${SMCOMPAT_SKIP_ASAN:-0}" != "1" ]; then
   cmake --preset asan >/dev/null
   cmake --build --preset asan
   phase "build (asan preset)"
-  # The libFuzzer side build is the default preset's job, the real-world corpus (gigabytes of
-  # wheels), the Python wheel (built by pip, not by this preset) and the deployment files (label
-  # deploy: shell and YAML, no C++) run once; here every other test runs sanitized.
+  # Sanitizers are for the C++ that reads and writes bytes: the unit tests, the parsers on
+  # malformed input, the shim, fuzz replay and the libFuzzer targets (built by this preset) run
+  # here. What runs once, in the default pass above, and why (docs/testing.md, "Two passes"):
+  #   corpus    gigabytes of real wheels through the same parsers the unit tests cover;
+  #   python    the wheel is built by pip, not by this preset;
+  #   deploy, format, layering, gpu-kit, browser   shell, YAML, clang-format, compile-only
+  #             checks, nvcc and a headless browser: no sanitized C++ runs in them;
+  #   IndexBuild.*, IndexBuildCli.*   a few hundred pip runs against a local repository: the
+  #             time is pip's; the wheel and record code they reach is unit-tested here.
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --preset asan -E '^fuzz_(build|compile|run)' -LE '^(corpus|python|deploy)$' \
+    ctest --preset asan -LE '^(corpus|python|deploy|format|layering|gpu-kit|browser)$' \
+    -E '^IndexBuild(Cli)?\.' \
     --output-junit "$PWD/build-asan/ctest-junit.xml" "$@" || rc=$?
   phase "tests (asan preset)"
   summary "asan preset" build-asan build-asan/ctest-junit.xml

@@ -26,6 +26,7 @@
 #include "smcompat/util/embedded.hpp"
 #include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/process.hpp"
+#include "smcompat/util/strings.hpp"
 
 SMCOMPAT_EMBEDDED(torch_bench_py)
 
@@ -70,12 +71,6 @@ std::string last_line(std::string_view text) {
   }
   std::size_t nl = text.rfind('\n');
   return std::string(nl == std::string_view::npos ? text : text.substr(nl + 1));
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string s;
-  for (const std::string& p : parts) s += (s.empty() ? "" : std::string(sep)) + p;
-  return s;
 }
 
 Error fail(TorchFailure kind, TorchFailure* why, std::string what) {

@@ -28,7 +28,7 @@ bool is_dir(const fs::path& p) {
   return fs::is_directory(p, ec);
 }
 
-std::string canonical_or_same(const std::string& p) {
+std::string weakly_canonical_or_same(const std::string& p) {
   std::error_code ec;
   auto c = fs::weakly_canonical(p, ec);
   return ec ? p : c.string();
@@ -58,7 +58,7 @@ std::vector<std::string> site_dirs_of_prefix(const std::string& prefix) {
   std::set<std::string> seen;
   for (auto& l : libs) {
     for (const char* sp : {"site-packages", "dist-packages"}) {
-      if (is_dir(l / sp) && seen.insert(canonical_or_same((l / sp).string())).second)
+      if (is_dir(l / sp) && seen.insert(weakly_canonical_or_same((l / sp).string())).second)
         out.push_back((l / sp).string());
     }
   }
@@ -203,7 +203,7 @@ std::vector<EnvLocation> unique_locations(std::vector<EnvLocation> locations) {
   std::vector<EnvLocation> out;
   std::vector<std::string> canon;
   for (auto& l : locations) {
-    auto c = canonical_or_same(l.site_packages);
+    auto c = weakly_canonical_or_same(l.site_packages);
     auto it = std::find(canon.begin(), canon.end(), c);
     if (it == canon.end()) {
       canon.push_back(c);

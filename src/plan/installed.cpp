@@ -31,12 +31,6 @@ namespace fs = std::filesystem;
 
 bool cannot_run(Fit f) { return rank(f) >= rank(Fit::kUnsupportedPtx); }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
-  return out;
-}
-
 // `path` below `site` ("vllm/_C.abi3.so"), or as given when it is elsewhere.
 std::string below(const std::string& path, const std::string& site) {
   auto rel = fs::path(path).lexically_relative(site);
@@ -95,7 +89,7 @@ InstalledPackage judge_package(const doctor::PythonEnv& env, const doctor::Packa
     if (judged.count(lib.path)) targets.insert(lib.targets.begin(), lib.targets.end());
   std::vector<std::string> names;
   for (auto& t : targets) names.push_back(t.to_string());
-  out.carries = join(names);
+  out.carries = smcompat::join(names, ", ");
   for (auto& lib : v->libraries)
     if (!judged.count(lib.path) && cannot_run(lib.fit))
       out.without_code.push_back(below(lib.path, env.site_packages));
@@ -189,7 +183,7 @@ Result<EngineKernels> engine_kernels(const std::string& python, const GpuSpec& g
   if (report.envs.empty())
     return make_error(report.errors.empty()
                           ? fmt::format("no Python environment found at {}", python)
-                          : join(report.errors));
+                          : smcompat::join(report.errors, ", "));
   std::string target = report.targets.empty() ? gpu.name : report.targets.front().name;
   auto& keep = serving_packages();
   for (auto& env : report.envs) {
@@ -224,8 +218,8 @@ void apply_engine_kernels(const EngineKernels& k, Engine engine, std::vector<Pla
         notes_all.push_back(fmt::format(
             "{} {}: {} of its libraries have no code for sm_{} ({}); the features they serve are "
             "not available on {}",
-            kp->name, kp->version, kp->without_code.size(), k.cc.arch(), join(kp->without_code),
-            k.gpu));
+            kp->name, kp->version, kp->without_code.size(), k.cc.arch(),
+            smcompat::join(kp->without_code, ", "), k.gpu));
     }
   }
   if (const InstalledPackage* torch = k.find("torch"); torch && torch->has_device_code) {

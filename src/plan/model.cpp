@@ -34,6 +34,9 @@
 namespace smcompat::plan {
 
 using detail::Fields;
+using detail::kMaxHeads;
+using detail::kMaxLayers;
+using detail::kMaxWidth;
 using detail::read_quantization;
 
 namespace {
@@ -43,13 +46,9 @@ using nlohmann::json;
 // A config.json is a few KB (Qwen FP8 configs with long modules_to_not_convert lists ~100 KB).
 constexpr size_t kMaxConfigBytes = 16u << 20;
 
-// Bounds for the shape fields: far above any published model, low enough that every product in
-// the counts stays well inside 64 bits (the total is checked once more in 128 bits after reading).
-constexpr int64_t kMaxLayers = 100'000;
-constexpr int64_t kMaxWidth = 1 << 20;     // hidden, head and FFN widths
+// Bounds beside detail::kMaxLayers, kMaxWidth and kMaxHeads (model_internal.hpp).
 constexpr int64_t kMaxFfnWidth = 1 << 24;  // dense and expert FFN widths
 constexpr int64_t kMaxVocab = 1 << 24;
-constexpr int64_t kMaxHeads = 1 << 16;
 constexpr int64_t kMaxExperts = 1 << 16;
 constexpr int64_t kMaxWindow = int64_t{1} << 30;
 

@@ -21,6 +21,13 @@ namespace smcompat::plan::detail {
 
 using nlohmann::json;
 
+// Bounds for the shape fields (model.cpp and model_layers.cpp): far above any published model,
+// low enough that every product in the counts stays well inside 64 bits (the total is checked
+// once more in 128 bits after reading).
+constexpr int64_t kMaxLayers = 100'000;
+constexpr int64_t kMaxWidth = 1 << 20;  // hidden, head and FFN widths
+constexpr int64_t kMaxHeads = 1 << 16;
+
 // One JSON object being read, with the text it came from so that an error can point at the key.
 class Fields {
  public:

@@ -21,9 +21,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int64_t kMaxLayers = 100'000;
-constexpr int64_t kMaxWidth = 1 << 20;
-constexpr int64_t kMaxHeads = 1 << 16;
+using detail::kMaxHeads;
+using detail::kMaxLayers;
+using detail::kMaxWidth;
 constexpr int64_t kMaxState = 1 << 16;
 
 // The data file is ours: a malformed row is a bug, reported as an error rather than thrown.

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <utility>
 
+#include "smcompat/util/strings.hpp"
 #include "smcompat/verdict/fit.hpp"
 
 namespace smcompat {
@@ -38,11 +39,6 @@ std::string version_range(const ArchInfo& a) {
   return a.last_cuda
              ? fmt::format("CUDA {}–{}", a.first_cuda->to_string(), a.last_cuda->to_string())
              : fmt::format("CUDA {}+", a.first_cuda->to_string());
-}
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? std::string("–") : s;
 }
 
 // Which catalogued images run on `a`: SASS natively or compatibly, and PTX by JIT.
@@ -179,20 +175,20 @@ std::string render_arch_text(const Catalog& cat, const ArchInfo& a, const Style&
                  "{}\n",
                  count_or_unknown(a.threads_per_sm), count_or_unknown(a.blocks_per_sm),
                  a.regs_per_sm, a.max_regs_per_thread);
-  fmt::format_to(put, "  features         {}\n", join(a.features));
+  fmt::format_to(put, "  features         {}\n", join(a.features, ", ", "–"));
   if (!a.f_features.empty())
-    fmt::format_to(put, "  with sm_{}f      {}\n", a.sm, join(a.f_features));
+    fmt::format_to(put, "  with sm_{}f      {}\n", a.sm, join(a.f_features, ", ", "–"));
   if (!a.a_features.empty())
-    fmt::format_to(put, "  with sm_{}a      {}\n", a.sm, join(a.a_features));
+    fmt::format_to(put, "  with sm_{}a      {}\n", a.sm, join(a.a_features, ", ", "–"));
   std::vector<std::string> sass, ptx;
   images_that_run(cat, a, sass, ptx);
-  fmt::format_to(put, "  runs SASS        {}\n", join(sass));
-  fmt::format_to(put, "  JITs PTX         {}\n", join(ptx));
+  fmt::format_to(put, "  runs SASS        {}\n", join(sass, ", ", "–"));
+  fmt::format_to(put, "  JITs PTX         {}\n", join(ptx, ", ", "–"));
   if (!a.notes.empty()) fmt::format_to(put, "  note             {}\n", a.notes);
   std::vector<std::string> gpus;
   for (const auto& g : cat.gpus())
     if (g.cc == a.cc()) gpus.push_back(g.name);
-  if (!gpus.empty()) fmt::format_to(put, "  GPUs             {}\n", join(gpus));
+  if (!gpus.empty()) fmt::format_to(put, "  GPUs             {}\n", join(gpus, ", ", "–"));
   fmt::format_to(put, "  source           {}{}\n", a.source,
                  a.tags.empty() ? "" : " [" + a.tags + "]");
   return out;

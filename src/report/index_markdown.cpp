@@ -50,7 +50,7 @@ std::string header(const IndexAnswerContext& c) {
   return out;
 }
 
-std::string dash(const std::string& s) { return s.empty() ? "–" : md(s); }
+std::string md_or_dash(const std::string& s) { return s.empty() ? "–" : md(s); }
 
 std::string footer(const IndexAnswerContext& c) {
   return fmt::format(
@@ -83,8 +83,8 @@ std::string render_advise_markdown(const std::vector<PackageAdvice>& advice,
       for (const auto& r : a.releases) {
         std::string version = md(r.version);
         if (a.recommended && r.version == *a.recommended) version = "**" + version + "**";
-        out += row({version, fit_word(r.verdict), dash(cuda_cell(r.cuda)), dash(r.torch_pin),
-                    md(r.filename)});
+        out += row({version, fit_word(r.verdict), md_or_dash(cuda_cell(r.cuda)),
+                    md_or_dash(r.torch_pin), md(r.filename)});
       }
     }
   }
@@ -100,7 +100,7 @@ std::string render_query_markdown(const std::vector<QueryRow>& rows, const Index
     out += head({"package", "version", "machine", "verdict", "CUDA", "wheel"});
     for (const auto& r : rows)
       out += row({md(r.package), md(r.version), md(r.machine), fit_word(r.verdict),
-                  dash(cuda_cell(r.cuda)), md(r.filename)});
+                  md_or_dash(cuda_cell(r.cuda)), md(r.filename)});
   }
   for (const auto& p : packages) {
     std::string n = normalize_package_name(p);
@@ -124,10 +124,10 @@ std::string render_diff_markdown(const std::vector<WheelDiff>& diffs, const std:
     auto dropped = [](const std::vector<std::string>& v) {
       return v.empty() ? std::string("–") : "**" + md(join(v)) + "**";
     };
-    std::string cuda = d.old_cuda == d.new_cuda
-                           ? dash(cuda_cell(d.new_cuda))
-                           : dash(cuda_cell(d.old_cuda)) + " → " + dash(cuda_cell(d.new_cuda));
-    out += row({md(d.package), md(d.machine), dash(d.old_version), dash(d.new_version),
+    std::string cuda = d.old_cuda == d.new_cuda ? md_or_dash(cuda_cell(d.new_cuda))
+                                                : md_or_dash(cuda_cell(d.old_cuda)) + " → " +
+                                                      md_or_dash(cuda_cell(d.new_cuda));
+    out += row({md(d.package), md(d.machine), md_or_dash(d.old_version), md_or_dash(d.new_version),
                 md(join(d.added_sass)), dropped(d.dropped_sass), md(join(d.added_ptx)),
                 dropped(d.dropped_ptx), cuda});
   }

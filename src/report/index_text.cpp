@@ -29,7 +29,7 @@ std::string verdict_cell(const WheelVerdict& v, const Style& st) {
   return v.has_device_code ? styled_verdict(v.fit, st) : st.dim("no device code");
 }
 
-std::string dash(const std::string& s) { return s.empty() ? "–" : s; }
+std::string or_dash(const std::string& s) { return s.empty() ? "–" : s; }
 
 // The file verdicts of one wheel, indented under its row (-v).
 std::string file_lines(const WheelVerdict& v, const std::string& indent, const Style& st) {
@@ -51,8 +51,8 @@ std::string releases_table(const PackageAdvice& a, const Style& st) {
     if (a.recommended && r.version == *a.recommended) mark = st.green("← recommended");
     if (a.installed_version && same_public_version(r.version, *a.installed_version))
       mark += (mark.empty() ? "" : ", ") + std::string("installed");
-    t.add_row({r.version, verdict_cell(r.verdict, st), dash(cuda_cell(r.cuda)), dash(r.torch_pin),
-               r.filename, mark});
+    t.add_row({r.version, verdict_cell(r.verdict, st), or_dash(cuda_cell(r.cuda)),
+               or_dash(r.torch_pin), r.filename, mark});
   }
   return t.render(st, "    ");
 }
@@ -125,7 +125,7 @@ std::string render_query_text(const std::vector<QueryRow>& rows, const IndexAnsw
     std::vector<std::string> cells = {r.package, r.version};
     if (machine_column) cells.push_back(r.machine);
     cells.push_back(verdict_cell(r.verdict, st));
-    cells.push_back(dash(cuda_cell(r.cuda)));
+    cells.push_back(or_dash(cuda_cell(r.cuda)));
     cells.push_back(r.filename);
     t.add_row(std::move(cells));
   }
@@ -163,8 +163,9 @@ std::string render_diff_text(const std::vector<WheelDiff>& diffs, const std::str
                        d.old_version.empty() ? "(none)" : d.old_version,
                        d.new_version.empty() ? "(none)" : d.new_version);
     if (!d.old_filename.empty() || !d.new_filename.empty())
-      out +=
-          "  " + st.dim(fmt::format("{} → {}", dash(d.old_filename), dash(d.new_filename))) + "\n";
+      out += "  " +
+             st.dim(fmt::format("{} → {}", or_dash(d.old_filename), or_dash(d.new_filename))) +
+             "\n";
     Table t({"", "added", "dropped"});
     auto red_list = [&](const std::vector<std::string>& v) {
       return v.empty() ? std::string("–") : st.red(join(v));
@@ -179,8 +180,8 @@ std::string render_diff_text(const std::vector<WheelDiff>& diffs, const std::str
     for (const auto& f : d.added_files) out += "  " + st.green("+ " + f) + "\n";
     for (const auto& f : d.dropped_files) out += "  " + st.red("− " + f) + "\n";
     if (d.old_cuda != d.new_cuda)
-      out += fmt::format("  CUDA runtime {} → {}\n", dash(cuda_cell(d.old_cuda)),
-                         dash(cuda_cell(d.new_cuda)));
+      out += fmt::format("  CUDA runtime {} → {}\n", or_dash(cuda_cell(d.old_cuda)),
+                         or_dash(cuda_cell(d.new_cuda)));
     out += "\n";
   }
   if (diffs.empty())

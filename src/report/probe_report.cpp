@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "smcompat/report/json_document.hpp"
+#include "smcompat/util/strings.hpp"
 
 namespace smcompat {
 
@@ -97,12 +98,6 @@ std::string bytes_human(uint64_t b) {
   if (b >= (1ull << 20)) return fmt::format("{:.1f} MiB", b / 1048576.0);
   if (b >= 1024) return fmt::format("{:.1f} KiB", b / 1024.0);
   return fmt::format("{} B", b);
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? std::string("–") : s;
 }
 
 // "Gen5 x16", "Gen5" or "x16" (what is known), empty when neither is.
@@ -205,13 +200,13 @@ std::string render_probe_text(const ProbeReport& r, const Style& st) {
                        d.cluster_launch ? "yes" : "no");
     if (!d.arch_name.empty()) {
       out += fmt::format("  architecture   {} {}\n", d.arch_name, st.dim("(catalog)"));
-      out += fmt::format("  features       {}\n", join(d.features));
+      out += fmt::format("  features       {}\n", join(d.features, ", ", "–"));
       if (!d.f_features.empty())
         out += fmt::format("  {:<15}{}\n", fmt::format("with sm_{}f", truth.arch()),
-                           join(d.f_features));
+                           join(d.f_features, ", ", "–"));
       if (!d.a_features.empty())
         out += fmt::format("  {:<15}{}\n", fmt::format("with sm_{}a", truth.arch()),
-                           join(d.a_features));
+                           join(d.a_features, ", ", "–"));
     }
     out += pcie_line(d);
     if (d.nvlink_links > 0)

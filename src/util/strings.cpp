@@ -86,4 +86,12 @@ std::string human_bytes(uint64_t n) {
   return fmt::format("{:.2f} GB", n / 1e9);
 }
 
+std::string join(const std::vector<std::string>& items, std::string_view sep,
+                 std::string_view if_empty) {
+  if (items.empty()) return std::string(if_empty);
+  std::string out = items[0];
+  for (size_t i = 1; i < items.size(); ++i) out.append(sep).append(items[i]);
+  return out;
+}
+
 }  // namespace smcompat

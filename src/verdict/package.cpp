@@ -101,12 +101,6 @@ std::string runtime_variant_key(const std::string& path) {
   return {};
 }
 
-std::string join(const std::vector<std::string>& v, std::string_view sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : std::string(sep)) + s;
-  return out;
-}
-
 }  // namespace
 
 const char* to_string(LibraryRole role) {

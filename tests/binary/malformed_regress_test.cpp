@@ -29,7 +29,7 @@ struct RegressCase {
   size_t images = 0;               // expected images of that inventory
 };
 
-const std::vector<RegressCase> kCases = {
+const std::vector<RegressCase> kRegressCases = {
     // A .fatbin of 4..15 bytes used to give no error at all.
     {"01-fatbin-header-cut.fatbin", "", "fatbin header truncated", 0, 0},
     // A cubin cut inside its program header table (at the end) used to parse without complaint.
@@ -74,7 +74,7 @@ TEST_P(Regress, GivesTheExpectedResult) {
   EXPECT_EQ(e.offset, c.offset) << e.to_string();
 }
 
-INSTANTIATE_TEST_SUITE_P(Inputs, Regress, ::testing::ValuesIn(kCases),
+INSTANTIATE_TEST_SUITE_P(Inputs, Regress, ::testing::ValuesIn(kRegressCases),
                          [](const auto& info) { return "r" + info.param.file.substr(0, 2); });
 
 TEST(RegressDetail, RelocatableCubinSharedMemory) {

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "fixtures/support.hpp"
+#include "support/shell.hpp"
 
 namespace smcompat {
 namespace {
@@ -33,16 +34,6 @@ TEST(IndexedImages, TextRoundTrip) {
   EXPECT_FALSE(IndexedImage::parse(""));
 }
 
-std::string run(const std::string& command) {
-  std::string out;
-  if (FILE* p = ::popen(command.c_str(), "r")) {
-    char buf[256];
-    while (fgets(buf, sizeof buf, p)) out += buf;
-    ::pclose(p);
-  }
-  return out;
-}
-
 // The fixture wheel (tests/fixtures/build_fixtures.sh): libfixture.so (nvcc -gencode sm_80 and
 // [sm_120,compute_120]) and kernels.fatbin (multi.fatbin: sm_75, [sm_80,compute_80]); six members.
 TEST(IndexWheel, FixtureWheelRecord) {
@@ -60,7 +51,7 @@ TEST(IndexWheel, FixtureWheelRecord) {
   EXPECT_EQ(record->members, 6u);
   EXPECT_EQ(record->size, std::filesystem::file_size(whl));
   // sha256sum (coreutils) is the oracle for the digest.
-  std::string digest = run("sha256sum '" + whl + "'").substr(0, 64);
+  std::string digest = testshell::run("sha256sum '" + whl + "'").second.substr(0, 64);
   EXPECT_EQ(record->sha256, digest);
   // The PTX ISA nvcc wrote is in the PTX fixture built by the same nvcc (".version X.Y").
   std::string ptx = testing::read_text(fixture("kernels_c90.ptx"));

@@ -35,7 +35,7 @@ struct PublishedRow {
   std::string source;
 };
 
-PlanShape tp(int n, ExpertMode experts = ExpertMode::kTpSharded) {
+PlanShape tp_sharded(int n, ExpertMode experts = ExpertMode::kTpSharded) {
   PlanShape s;
   s.tp = n;
   s.experts = experts;
@@ -49,7 +49,7 @@ std::vector<PublishedRow> published_rows() {
   const std::string sglang_6121 = "github.com/sgl-project/sglang/pull/6121";
   const std::string tt_356 = "github.com/tenstorrent/tt-inference-server/issues/356";
   const std::string qwen3_moe = "Qwen__Qwen3-30B-A3B";
-  const PlanShape ep8 = tp(8, ExpertMode::kExpertParallel);
+  const PlanShape ep8 = tp_sharded(8, ExpertMode::kExpertParallel);
   auto nvfp4 = [](ModelSpec& m) {  // nvidia/DeepSeek-R1-FP4: NVFP4 experts, BF16 attention
     m.expert_format = WeightFormat::kNvfp4;
     m.attention_format = WeightFormat::kBf16;
@@ -59,17 +59,25 @@ std::vector<PublishedRow> published_rows() {
     m.attention_format = WeightFormat::kInt4;
   };
   return {
-      {"P1a", r1, "8xH200", tp(8), {8, 1024, 1024}, 12.8, true, nullptr, sglang_870},
-      {"P1b", r1, "8xH200", tp(8), {16, 1024, 1024}, 17.2, true, nullptr, sglang_870},
-      {"P1c", r1, "8xH200", tp(8), {32, 1024, 1024}, 25.6, true, nullptr, sglang_870},
-      {"P1d", r1, "8xH200", tp(8), {64, 1024, 1024}, 34.6, true, nullptr, sglang_870},
-      {"P2a", r1, "8xH200", tp(8), {1, 1600, 600}, 13.78, false, nullptr, trtllm_5929},
-      {"P2b", r1, "8xH200", tp(8), {8, 1600, 600}, 18.18, false, nullptr, trtllm_5929},
+      {"P1a", r1, "8xH200", tp_sharded(8), {8, 1024, 1024}, 12.8, true, nullptr, sglang_870},
+      {"P1b", r1, "8xH200", tp_sharded(8), {16, 1024, 1024}, 17.2, true, nullptr, sglang_870},
+      {"P1c", r1, "8xH200", tp_sharded(8), {32, 1024, 1024}, 25.6, true, nullptr, sglang_870},
+      {"P1d", r1, "8xH200", tp_sharded(8), {64, 1024, 1024}, 34.6, true, nullptr, sglang_870},
+      {"P2a", r1, "8xH200", tp_sharded(8), {1, 1600, 600}, 13.78, false, nullptr, trtllm_5929},
+      {"P2b", r1, "8xH200", tp_sharded(8), {8, 1600, 600}, 18.18, false, nullptr, trtllm_5929},
       {"P2c", r1, "8xH200", ep8, {1, 1600, 600}, 11.0, false, nullptr, trtllm_5929},
       {"P2d", r1, "8xH200", ep8, {8, 1600, 600}, 16.42, false, nullptr, trtllm_5929},
-      {"P2e", r1, "8xB200", tp(8), {1, 1600, 600}, 6.78, false, nvfp4, trtllm_5929},
-      {"P3", qwen3_moe, "4xA40", tp(4), {128, 512, 256}, 52.85, false, nullptr, sglang_6121},
-      {"P4", r1, "8xH100", tp(8), {1, 128, 128}, 16.1, false, awq, tt_356},
+      {"P2e", r1, "8xB200", tp_sharded(8), {1, 1600, 600}, 6.78, false, nvfp4, trtllm_5929},
+      {"P3",
+       qwen3_moe,
+       "4xA40",
+       tp_sharded(4),
+       {128, 512, 256},
+       52.85,
+       false,
+       nullptr,
+       sglang_6121},
+      {"P4", r1, "8xH100", tp_sharded(8), {1, 128, 128}, 16.1, false, awq, tt_356},
   };
 }
 

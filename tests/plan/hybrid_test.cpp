@@ -155,7 +155,7 @@ TEST(HybridLayers, QwenNextGatedDeltaNetAndGatedAttention) {
   EXPECT_EQ(q35.state_bytes_per_value, 4);  // mamba_ssm_dtype float32
 }
 
-PlanRequest request(const std::string& config, const std::string& gpus) {
+PlanRequest hybrid_request(const std::string& config, const std::string& gpus) {
   PlanRequest rq;
   rq.model = read(config);
   auto sets = parse_gpu_sets(gpus, Catalog::builtin());
@@ -167,7 +167,7 @@ PlanRequest request(const std::string& config, const std::string& gpus) {
 TEST(HybridCost, KvCacheOnlyForAttentionLayersAndStatePerSequence) {
   for (const HybridHand& h : kHybrids) {
     SCOPED_TRACE(h.config);
-    PlanRequest rq = request(h.config, "2xH100");
+    PlanRequest rq = hybrid_request(h.config, "2xH100");
     PlanShape tp2;
     tp2.tp = 2;
     tp2.experts = ExpertMode::kTpSharded;
@@ -188,7 +188,7 @@ TEST(HybridCost, DecodeReadsTheLmHeadButNotTheEmbeddingTable) {
   // The input embedding is a lookup: a decode step reads its tokens' rows, not the table. So a
   // model with a separate input table reads what the same model with the table tied to the LM
   // head reads, though it holds one table more.
-  PlanRequest rq = request("ai21labs__AI21-Jamba-1.5-Mini", "2xH100");
+  PlanRequest rq = hybrid_request("ai21labs__AI21-Jamba-1.5-Mini", "2xH100");
   PlanShape tp2;
   tp2.tp = 2;
   tp2.experts = ExpertMode::kTpSharded;

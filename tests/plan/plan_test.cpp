@@ -180,7 +180,7 @@ TEST(Peaks, MissingCatalogPeaksFallBackOrAreNoted) {
   no_fp8.peak_tflops.erase("fp8");
   rq.gpus.gpu = &no_fp8;
   PlanEstimate bf16 = estimate(rq, tp4);
-  EXPECT_TRUE(mentions(bf16.notes, "no fp8 tensor peak")) << testing::PrintToString(bf16.notes);
+  EXPECT_TRUE(mentions(bf16.notes, "no fp8 tensor peak")) << ::testing::PrintToString(bf16.notes);
   EXPECT_NEAR(bf16.decode.compute_s, with_fp8.decode.compute_s * 1000 / 504, 1e-12);
   GpuSpec none = no_fp8;
   none.peak_tflops.clear();

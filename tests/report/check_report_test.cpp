@@ -11,7 +11,7 @@ namespace {
 
 using namespace doctor;
 
-ProcessCheck sample() {
+ProcessCheck sample_check() {
   ProcessCheck c;
   c.pid = 77;
   c.maps = "/proc/77/maps";
@@ -54,7 +54,7 @@ ProcessCheck sample() {
 }
 
 TEST(CheckJson, FieldsOfSchemaCheck1) {
-  auto j = check_to_json(sample(), {"smcompat", "check", "--pid", "77"});
+  auto j = check_to_json(sample_check(), {"smcompat", "check", "--pid", "77"});
   EXPECT_EQ(j["schema"], "smcompat.check/1");
   EXPECT_EQ(j["argv"], (std::vector<std::string>{"smcompat", "check", "--pid", "77"}));
   EXPECT_EQ(j["pid"], 77);
@@ -80,12 +80,12 @@ TEST(CheckJson, FieldsOfSchemaCheck1) {
   EXPECT_EQ(j["torch"]["device"], 0);
   EXPECT_EQ(j["summary"]["errors"], 1);
   ASSERT_EQ(j["findings"].size(), 1u);
-  EXPECT_EQ(j["findings"][0], finding_to_json(sample().report.findings[0]));
+  EXPECT_EQ(j["findings"][0], finding_to_json(sample_check().report.findings[0]));
   EXPECT_EQ(j["errors"].size(), 1u);
 }
 
 TEST(CheckText, RowsAndFindings) {
-  auto text = render_check_text(sample(), Style::plain());
+  auto text = render_check_text(sample_check(), Style::plain());
   for (const char* want :
        {"smcompat check: process 77",
         "GeForce RTX 5090 (compute capability 12.0, device 0, observed)",

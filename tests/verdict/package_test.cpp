@@ -7,11 +7,12 @@
 #include <gtest/gtest.h>
 
 #include "fixtures/support.hpp"
+#include "support/targets.hpp"
 
 namespace smcompat {
 namespace {
 
-Target T(const char* what, const char* driver = "") { return *resolve_target(what, driver); }
+using testtargets::T;
 
 struct Unit {
   std::vector<std::string> targets;  // "sm_90a", "compute_80", ...

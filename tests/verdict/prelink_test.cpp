@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "smcompat/verdict/verdict.hpp"
+#include "support/targets.hpp"
 
 namespace smcompat {
 namespace {
@@ -31,7 +32,7 @@ FileInventory inventory(const std::string& path) {
   FileInventory inv
 #endif
 
-Target T(const char* what) { return *resolve_target(what); }
+using testtargets::T;
 size_t loadable_units(const FileVerdict& v) {
   size_t n = 0;
   for (size_t c : v.unit_counts) n += c;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "support/synth.hpp"
+#include "support/targets.hpp"
 
 namespace smcompat {
 namespace {
@@ -26,7 +27,7 @@ Built build(const std::vector<std::vector<Entry>>& containers) {
   b.inv = invs.at(0);
   return b;
 }
-Target T(const char* what, const char* driver = "") { return *resolve_target(what, driver); }
+using testtargets::T;
 Entry A(uint32_t arch) { return synth::sass_entry(arch, 0x100000); }  // sm_XXa
 Entry F(uint32_t arch) { return synth::sass_entry(arch, 0x200000); }  // sm_XXf
 

@@ -24,5 +24,8 @@ std::string hex(uint64_t v);
 std::string demangle(const std::string& name);
 /// Human-readable byte count: "541.6 MB".
 std::string human_bytes(uint64_t n);
+/// The items with `sep` between them; `if_empty` when there are none.
+std::string join(const std::vector<std::string>& items, std::string_view sep,
+                 std::string_view if_empty = "");
 
 }  // namespace smcompat
