@@ -100,3 +100,24 @@ def test_the_wheel_ships_the_package_files():
     from smcompat.testing import assert_runs_on
     with pytest.raises(AssertionError, match="no GPU device code found"):
         assert_runs_on(wheel, "RTX 5090")
+
+
+# The newest glibc the repaired wheel may need, as docs/python.md documents it: Debian 12's
+# libarchive (3.6.2-1+deb12u5, vendored by auditwheel) calls arc4random_buf, new in glibc 2.36.
+DOCUMENTED_GLIBC = (2, 36)
+
+
+def test_the_wheel_tag_is_the_documented_manylinux_policy():
+    import os
+    import platform
+    import re
+    wheel = os.environ.get("SMCOMPAT_WHEEL")
+    if not wheel:
+        pytest.skip("the wheel under test: set SMCOMPAT_WHEEL to its path")
+    # name-version-python-abi-platform.whl; the platform part may be a dotted set of tags
+    platforms = Path(wheel).name[:-len(".whl")].split("-")[-1].split(".")
+    for tag in platforms:
+        m = re.fullmatch(r"manylinux_(\d+)_(\d+)_(\w+)", tag)
+        assert m, "%s: not a manylinux_X_Y tag (auditwheel repair did not run?)" % tag
+        assert (int(m.group(1)), int(m.group(2))) <= DOCUMENTED_GLIBC, tag
+        assert m.group(3) == platform.machine(), tag
