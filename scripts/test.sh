@@ -67,9 +67,15 @@ if [ "${SMCOMPAT_SKIP_ASAN:-0}" != "1" ]; then
   #             checks, nvcc and a headless browser: no sanitized C++ runs in them;
   #   IndexBuild.*, IndexBuildCli.*   a few hundred pip runs against a local repository: the
   #             time is pip's; the wheel and record code they reach is unit-tested here.
+  #   ToolFit.*, MinedErrors.*, RealErrors.*   explain's scores over ~900 real error texts: the
+  #             matcher and the fixes run here in explain's unit tests; a score cannot change.
+  #   Redact.HostileMegabyteLinesAreLinear   a growth-rate check (its subject is time); the
+  #             redaction runs here in the other Redact tests and the redact fuzzer.
+  #   PtxToolkit.EveryEmbeddedPtxImage...   every PTX image of the toolkit through the parser
+  #             that ptx_fuzz and the PTX unit tests run here (420 s under ASan for no new path).
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --preset asan -LE '^(corpus|python|deploy|format|layering|gpu-kit|browser)$' \
-    -E '^IndexBuild(Cli)?\.' \
+    -E '^(IndexBuild(Cli)?|ToolFit|MinedErrors|RealErrors)\.|^Redact\.HostileMegabyteLinesAreLinear$|^PtxToolkit\.EveryEmbeddedPtxImage' \
     --output-junit "$PWD/build-asan/ctest-junit.xml" "$@" || rc=$?
   phase "tests (asan preset)"
   summary "asan preset" build-asan build-asan/ctest-junit.xml
