@@ -89,6 +89,7 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
     for (auto [field, key] : kModeText) f.*field = json_string(m, key);
     for (auto [field, key] : kModeLists) f.*field = json_string_list(m, key);
     f.harmless = m.value("harmless", false);
+    f.umbrella = m.value("umbrella", false);
     if (f.id.empty())
       return make_error(fmt::format("failure modes: entry {} has no id", kb.modes_.size()));
     if (m.contains("fixes") && m["fixes"].is_array()) {
@@ -137,6 +138,10 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
   for (auto& r : j.value("retired_archs", nlohmann::json::array()))
     kb.retired_.push_back(
         {r.value("sm", 0), json_string(r, "last_cuda"), json_string(r, "source")});
+  for (auto& r : j.value("library_sonames", nlohmann::json::array()))
+    kb.sonames_.push_back({json_string(r, "library"), json_string(r, "soname"),
+                           json_string(r, "first_cuda"), json_string(r, "last_cuda"),
+                           json_string(r, "wheel"), json_string(r, "source")});
   if (!c.patterns->Compile() || !c.whens->Compile())
     return make_error("failure modes: the patterns do not compile together (RE2 memory limit)");
   return kb;
@@ -346,8 +351,12 @@ Explanation TextScan::finish(const doctor::DoctorReport* doctor) {
     m.confidence = m.tool.empty() ? "medium" : "high";
     e.matches.push_back(std::move(m));
   }
-  std::stable_partition(e.matches.begin(), e.matches.end(),
-                        [](const KnowledgeBase::Match& m) { return !m.mode->harmless; });
+  // Real errors first, then the wrappers around them, then the harmless warnings.
+  auto rank = [](const KnowledgeBase::Match& m) {
+    return m.mode->harmless ? 2 : (m.mode->umbrella ? 1 : 0);
+  };
+  std::stable_sort(e.matches.begin(), e.matches.end(),
+                   [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
   for (auto& m : e.matches) {
     std::vector<doctor::Finding> related;
     if (doctor)

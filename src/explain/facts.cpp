@@ -24,9 +24,12 @@ RE2::Options case_insensitive() {
 }
 
 // A version statement: the pattern, and what each capture group is ("" ignores the group).
+// "lib" marks a group that names a CUDA library ("cuSPARSE"); "lib_built", "lib_min" and
+// "lib_found" are that library's versions, or those of the last "Outdated X installation found"
+// line (JAX states them one per line after it).
 struct VersionRule {
   const char* pattern;
-  std::array<const char*, 2> what;
+  std::array<const char*, 3> what;
 };
 
 // The ways tools state versions in their errors and logs. Order matters only for the first value
@@ -55,16 +58,24 @@ constexpr VersionRule kVersionRules[] = {
     {R"(Value '(?:compute|sm)_(\d+)[af]?' is not defined for option)", {"arch_refused", ""}},
     {R"(unsupported CUDA version: driver (\d+\.\d+) < image (\d+\.\d+))",
      {"cuda_driver", "cuda_required"}},
-    {R"(built for NVIDIA Driver Release (\d{3}\.\d+)[^\n]*?version (\d{3}\.\d+(?:\.\d+)?) was detected)",
-     {"driver_required", "driver"}},
-    // cuDNN, as each framework says it
-    {R"(compiled\s+against\s+\((\d+)\)\s+but\s+found\s+runtime\s+version\s+\((\d+)\))",
+    // NGC containers' entrypoint, which wraps "..., but" / "version X was detected" over two lines.
+    {R"(built for NVIDIA Driver Release (\d{3}(?:\.\d+)*) or later)", {"driver_required", ""}},
+    {R"(\bversion (\d{3}\.\d+(?:\.\d+)?) was detected)", {"driver", ""}},
+    // cuDNN, as each framework says it: PyTorch "(8700)" or "(8, 7, 0)", TensorFlow and XLA,
+    // PaddlePaddle, JAX.
+    {R"(compiled\s+against\s+\(([\d,\s]+)\)\s+but\s+found\s+runtime\s+version\s+\(([\d,\s]+)\))",
      {"cudnn_built", "cudnn_found"}},
+    {R"(compiled with CUDNN (\d+\.\d+(?:\.\d+)?), but CUDNN version in your machine is (\d+\.\d+(?:\.\d+)?))",
+     {"cudnn_built", "cudnn_found"}},
+    {R"(Found (cuDNN|cuBLAS|cuSPARSE|cuFFT|cuSOLVER|NCCL) version (\d+),? but (?:JAX|jaxlib) was built against version (\d+))",
+     {"lib", "lib_found", "lib_built"}},
+    {R"(Outdated (cuDNN|cuBLAS|cuSPARSE|cuFFT|cuSOLVER|NCCL) installation found)", {"lib", ""}},
+    {R"(Version (?:JAX|jaxlib) was built against:\s*(\d+))", {"lib_built", ""}},
+    {R"(Minimum supported:\s*(\d+))", {"lib_min", ""}},
+    {R"(Installed version:\s*(\d+))", {"lib_found", ""}},
     {R"(Loaded runtime CuDNN library:\s*([\d.]+)[^\n]*?compiled with:?\s*([\d.]+))",
      {"cudnn_found", "cudnn_built"}},
     {R"(compiled against (\d{4,5}) but linked against (\d{4,5}))", {"cudnn_built", "cudnn_found"}},
-    {R"(Found cuDNN version (\d+),? but (?:JAX|jaxlib) was built against version (\d+))",
-     {"cudnn_found", "cudnn_built"}},
     {R"(cuDNN version (\d{4,5})\b)", {"cudnn_found", ""}},
     {R"(NCCL version (\d+\.\d+\.\d+))", {"nccl", ""}},
     {R"(\bpython\s?(3\.\d{1,2})(?:\.\d+)?\b)", {"python", ""}},
@@ -226,6 +237,15 @@ std::vector<std::string> FactReader::add_line(std::string_view line, size_t line
   auto add_version = [&](const char* what, std::string value, std::string_view evidence) {
     if (!what || !*what || value.empty()) return;
     std::string kind = what;
+    if (kind == "lib") {  // names the library the next lib_* versions are of
+      library_ = to_lower(value);
+      return;
+    }
+    if (kind.starts_with("lib_")) {
+      if (library_.empty()) return;
+      kind = library_ + kind.substr(3);  // "cudnn_min", "cusparse_found"
+      value = library_ == "cudnn" ? cudnn_version_text(value) : library_version_text(value);
+    }
     if (kind == "cudnn_built" || kind == "cudnn_found") value = cudnn_version_text(value);
     if (kind == "cuda_driver" && value.find('.') == std::string::npos) {  // "11040"
       if (auto v = Version::parse(value)) value = v->to_string();
@@ -250,9 +270,9 @@ std::vector<std::string> FactReader::add_line(std::string_view line, size_t line
   };
   for (int i : set_hits(c_->version_set.get(), line)) {
     const RE2& rx = *c_->version_rx[i];
-    std::array<re2::StringPiece, 3> groups;
-    if (!rx.Match(text, 0, text.size(), RE2::UNANCHORED, groups.data(), 3)) continue;
-    for (int g = 0; g < 2; ++g)
+    std::array<re2::StringPiece, 4> groups;
+    if (!rx.Match(text, 0, text.size(), RE2::UNANCHORED, groups.data(), 4)) continue;
+    for (int g = 0; g < 3; ++g)
       if (g < rx.NumberOfCapturingGroups())
         add_version(kVersionRules[i].what[g], std::string(groups[g + 1]), groups[0]);
   }
@@ -350,12 +370,34 @@ const GpuSeen* TextFacts::gpu() const {
 }
 
 std::string cudnn_version_text(std::string_view v) {
+  while (!v.empty() && v.back() == '.') v.remove_suffix(1);  // "8.6.0." at a sentence's end
+  if (v.find(',') != std::string_view::npos) {               // PyTorch's "(8, 7, 0)"
+    std::string out;
+    for (auto part : split(v, ',')) {
+      auto p = trim(part);
+      if (p.empty()) continue;
+      if (!out.empty()) out += '.';
+      out += p;
+    }
+    return out;
+  }
   if (v.find('.') != std::string_view::npos) return std::string(v);
   auto n = parse_uint(v);
   if (!n) return std::string(v);
   uint64_t x = *n;
   // cuDNN 9 writes MAJOR*10000 + MINOR*100 + PATCH; before, MAJOR*1000 + MINOR*100 + PATCH.
   if (x >= 10000) return fmt::format("{}.{}.{}", x / 10000, (x % 10000) / 100, x % 100);
+  return fmt::format("{}.{}.{}", x / 1000, (x % 1000) / 100, x % 100);
+}
+
+std::string library_version_text(std::string_view v) {
+  if (v.find('.') != std::string_view::npos) return std::string(v);
+  auto n = parse_uint(v);
+  if (!n) return std::string(v);
+  uint64_t x = *n;
+  // cuBLAS: MAJOR*10000 + MINOR*100 + PATCH (120103); cuSPARSE, cuFFT, cuSOLVER: MAJOR*1000 +
+  // MINOR*100 + PATCH (12200, 11002).
+  if (x >= 100000) return fmt::format("{}.{}.{}", x / 10000, (x % 10000) / 100, x % 100);
   return fmt::format("{}.{}.{}", x / 1000, (x % 1000) / 100, x % 100);
 }
 

@@ -265,25 +265,57 @@ std::vector<std::string> toolkit_for_torch(const TextFacts& f) {
                   v ? fmt::format(" (the cu{}{} channel)", v->major, v->minor) : "")};
 }
 
+// "8.7.0" → "8.7"; "8" stays.
+std::string major_minor(const std::string& v) {
+  auto parts = split(v, '.');
+  if (parts.size() < 2) return v;
+  return fmt::format("{}.{}", parts[0], parts[1]);
+}
+
+// The cuDNN versions the text states: the one the framework was built against, the one it
+// loaded, and (JAX) the oldest it accepts. Frameworks since TensorFlow 1.x's successors, XLA and
+// PyTorch accept the built major with an equal or newer minor (XLA's message says so); a newer
+// major never works.
 std::vector<std::string> cudnn_versions(const TextFacts& f, const KnowledgeBase& kb,
                                         const std::string& tool) {
   const VersionSeen* built = f.version("cudnn_built");
   const VersionSeen* found = f.version("cudnn_found");
-  if (!built || !found) return {};
+  const VersionSeen* min = f.version("cudnn_min");
   const ToolSignature* t = kb.tool(tool);
   std::string who = t ? t->label : "The framework";
-  auto b = split(built->value, '.'), l = split(found->value, '.');
-  std::string direction = "a different";
-  if (!b.empty() && !l.empty()) {
-    auto bm = parse_uint(b[0]), lm = parse_uint(l[0]);
-    if (bm && lm)
-      direction = *lm < *bm ? "an older" : (*lm > *bm ? "a newer major" : "a different");
+  std::vector<std::string> out;
+  if (min && found) {
+    out.push_back(fmt::format(
+        "{} needs cuDNN {} or newer and found cuDNN {}: install cuDNN {} or a newer {}.x (conda "
+        "install \"cudnn>={}\", or the nvidia-cudnn wheel of that version) and make it the one "
+        "the loader finds, or install a {} release built against cuDNN {}.",
+        who, min->value, found->value, major_minor(min->value), split(min->value, '.')[0],
+        major_minor(min->value), t ? t->label : "framework", major_minor(found->value)));
+    return out;
   }
-  return {fmt::format(
-      "{} was built against cuDNN {} but loaded {} one, cuDNN {}: install cuDNN "
-      "{}.x (the version its wheels pin) and remove other cuDNN copies from the "
-      "library path.",
-      who, built->value, direction, found->value, b.empty() ? built->value : std::string(b[0]))};
+  if (!built || !found) return out;
+  auto b = split(built->value, '.'), l = split(found->value, '.');
+  const uint64_t bm = b.empty() ? 0 : parse_uint(b[0]).value_or(0);
+  const uint64_t lm = l.empty() ? 0 : parse_uint(l[0]).value_or(0);
+  auto bv = Version::parse(major_minor(built->value));
+  auto lv = Version::parse(major_minor(found->value));
+  std::string direction = "a different";
+  if (bm && lm && lm != bm)
+    direction = lm < bm ? "an older major" : "a newer major";
+  else if (bv && lv && *lv < *bv)
+    direction = "an older";
+  else if (bv && lv && *bv < *lv)
+    direction = "a newer";
+  std::string remedy = fmt::format(
+      "install cuDNN {0} (conda install cudnn={1}, the cuDNN {1} archive, or the nvidia-cudnn "
+      "wheel of that version) and remove other cuDNN copies from the library path",
+      major_minor(built->value), built->value);
+  if (direction == "a newer major")
+    remedy += fmt::format(", or install a {} build made for cuDNN {}", t ? t->label : "framework",
+                          std::string(l[0]));
+  out.push_back(fmt::format("{} was built against cuDNN {} but loaded {} one, cuDNN {}: {}.", who,
+                            built->value, direction, found->value, remedy));
+  return out;
 }
 
 // Whatever the mode: a torch the text names, built with a CUDA older than the first that builds
@@ -306,28 +338,65 @@ std::vector<std::string> torch_older_than_gpu(const TextFacts& f, const Catalog&
                   arch->first_cuda->major, arch->first_cuda->minor)};
 }
 
-// "libcudnn_ops.so.9" → {"cudnn", "9"}; "cublas64_11.dll" → {"cublas", "11"}.
-std::pair<std::string, std::string> library_and_major(const std::string& file) {
-  std::string name = file, major;
+// "libcudnn_ops.so.9" → {"cudnn", "9"}; "libcudart.so.7.5" → {"cudart", "7.5"};
+// "cublas64_11.dll" → {"cublas", "11"}; "cudart64_101.dll" → {"cudart", "10.1"} (Windows names
+// CUDA 10.x and older, and 11.0's runtime, by version without the dot).
+std::pair<std::string, std::string> library_and_soname(const std::string& file) {
+  std::string name = file, soname;
   if (name.starts_with("lib")) name = name.substr(3);
   auto so = name.find(".so");
   auto dll = name.find("64_");
+  bool windows = false;
   if (so != std::string::npos) {
     std::string rest = name.substr(so + 3);  // ".9.1.0"
-    if (rest.size() > 1) major = std::string(split(rest.substr(1), '.').front());
+    if (rest.size() > 1) {
+      auto parts = split(rest.substr(1), '.');
+      soname = std::string(parts[0]);
+      // Before CUDA 10.1 (and the runtime until 11.x) the soname was the CUDA version.
+      if (parts.size() >= 2 && !parts[1].empty() && parts[0] != "1")
+        soname += "." + std::string(parts[1]);
+    }
     name = name.substr(0, so);
   } else if (dll != std::string::npos) {
-    major = name.substr(dll + 3, name.find('.', dll) - dll - 3);
+    soname = name.substr(dll + 3, name.find('.', dll) - dll - 3);
     name = name.substr(0, dll);
+    windows = true;
   }
-  for (const char* family : {"cudnn", "cublas", "cudart", "cufft", "curand", "cusparse", "cusolver",
-                             "nccl", "nvrtc", "nvJitLink", "nvinfer"})
-    if (name.starts_with(family)) return {family, major};
-  return {name, major};
+  std::string family = name;
+  for (const char* f : {"cudnn", "cublas", "cudart", "cufft", "curand", "cusparse", "cusolver",
+                        "nccl", "nvrtc", "nvJitLink", "nvinfer"})
+    if (name.starts_with(f)) family = f;
+  if (windows && family != "cudnn" && soname.size() == 3)  // "101" → "10.1", "110" → "11.0"
+    soname = soname.substr(0, 2) + "." + soname.substr(2);
+  return {family, soname};
 }
 
-// What installs each missing library the text names, per family and major version.
-std::vector<std::string> missing_libraries(const TextFacts& f) {
+// The CUDA a CUDA library's soname belongs to: the release-notes table, else the soname itself
+// (a version "7.5", or the CUDA major "12" of libraries whose soname follows it).
+struct LibraryCuda {
+  std::string cuda;   ///< "CUDA 10.1 to 11.0", "CUDA 7.5", "CUDA 12"
+  std::string wheel;  ///< the pip wheel that ships it, or ""
+  std::string pin;    ///< a CUDA release that ships it ("11.0")
+};
+
+LibraryCuda cuda_of_library(const KnowledgeBase& kb, const std::string& lib,
+                            const std::string& soname) {
+  for (const auto& r : kb.library_sonames())
+    if (r.library == lib && (r.soname == soname || split(r.soname, '.')[0] == soname))
+      return {fmt::format("CUDA {} to {}", r.first_cuda, r.last_cuda), r.wheel, r.last_cuda};
+  auto major = parse_uint(split(soname, '.')[0]);
+  std::string wheel;
+  if (major && (*major == 11 || *major == 12) && soname.find('.') == std::string::npos) {
+    std::string base = lib == "cudart"  ? "nvidia-cuda-runtime"
+                       : lib == "nvrtc" ? "nvidia-cuda-nvrtc"
+                                        : "nvidia-" + to_lower(lib);
+    wheel = fmt::format("{}-cu{}", base, *major);
+  }
+  return {soname.empty() ? "?" : "CUDA " + soname, wheel, soname};
+}
+
+// What installs each missing library the text names, per family and soname.
+std::vector<std::string> missing_libraries(const TextFacts& f, const KnowledgeBase& kb) {
   std::vector<std::string> out;
   std::set<std::string> said;
   for (const auto& file : f.libraries) {
@@ -338,8 +407,10 @@ std::vector<std::string> missing_libraries(const TextFacts& f) {
             "NVIDIA's cuDNN 8 install guide or a zlib build) on PATH beside cuDNN.");
       continue;
     }
-    auto [lib, major] = library_and_major(file);
-    if (!said.insert(lib + major).second) continue;
+    auto [lib, soname] = library_and_soname(file);
+    const std::string major =
+        split(soname, '.').empty() ? soname : std::string(split(soname, '.')[0]);
+    if (!said.insert(lib + soname).second) continue;
     if (lib == "cudnn") {
       out.push_back(fmt::format(
           "{} is cuDNN {}: install cuDNN {} for your CUDA (pip install 'nvidia-cudnn-cu12=={}.*' "
@@ -348,15 +419,12 @@ std::vector<std::string> missing_libraries(const TextFacts& f) {
           file, major.empty() ? "?" : major, major, major, major, major));
     } else if (lib == "cudart" || lib == "cublas" || lib == "cufft" || lib == "curand" ||
                lib == "cusparse" || lib == "cusolver" || lib == "nvrtc" || lib == "nvJitLink") {
-      std::string wheel = lib == "cudart"  ? "nvidia-cuda-runtime"
-                          : lib == "nvrtc" ? "nvidia-cuda-nvrtc"
-                                           : "nvidia-" + to_lower(lib);
+      LibraryCuda c = cuda_of_library(kb, lib, soname);
       out.push_back(fmt::format(
-          "{} comes from CUDA {}: the program was built for CUDA {}; install that CUDA's "
-          "libraries (pip install {}-cu{}, or the CUDA {} toolkit) and put their directory on "
-          "LD_LIBRARY_PATH (PATH on Windows), or install a build of the program for the CUDA you "
-          "have.",
-          file, major.empty() ? "?" : major, major, wheel, major, major));
+          "{} ships with {}: the program was built for that CUDA; install a CUDA that has it "
+          "({}the CUDA {} toolkit) and put its library directory on LD_LIBRARY_PATH (PATH on "
+          "Windows), or install a build of the program for the CUDA you have.",
+          file, c.cuda, c.wheel.empty() ? "" : "pip install " + c.wheel + ", or ", c.pin));
     } else if (lib == "nccl") {
       out.push_back(
           fmt::format("{} is NCCL {}: pip install nvidia-nccl-cu12 (or the libnccl2 "
@@ -418,7 +486,7 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   if (mode.compute == "arch-list-for-gpu") out = arch_list_for_gpu(facts, kb, catalog, doctor);
   if (mode.compute == "cudnn-versions") out = cudnn_versions(facts, kb, match.tool);
   if (mode.compute == "missing-library") {
-    out = missing_libraries(facts);
+    out = missing_libraries(facts, kb);
     // A compiled extension that fails to load its CUDA library was built for another CUDA.
     for (auto& line : rebuild_extensions(facts)) out.push_back(line);
   }

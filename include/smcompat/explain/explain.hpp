@@ -50,6 +50,19 @@ struct FailureMode {
   /// A warning that needs no fix by itself: listed after the text's other matches, whose line may
   /// come later (TensorFlow prints its optional-library warnings before the real error).
   bool harmless = false;
+  /// A wrapper message whose own words do not say what failed (JAX's "CUDA backend failed to
+  /// initialize: ..."): a more specific mode matched in the same text is listed before it.
+  bool umbrella = false;
+};
+
+/// The CUDA releases that ship a library's soname major (failure_modes.json "library_sonames",
+/// from the CUDA release notes' component versions): libcusolver.so.10 is CUDA 10.1 to 11.0's.
+struct LibrarySoname {
+  std::string library;  ///< "cusolver", "cudart"
+  std::string soname;   ///< "10", "11.0" (libcudart.so.11.0)
+  std::string first_cuda, last_cuda;
+  std::string wheel;  ///< the pip wheel that ships it ("nvidia-cusolver-cu12"), or ""
+  std::string source;
 };
 
 /// An architecture no current CUDA builds, and the last CUDA that did (failure_modes.json).
@@ -98,6 +111,7 @@ class KnowledgeBase {
   const ToolSignature* tool(std::string_view id) const;
   const std::vector<GpuNamePattern>& gpu_names() const { return gpu_names_; }
   const std::vector<RetiredArch>& retired_archs() const { return retired_; }
+  const std::vector<LibrarySoname>& library_sonames() const { return sonames_; }
 
  private:
   friend class TextScan;
@@ -106,6 +120,7 @@ class KnowledgeBase {
   std::vector<ToolSignature> tools_;
   std::vector<GpuNamePattern> gpu_names_;
   std::vector<RetiredArch> retired_;
+  std::vector<LibrarySoname> sonames_;
   std::unique_ptr<Compiled> c_;  // the patterns as RE2 sets, compiled once
 };
 

@@ -32,7 +32,9 @@ struct ToolSeen {
 /// A version the text states. `what`: "torch", "torch_cuda" (the CUDA torch was built with),
 /// "cuda_runtime", "cuda_driver" (the CUDA version the driver supports), "driver" (a driver build),
 /// "cuda_toolkit" (nvcc), "cudnn_built" and "cudnn_found" (normalised to X.Y.Z), "nccl", "python",
-/// "cuda_required" (a container's cuda>=X.Y), "tensorflow", "jax".
+/// "cuda_required" (a container's cuda>=X.Y), "driver_required" (an NGC image's minimum driver),
+/// "cudnn_min" (the oldest cuDNN JAX accepts; likewise "cublas_found", "cusparse_min", ... for
+/// the libraries JAX checks), "tensorflow", "jax".
 struct VersionSeen {
   std::string what;
   std::string value;
@@ -103,10 +105,15 @@ class FactReader {
   std::unique_ptr<Compiled> c_;
   const Catalog* catalog_;
   TextFacts facts_;
+  std::string library_;  ///< the library JAX's last "Outdated X installation found" named
 };
 
-/// "8600" → "8.6.0", "90100" → "9.1.0", "8.9.7" stays: cuDNN's integer versions as X.Y.Z.
+/// "8600" → "8.6.0", "90100" → "9.1.0", "8, 7, 0" → "8.7.0", "8.9.7" stays (a trailing "." goes):
+/// cuDNN's integer versions as X.Y.Z.
 std::string cudnn_version_text(std::string_view v);
+/// cuBLAS's, cuSPARSE's, cuFFT's and cuSOLVER's integer versions as X.Y.Z: "120103" → "12.1.3",
+/// "12200" → "12.2.0".
+std::string library_version_text(std::string_view v);
 /// "cu118" → "11.8", "cu92" → "9.2", "cu128" → "12.8"; "" when it is not such a tag.
 std::string cuda_of_wheel_tag(std::string_view tag);
 
