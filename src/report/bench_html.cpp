@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "bench_view.hpp"
+#include "html_text.hpp"
 #include "smcompat/report/bench_report.hpp"
 #include "smcompat/util/embedded.hpp"
 #include "smcompat/util/json_text.hpp"
@@ -49,37 +50,6 @@ bool chartjs_inlinable() {
            lower.find("<!--") == std::string::npos;
   }();
   return inlinable;
-}
-
-std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        if ((c < 0x20 && ch != '\n' && ch != '\t') || c == 0x7f)
-          out += fmt::format("\\x{:02x}", c);
-        else
-          out += ch;
-    }
-  }
-  return out;
 }
 
 // JSON for a <script type="application/json"> element: valid JSON whose text cannot close the
@@ -308,7 +278,7 @@ void p2p_heat_maps(std::string& out, const bench::BenchRun& run) {
     out += fmt::format(
         "<table class=\"heat\"><caption>{} ({}; row: source GPU, column: destination "
         "GPU)</caption>\n<tr><th></th>",
-        esc(key.first), esc(key.second));
+        html_text(key.first), html_text(key.second));
     for (int dst = 0; dst < n; ++dst) out += fmt::format("<th>GPU {}</th>", dst);
     out += "</tr>\n";
     for (int src = 0; src < n; ++src) {
@@ -331,12 +301,12 @@ void p2p_heat_maps(std::string& out, const bench::BenchRun& run) {
 }
 
 void suite_table(std::string& out, const SuiteGroup& g, bool device_column) {
-  out += "<h2>" + esc(g.suite) + "</h2>\n";
+  out += "<h2>" + html_text(g.suite) + "</h2>\n";
   if (!g.measured.empty()) {
     // Columns that no row of the suite fills are left out.
     const auto columns = suite_columns(g, device_column, /*flags_always=*/false);
     out += "<table class=\"results\"><tr>";
-    for (SuiteColumn c : columns) out += std::string("<th>") + esc(column_title(c)) + "</th>";
+    for (SuiteColumn c : columns) out += std::string("<th>") + html_text(column_title(c)) + "</th>";
     out += "</tr>\n";
     for (const auto* r : g.measured) {
       std::string cls;
@@ -346,9 +316,9 @@ void suite_table(std::string& out, const SuiteGroup& g, bool device_column) {
       out += cls.empty() ? "<tr>" : "<tr class=\"" + cls.substr(1) + "\">";
       for (SuiteColumn c : columns) {
         out += column_numeric(c) ? "<td class=\"num\">" : "<td>";
-        out += esc(suite_cell(*r, c));
+        out += html_text(suite_cell(*r, c));
         if (c == SuiteColumn::kConfiguration && !r->peak_source.empty())
-          out += "<span class=\"src\" title=\"" + esc(r->peak_source) + "\"></span>";
+          out += "<span class=\"src\" title=\"" + html_text(r->peak_source) + "\"></span>";
         out += "</td>";
       }
       out += "</tr>\n";
@@ -359,7 +329,7 @@ void suite_table(std::string& out, const SuiteGroup& g, bool device_column) {
       for (const auto& n : r->notes) {
         if (!any_note) out += "<ul class=\"notes\">\n";
         any_note = true;
-        out += "<li>note: " + esc(r->name) + ": " + esc(n) + "</li>\n";
+        out += "<li>note: " + html_text(r->name) + ": " + html_text(n) + "</li>\n";
       }
     if (any_note) out += "</ul>\n";
   }
@@ -367,16 +337,16 @@ void suite_table(std::string& out, const SuiteGroup& g, bool device_column) {
     out += "<p>Skipped:</p>\n<ul class=\"skips\">\n";
     for (const auto* r : g.skipped) {
       std::string where = device_column ? " (GPU " + devices_text(r->devices) + ")" : "";
-      out += "<li>" + esc(r->name + where) + ": " +
-             esc(r->skip_reason.empty() ? "no reason recorded" : r->skip_reason) + "</li>\n";
+      out += "<li>" + html_text(r->name + where) + ": " +
+             html_text(r->skip_reason.empty() ? "no reason recorded" : r->skip_reason) + "</li>\n";
     }
     out += "</ul>\n";
   }
 }
 
 void comparison_table(std::string& out, const BenchComparison& c) {
-  out += "<h2>" + esc(comparison_title(c)) + "</h2>\n";
-  out += "<p>" + esc(comparison_summary(c)) + "</p>\n";
+  out += "<h2>" + html_text(comparison_title(c)) + "</h2>\n";
+  out += "<p>" + html_text(comparison_summary(c)) + "</p>\n";
   out +=
       "<table class=\"results\"><tr><th>suite</th><th>configuration</th><th>GPU</th>"
       "<th>baseline</th><th>now</th><th>change</th><th>verdict</th></tr>\n";
@@ -387,11 +357,12 @@ void comparison_table(std::string& out, const BenchComparison& c) {
     const std::string verdict = verdict_text(row);
     std::string cls = verdict;
     std::replace(cls.begin(), cls.end(), ' ', '-');
-    out += "<tr class=\"v-" + cls + "\"><td>" + esc(row.suite) + "</td><td>" + esc(row.name) +
-           "</td><td>" + esc(devices_text(row.devices)) + "</td><td class=\"num\">" +
-           esc(val(row.baseline_value)) + "</td><td class=\"num\">" + esc(val(row.value)) +
-           "</td><td class=\"num\">" + esc(change_text(row)) + "</td><td>" +
-           esc(verdict_shown(row)) + "</td></tr>\n";
+    out += "<tr class=\"v-" + cls + "\"><td>" + html_text(row.suite) + "</td><td>" +
+           html_text(row.name) + "</td><td>" + html_text(devices_text(row.devices)) +
+           "</td><td class=\"num\">" + html_text(val(row.baseline_value)) +
+           "</td><td class=\"num\">" + html_text(val(row.value)) + "</td><td class=\"num\">" +
+           html_text(change_text(row)) + "</td><td>" + html_text(verdict_shown(row)) +
+           "</td></tr>\n";
   }
   out += "</table>\n";
 }
@@ -418,15 +389,15 @@ std::string render_bench_html(const bench::BenchRun& run, const BenchComparison*
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>smcompat bench: " +
-      esc(run.host.empty() ? "run" : run.host) + " " + esc(run.started_utc) + "</title>\n<style>" +
-      kStyle + "\n</style>\n</head>\n<body>\n<h1>smcompat bench</h1>\n";
+      html_text(run.host.empty() ? "run" : run.host) + " " + html_text(run.started_utc) +
+      "</title>\n<style>" + kStyle + "\n</style>\n</head>\n<body>\n<h1>smcompat bench</h1>\n";
   if (auto banner = synthetic_banner(run); !banner.empty())
-    out += "<p class=\"banner\">" + esc(banner) + "</p>\n";
+    out += "<p class=\"banner\">" + html_text(banner) + "</p>\n";
   out += "<table class=\"facts\">\n";
   for (const auto& [label, value] : header_facts(run))
-    out += "<tr><td>" + esc(label) + "</td><td>" + esc(value) + "</td></tr>\n";
+    out += "<tr><td>" + html_text(label) + "</td><td>" + html_text(value) + "</td></tr>\n";
   out += "</table>\n<ul class=\"devices\">\n";
-  for (const auto& line : device_lines(run)) out += "<li>" + esc(line) + "</li>\n";
+  for (const auto& line : device_lines(run)) out += "<li>" + html_text(line) + "</li>\n";
   out += "</ul>\n";
 
   // Plots first, so that they are on the first screen.
@@ -458,15 +429,15 @@ std::string render_bench_html(const bench::BenchRun& run, const BenchComparison*
         "<h2>native and torch side by side</h2>\n<table class=\"results\"><tr><th>suite</th>"
         "<th>configuration</th><th>native</th><th>torch</th><th>torch/native</th></tr>\n";
     for (const auto& p : pairs)
-      out += "<tr><td>" + esc(p.native->suite) + "</td><td>" + esc(p.native->name) +
-             "</td><td class=\"num\">" + esc(value_text(*p.native)) + "</td><td class=\"num\">" +
-             esc(value_text(*p.torch)) + "</td><td class=\"num\">" + esc(ratio_text(p)) +
-             "</td></tr>\n";
+      out += "<tr><td>" + html_text(p.native->suite) + "</td><td>" + html_text(p.native->name) +
+             "</td><td class=\"num\">" + html_text(value_text(*p.native)) +
+             "</td><td class=\"num\">" + html_text(value_text(*p.torch)) +
+             "</td><td class=\"num\">" + html_text(ratio_text(p)) + "</td></tr>\n";
     out += "</table>\n";
   }
   if (!run.warnings.empty()) {
     out += "<h2>warnings</h2>\n<ul>\n";
-    for (const auto& w : run.warnings) out += "<li>" + esc(w) + "</li>\n";
+    for (const auto& w : run.warnings) out += "<li>" + html_text(w) + "</li>\n";
     out += "</ul>\n";
   }
   if (comparison) comparison_table(out, *comparison);
