@@ -18,10 +18,7 @@ std::vector<std::pair<std::string, std::string>> header_facts(const IndexAnswerC
                                    : "not given: PTX ISA versions not checked (--driver)");
   }
   out.emplace_back("wheels for", c.machine.empty() ? "every machine" : c.machine);
-  std::string index = c.index_source;
-  index += c.index_built.empty() ? ", build date unknown" : ", built " + c.index_built;
-  index += fmt::format(", {} wheel{}", c.index_wheels, c.index_wheels == 1 ? "" : "s");
-  out.emplace_back("index", index);
+  out.emplace_back("index", index_fact(c));
   if (!c.python.empty()) {
     std::string env = c.python;
     if (!c.site_packages.empty()) {
@@ -33,6 +30,13 @@ std::vector<std::pair<std::string, std::string>> header_facts(const IndexAnswerC
     out.emplace_back("environment", env);
   }
   return out;
+}
+
+std::string index_fact(const IndexAnswerContext& c) {
+  std::string index = c.index_source;
+  index += c.index_built.empty() ? ", build date unknown" : ", built " + c.index_built;
+  index += fmt::format(", {} wheel{}", c.index_wheels, c.index_wheels == 1 ? "" : "s");
+  return index;
 }
 
 const ReleaseFit* find_release(const PackageAdvice& a, const std::string& version) {
@@ -82,6 +86,26 @@ std::string native_sentence(const PackageAdvice& a) {
                        a.releases.front().version);
   return fmt::format("runs natively from {} to {}; newer releases ({}) do not", first,
                      *a.newest_native, a.releases.front().version);
+}
+
+std::string jit_ranges(const PackageAdvice& a) {
+  auto is_jit = [&](const std::string& version) {
+    return std::find(a.jit_only.begin(), a.jit_only.end(), version) != a.jit_only.end();
+  };
+  std::string out;
+  const auto& rs = a.releases;  // newest first
+  for (size_t i = 0; i < rs.size();) {
+    if (!is_jit(rs[i].version)) {
+      ++i;
+      continue;
+    }
+    size_t oldest = i;
+    while (oldest + 1 < rs.size() && is_jit(rs[oldest + 1].version)) ++oldest;
+    out += out.empty() ? "" : ", ";
+    out += oldest == i ? rs[i].version : rs[oldest].version + "–" + rs[i].version;
+    i = oldest + 1;
+  }
+  return out;
 }
 
 std::string fit_word(const WheelVerdict& v) {

@@ -15,6 +15,8 @@ namespace smcompat::index_view {
 /// Label and value of each header fact, in print order: target, driver, wheels for, index,
 /// environment.
 std::vector<std::pair<std::string, std::string>> header_facts(const IndexAnswerContext& context);
+/// The "index" fact alone: "built-in, built 2026-11-27, 435 wheels".
+std::string index_fact(const IndexAnswerContext& context);
 
 /// The release of `a` with version `version`, if indexed.
 const ReleaseFit* find_release(const PackageAdvice& a, const std::string& version);
@@ -27,6 +29,10 @@ std::string native_cell(const PackageAdvice& a);
 /// The same as a sentence: "runs natively since 0.45.3 (newest 0.45.5)", "runs natively at or
 /// before 0.43.0 (the index starts there) up to 0.45.5", ...; "" when not indexed.
 std::string native_sentence(const PackageAdvice& a);
+
+/// The JIT-only releases as ranges of consecutive indexed releases, newest first: "0.45.2",
+/// "2.6.0–2.7.1, 2.3.0"; "" when there are none.
+std::string jit_ranges(const PackageAdvice& a);
 
 /// The verdict as a word ("native", ..., "no device code" when the wheel carries none).
 std::string fit_word(const WheelVerdict& v);

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -240,6 +241,39 @@ TEST_F(AdviseCli, IndexDiffErrorsExitTwo) {
   EXPECT_EQ(run("index diff " + p("garbage.whl") + " bitsandbytes==0.45.3" + index_arg()).code, 2);
   EXPECT_EQ(run("index diff a==1 b==1 --fail-on added" + index_arg()).code, 2);
   EXPECT_EQ(run("index diff bitsandbytes==0.45.3" + index_arg()).code, 2);  // NEW missing
+}
+
+TEST_F(AdviseCli, IndexReportWritesOnlyTheNamedPage) {
+  const std::string page = p("page.html");
+  CliRun r = run("index report --html " + page + " --gpu 'RTX 5090' --gpu H100" + index_arg());
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "");  // nothing on stdout: the page goes to the file it names, only
+  std::ifstream in(page);
+  const std::string html{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  size_t rows = 0;
+  for (auto at = html.find("<tr data-package="); at != std::string::npos;
+       at = html.find("<tr data-package=", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 5u);  // bitsandbytes, flashinfer-python, torch, triton, xformers
+  // 0.45.1 and 0.45.2 carry compute_90 PTX only; 0.45.3 adds sm_120 SASS.
+  EXPECT_NE(html.find("<tr data-package=\"bitsandbytes\"><th>bitsandbytes</th><td "
+                      "class=\"fit-native\" data-rank=\"0\"><div class=\"cell-verdict\">native "
+                      "<span class=\"ver\">0.45.3</span></div><div class=\"cell-native\">runs "
+                      "natively: since 0.45.3</div><div class=\"cell-jit\">JIT only: "
+                      "0.45.1–0.45.2</div><code class=\"pip\">pip install "
+                      "&quot;bitsandbytes==0.45.3&quot;</code></td>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(run("index report -o " + p("o.html") + " --gpu L4" + index_arg()).code, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "o.html"));
+}
+
+TEST_F(AdviseCli, IndexReportErrorsExitTwoAndWriteNothing) {
+  EXPECT_EQ(run("index report" + index_arg()).code, 2);  // --html is required
+  EXPECT_EQ(run("index report --html " + p("a.html") + " --gpu 'RTX 9999'" + index_arg()).code, 2);
+  EXPECT_EQ(run("index report --html " + p("b.html") + " --index " + p("missing.json")).code, 2);
+  EXPECT_EQ(run("index report --html " + p("no/such/dir/c.html") + index_arg()).code, 2);
+  for (const char* name : {"a.html", "b.html", "no"}) EXPECT_FALSE(fs::exists(dir_ / name)) << name;
 }
 
 }  // namespace

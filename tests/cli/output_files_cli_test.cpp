@@ -45,6 +45,7 @@ TEST(OutputFiles, AFailedWriteLeavesTheEarlierFileWhole) {
       {"bench report --html",
        "bench report '" + src +
            "/docs/gpu-checks/2026-11-27-h200-sxm/bench-bench-merged.json' --html OUT"},
+      {"index report --html", "index report --gpu 'RTX 5090' --html OUT"},
   };
   const std::string earlier(5000, 'e');
   for (const Case& c : cases) {

@@ -42,11 +42,13 @@ void register_bench(CLI::App& app, Context& ctx);
 void register_index_build(CLI::App& app, Context& ctx);
 void register_advise(CLI::App& app, Context& ctx);
 void register_index_query(CLI::App& app, Context& ctx);
+void register_index_report(CLI::App& app, Context& ctx);
 void register_fleet(CLI::App& app, Context& ctx);
 void register_export(CLI::App& app, Context& ctx);
 void register_plan(CLI::App& app, Context& ctx);
 
-/// The `index` command that `index build`, `merge`, `query` and `diff` hang under (created once).
+/// The `index` command that `index build`, `merge`, `query`, `diff` and `report` hang under
+/// (created once).
 inline CLI::App& index_command(CLI::App& app) {
   for (CLI::App* existing : app.get_subcommands({}))
     if (existing->get_name() == "index") return *existing;

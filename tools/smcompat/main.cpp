@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   register_index_build(app, ctx);
   register_advise(app, ctx);
   register_index_query(app, ctx);
+  register_index_report(app, ctx);
   register_fleet(app, ctx);
   register_export(app, ctx);
   register_plan(app, ctx);

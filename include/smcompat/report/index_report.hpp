@@ -1,7 +1,8 @@
 // Rendering of the wheel index's answers (index/advise.hpp): `smcompat advise`, `smcompat index
 // query` and `smcompat index diff`, each as aligned text for people (colour through Style),
-// GitHub-flavoured Markdown and versioned JSON. Printers only format: every verdict, pin and note
-// was decided by advise(), query_index() or diff_records().
+// GitHub-flavoured Markdown and versioned JSON; and `smcompat index report` (index/overview.hpp)
+// as one HTML page. Printers only format: every verdict, pin and note was decided by advise(),
+// query_index(), diff_records() or index_overview().
 //
 // JSON documents (the envelope of json_document.hpp: schema, tool_version, argv, then):
 //
@@ -37,6 +38,7 @@
 
 #include "smcompat/index/advise.hpp"
 #include "smcompat/index/build.hpp"
+#include "smcompat/index/overview.hpp"
 #include "smcompat/util/table.hpp"
 
 namespace smcompat {
@@ -89,6 +91,13 @@ std::string render_diff_markdown(const std::vector<WheelDiff>& diffs, const std:
                                  const std::string& new_arg);
 nlohmann::json diff_to_json(const std::vector<WheelDiff>& diffs, const std::string& old_arg,
                             const std::string& new_arg, const std::vector<std::string>& argv);
+
+/// `index report --html`: one self-contained HTML page (inline CSS and script, nothing fetched)
+/// with a table of packages x GPUs; a cell holds the verdict of the newest release for the GPU's
+/// machine, where it runs natively, its JIT-only releases and advise's pip line. Sortable by any
+/// column and searchable by package name (`#q=TEXT&sort=N&order=desc` in the address opens it
+/// so). Uses the context's index facts and rebuild command.
+std::string render_index_html(const IndexOverview& overview, const IndexAnswerContext& context);
 
 /// A wheel verdict as JSON (the "verdict" object above).
 nlohmann::json wheel_verdict_json(const WheelVerdict& verdict);

@@ -5,7 +5,6 @@
 // rendered with plots off, so the test can tell a page with plots from one without. Skips,
 // saying why, when chromium or Chart.js is absent.
 #include <gtest/gtest.h>
-#include <png.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "bench_fixture.hpp"
+#include "browser/chromium.hpp"
 #include "smcompat/report/bench_report.hpp"
 
 namespace smcompat {
@@ -23,27 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// A screenshot decoded to RGBA.
-struct Image {
-  unsigned width = 0, height = 0;
-  std::vector<unsigned char> rgba;
-};
-
-bool decode_png(const fs::path& path, Image& out) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&image, path.c_str())) return false;
-  image.format = PNG_FORMAT_RGBA;
-  out.width = image.width;
-  out.height = image.height;
-  out.rgba.resize(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, out.rgba.data(), 0, nullptr)) {
-    png_image_free(&image);
-    return false;
-  }
-  return true;
-}
+using testing::Chromium;
+using testing::Image;
+using testing::pixels_of;
 
 // The series colours ("#e6194b") named by the page's chart data, one each.
 std::set<std::string> series_colours(const std::string& html) {
@@ -55,19 +37,6 @@ std::set<std::string> series_colours(const std::string& html) {
   for (const auto& chart : json::parse(html.substr(start, html.find("</script>", start) - start)))
     for (const auto& d : chart["data"]["datasets"]) out.insert(d["backgroundColor"]);
   return out;
-}
-
-// Pixels within a small distance of `hex` (anti-aliased edges differ; line centres and fills
-// do not).
-size_t pixels_of(const Image& img, const std::string& hex) {
-  const int r = std::stoi(hex.substr(1, 2), nullptr, 16);
-  const int g = std::stoi(hex.substr(3, 2), nullptr, 16);
-  const int b = std::stoi(hex.substr(5, 2), nullptr, 16);
-  size_t n = 0;
-  for (size_t i = 0; i + 3 < img.rgba.size(); i += 4)
-    n += std::abs(img.rgba[i] - r) <= 6 && std::abs(img.rgba[i + 1] - g) <= 6 &&
-         std::abs(img.rgba[i + 2] - b) <= 6;
-  return n;
 }
 
 constexpr size_t kMinPixels = 150;  // a legend box alone is about 40 × 12
@@ -93,37 +62,18 @@ class BenchHtmlBrowser : public ::testing::Test {
     if (!bench_html_plots_available())
       GTEST_SKIP() << "this build has no Chart.js (apt-get install libjs-chart.js): no plots "
                       "to look for";
-    dir_ = fs::path(SMCOMPAT_BROWSER_WORKDIR);
-    fs::create_directories(dir_);
+    fs::create_directories(SMCOMPAT_BROWSER_WORKDIR);
   }
 
   // Renders `html` to a file and screenshots it; false (with the browser's log) on failure.
   bool screenshot(const std::string& html, const std::string& name, Image& img) {
-    const fs::path page = dir_ / (name + ".html");
-    const fs::path png = dir_ / (name + ".png");
-    const fs::path log = dir_ / (name + ".log");
-    const fs::path profile = dir_ / (name + ".profile");
-    std::ofstream(page) << html;
-    fs::remove(png);
-    fs::remove_all(profile);
-    const std::string cmd = "timeout 60 '" + std::string(SMCOMPAT_CHROMIUM) +
-                            "' --headless --no-sandbox --disable-gpu --hide-scrollbars "
-                            "--force-device-scale-factor=1 --no-first-run --disable-extensions "
-                            "--disable-dev-shm-usage --user-data-dir='" +
-                            profile.string() + "' --screenshot='" + png.string() +
-                            "' --window-size=1400,3000 'file://" + page.string() + "' >'" +
-                            log.string() + "' 2>&1";
-    const int rc = std::system(cmd.c_str());
-    if (rc != 0 || !fs::exists(png) || !decode_png(png, img)) {
-      std::ifstream in(log);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      ADD_FAILURE() << "chromium failed (status " << rc << "): " << cmd << "\n" << text;
-      return false;
-    }
-    return true;
+    std::string error;
+    if (browser_.screenshot(browser_.write_page(html, name), name, 3000, img, error)) return true;
+    ADD_FAILURE() << error;
+    return false;
   }
 
-  fs::path dir_;
+  Chromium browser_{SMCOMPAT_CHROMIUM, SMCOMPAT_BROWSER_WORKDIR};
   bench::BenchRun run = testing::bench_fixture("run_synthetic.json");
 };
 
