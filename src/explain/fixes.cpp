@@ -318,6 +318,37 @@ std::vector<std::string> cudnn_versions(const TextFacts& f, const KnowledgeBase&
   return out;
 }
 
+// The CUDA libraries JAX found older than it accepts: the minimum (or the version it was built
+// against), the one found, and the wheel that ships that library's soname (library_sonames).
+std::vector<std::string> library_versions(const TextFacts& f, const KnowledgeBase& kb) {
+  std::vector<std::string> out;
+  constexpr std::pair<const char*, const char*> kLibraries[] = {{"cublas", "cuBLAS"},
+                                                                {"cusparse", "cuSPARSE"},
+                                                                {"cufft", "cuFFT"},
+                                                                {"cusolver", "cuSOLVER"},
+                                                                {"nccl", "NCCL"}};
+  for (auto [lib, label] : kLibraries) {
+    const std::string key = lib;
+    const VersionSeen* need = f.version(key + "_min");
+    if (!need) need = f.version(key + "_built");
+    const VersionSeen* found = f.version(key + "_found");
+    if (!need || !found) continue;
+    const std::string major = std::string(split(need->value, '.')[0]);
+    std::string wheel;
+    for (const auto& r : kb.library_sonames())
+      if (r.library == key && r.soname == major) wheel = r.wheel;
+    if (key == "nccl") wheel = "nvidia-nccl-cu12";
+    out.push_back(fmt::format(
+        "JAX needs {} {} or newer and loaded {} {}: {}and make it the copy the loader finds "
+        "(older ones off LD_LIBRARY_PATH).",
+        label, need->value, label, found->value,
+        wheel.empty()
+            ? fmt::format("install {} {} or newer ", label, major_minor(need->value))
+            : fmt::format("pip install -U \"{}>={}\" ", wheel, major_minor(need->value))));
+  }
+  return out;
+}
+
 // Whatever the mode: a torch the text names, built with a CUDA older than the first that builds
 // the text's GPU, cannot run on it (a DDP/NCCL error on an RTX 5090 with torch 2.0+cu118).
 std::vector<std::string> torch_older_than_gpu(const TextFacts& f, const Catalog& catalog,
@@ -491,6 +522,7 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
     for (auto& line : rebuild_extensions(facts)) out.push_back(line);
   }
   if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts);
+  if (mode.compute == "library-versions") out = library_versions(facts, kb);
   if (mode.compute == "host-compiler") out = host_compiler(facts);
   // Whatever the mode: an architecture a toolchain refused is explained by the catalog.
   for (auto& line : refused_arch(facts, kb, catalog))

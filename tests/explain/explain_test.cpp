@@ -182,6 +182,11 @@ const Case kCases[] = {
      "runtime CuDNN library: 8.5.0 but source was compiled with: 8.6.0.  CuDNN library needs to "
      "have matching major version and equal or higher minor version.",
      "cudnn-version-mismatch"},
+    {"jax-ml/jax#18027",
+     "CUDA backend failed to initialize: Unable to use CUDA because of the following issues with "
+     "CUDA components:\nOutdated cuSPARSE installation found.\nVersion JAX was built against: "
+     "12200\nMinimum supported: 12100\nInstalled version: 12002",
+     "jax-outdated-cuda-library"},
     {"mined: NVIDIA/libnvidia-container#154", "bpf_prog_query(BPF_CGROUP_DEVICE) failed",
      "container-cgroup-devices"},
     {"mined: microsoft/WSL#5663", "/usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
@@ -335,7 +340,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 91u);
+  ASSERT_EQ(kb.modes().size(), 92u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,8 +53,14 @@ TEST(LogLines, PrefixesColoursAndProgressAreRemoved) {
 }
 
 TEST(LogLines, VersionNotations) {
-  expect_mapped(cudnn_version_text,
-                {{"8600", "8.6.0"}, {"8902", "8.9.2"}, {"90100", "9.1.0"}, {"8.6.0", "8.6.0"}});
+  expect_mapped(cudnn_version_text, {{"8600", "8.6.0"},
+                                     {"8902", "8.9.2"},
+                                     {"90100", "9.1.0"},
+                                     {"8.6.0", "8.6.0"},
+                                     {"8, 7, 0", "8.7.0"},
+                                     {"9.8.0.", "9.8.0"}});
+  expect_mapped(library_version_text,
+                {{"12200", "12.2.0"}, {"12002", "12.0.2"}, {"120103", "12.1.3"}, {"11.1", "11.1"}});
   expect_mapped(cuda_of_wheel_tag,
                 {{"cu118", "11.8"}, {"cu128", "12.8"}, {"cu92", "9.2"}, {"cpu", ""}, {"cuda", ""}});
 }
@@ -144,6 +152,85 @@ TEST(Facts, CudnnAsEachFrameworkWritesIt) {
     EXPECT_TRUE(e.facts.has_tool(c.tool));
     EXPECT_EQ(value(e, "cudnn_built"), c.built);
     EXPECT_EQ(value(e, "cudnn_found"), c.found);
+  }
+}
+
+// Versions stated in the other ways real texts state them, and the fix computed from them.
+TEST(Facts, CudnnAndLibraryVersionsOfRealTexts) {
+  struct Case {
+    const char* url;
+    const char* text;
+    std::vector<std::pair<const char*, const char*>> facts;
+    const char* mode;
+    std::vector<std::string> says;
+  };
+  const Case cases[] = {
+      {"https://github.com/gladiaio/gladia/issues/928",
+       "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 5, 0) but "
+       "found runtime version (8, 4, 1). PyTorch already comes bundled with cuDNN.",
+       {{"cudnn_built", "8.5.0"}, {"cudnn_found", "8.4.1"}},
+       "cudnn-version-mismatch",
+       {"PyTorch was built against cuDNN 8.5.0 but loaded an older one, cuDNN 8.4.1",
+        "install cuDNN 8.5"}},
+      {"https://github.com/PaddlePaddle/Paddle/issues/45112",
+       "W0814 15:01:53.702119 31504 gpu_resources.cc:201] WARNING: device: . The installed Paddle "
+       "is compiled with CUDNN 8.4, but CUDNN version in your machine is 8.3, which may cause "
+       "serious incompatible bug.\nCould not load library cudnn_cnn_infer64_8.dll. Error code 193",
+       {{"cudnn_built", "8.4"}, {"cudnn_found", "8.3"}},
+       "cudnn-version-mismatch",
+       {"install cuDNN 8.4"}},
+      {"https://github.com/conda-forge/jax-feedstock/issues/149",
+       "CUDA backend failed to initialize: Unable to use CUDA because of the following issues "
+       "with CUDA components:\nOutdated cuDNN installation found.\nVersion JAX was built "
+       "against: 8907\nMinimum supported: 9100\nInstalled version: 8907\nThe local installation "
+       "version must be no lower than 9100..",
+       {{"cudnn_built", "8.9.7"}, {"cudnn_min", "9.1.0"}, {"cudnn_found", "8.9.7"}},
+       "cudnn-version-mismatch",
+       {"JAX needs cuDNN 9.1.0 or newer and found cuDNN 8.9.7"}},
+      {"https://github.com/jax-ml/jax/issues/18027",
+       "CUDA backend failed to initialize: Unable to use CUDA because of the following issues "
+       "with CUDA components:\nOutdated cuSPARSE installation found.\nVersion JAX was built "
+       "against: 12200\nMinimum supported: 12100\nInstalled version: 12002\nThe local "
+       "installation version must be no lower than 12100.",
+       {{"cusparse_built", "12.2.0"}, {"cusparse_min", "12.1.0"}, {"cusparse_found", "12.0.2"}},
+       "jax-outdated-cuda-library",
+       {"JAX needs cuSPARSE 12.1.0 or newer and loaded cuSPARSE 12.0.2",
+        "pip install -U \"nvidia-cusparse-cu12>=12.1\""}},
+      {"https://github.com/NVIDIA/TensorRT-LLM/issues/23",
+       "ERROR: This container was built for NVIDIA Driver Release 535.86 or later, but\n"
+       "       version 510.85.02 was detected and compatibility mode is UNAVAILABLE.",
+       {{"driver_required", "535.86"}, {"driver", "510.85.02"}},
+       "container-cuda-requirement",
+       {"needs NVIDIA driver 535.86 or newer; the host has 510.85.02",
+        "Driver 510.85.02 runs CUDA 11.6 and older"}},  // catalog: CUDA 11.7 needs 515.43.04
+      // A soname is not a CUDA version: libcusolver.so.10 is CUDA 10.1 to 11.0's, .so.11 is
+      // CUDA 11.1's and newer (release notes' component table, data/failure_modes.json).
+      {"https://github.com/Visual-Behavior/detr-tensorflow/issues/8",
+       "Could not load dynamic library 'libcusolver.so.10'; dlerror: libcusolver.so.10",
+       {},
+       "missing-cuda-library",
+       {"libcusolver.so.10 ships with CUDA 10.1 to 11.0"}},
+      {"https://github.com/jax-ml/jax/issues/8289",
+       "W external/org_tensorflow/tensorflow/stream_executor/platform/default/dso_loader.cc:64] "
+       "Could not load dynamic library 'libcusolver.so.11'; dlerror: libcusolver.so.11: cannot "
+       "open shared object file: No such file or directory",
+       {},
+       "missing-cuda-library",
+       {"libcusolver.so.11 ships with CUDA 11.1 to 12.9", "pip install nvidia-cusolver-cu12"}},
+      {"https://github.com/fo40225/tensorflow-windows-wheel/issues/185",
+       "W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic "
+       "library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found",
+       {},
+       "missing-cuda-library",
+       {"cudart64_101.dll ships with CUDA 10.1"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.url);
+    auto e = explain(c.text);
+    for (auto [what, v] : c.facts) EXPECT_EQ(value(e, what), v) << what;
+    EXPECT_EQ(first_mode(e), c.mode);
+    for (const auto& s : c.says) EXPECT_NE(fix_text(e).find(s), std::string::npos) << fix_text(e);
+    EXPECT_EQ(fix_text(e).find("CUDA 101"), std::string::npos) << fix_text(e);
   }
 }
 
@@ -291,6 +378,82 @@ TEST(ToolFit, JaxCudnnTextGetsJaxsRemedy) {
   EXPECT_EQ(e.matches.front().tool, "jax");
   ASSERT_NE(e.matches.front().context, nullptr);
   EXPECT_EQ(e.matches.front().context->tool, "jax");
+}
+
+// Every pair of tools the fact reader knows: an error line that says nothing of its writer,
+// after a line tool A wrote, never gets tool B's fix. The lines A writes are shaped after real
+// logs; the error lines are real ones from the corpus (their URLs beside them) with the writer's
+// log prefix removed, one for each failure mode that has tool-specific fixes. The same line after
+// B's own line does get B's fix, so the matrix is not empty.
+TEST(ToolFit, NoToolPairGetsTheOtherToolsFix) {
+  const std::map<std::string, std::string> kWrites = {
+      {"container-toolkit", "nvidia-container-cli: initialization error: load library failed"},
+      {"llama.cpp", "ggml_cuda_init: found 1 CUDA devices:"},
+      {"onnxruntime",
+       "[E:onnxruntime:Default, provider_bridge_ort.cc:1480 TryGetProviderInfo_CUDA]"},
+      {"tensorrt",
+       "[TRT] [E] 1: [defaultAllocator.cpp::deallocate::61] Error Code 1: Cuda Runtime"},
+      {"tensorflow",
+       "I tensorflow/stream_executor/platform/default/dso_loader.cc:53] Successfully opened "
+       "dynamic library libcudart.so.11.0"},
+      {"jax", "File \"/env/lib/python3.10/site-packages/jax/_src/xla_bridge.py\", line 1"},
+      {"triton", "File \"/env/lib/python3.10/site-packages/triton/compiler/compiler.py\", line 1"},
+      {"nccl", "node1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>"},
+      {"cupy", "File \"/env/lib/python3.10/site-packages/cupy/_core/core.pyx\", line 1"},
+      {"bitsandbytes", "/env/lib/python3.10/site-packages/bitsandbytes/cextension.py:1: Warning"},
+      {"xformers", "File \"/env/lib/python3.10/site-packages/xformers/ops/fmha/__init__.py\""},
+      {"flash-attn", "File \"/env/lib/python3.10/site-packages/flash_attn/__init__.py\", line 3"},
+      {"vllm", "File \"/env/lib/python3.10/site-packages/vllm/engine/llm_engine.py\", line 1"},
+      {"sglang", "File \"/env/lib/python3.10/site-packages/sglang/srt/server.py\", line 1"},
+      {"comfyui", "File \"C:\\ComfyUI\\execution.py\", line 151, in recursive_execute"},
+      {"deepspeed", "File \"/env/lib/python3.10/site-packages/deepspeed/ops/op_builder/x.py\""},
+      {"cmake", "CMake Error at CMakeLists.txt:12 (project):"},
+      {"cuda-toolkit", "Cuda compilation tools, release 11.8, V11.8.89"},
+      {"nvidia-driver", "NVIDIA-SMI 535.54.03   Driver Version: 535.54.03   CUDA Version: 12.2"},
+      {"pytorch", "File \"/env/lib/python3.10/site-packages/torch/cuda/__init__.py\", line 1"},
+  };
+  const char* const kErrorLines[] = {
+      // googlecolab/colabtools#2377
+      "Device Variable Copying: no kernel image is available for execution on the device",
+      // googlecolab/colabtools#1748, colmap/colmap#2232
+      "nvcc fatal   : Unsupported gpu architecture 'compute_86'",
+      "nvcc fatal   : Unsupported gpu architecture 'compute_native'",
+      // Visual-Behavior/detr-tensorflow#8
+      "Could not load dynamic library 'libcusolver.so.10'; dlerror: libcusolver.so.10",
+      // nicehash/excavator#54
+      "CUDA error 'a PTX JIT compilation failed' in func 'get_device_bus_id_str' line 79",
+      // ggml-org/llama.cpp#18363
+      "error   : Instruction 'mma with block scale' not supported on .target 'sm_121'",
+      // YINYIPENG-EN/handpose_and_yolo#1, cupy/cupy#1048
+      "RuntimeError: nvrtc: error: invalid value for --gpu-architecture (-arch)",
+      "NVRTCError: NVRTC_ERROR_INVALID_OPTION (5)",
+      // localminimum/QANet#5
+      "could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR",
+      // bytedeco/javacpp-presets#565
+      "Loaded runtime CuDNN library: 7005 (compatibility version 7000) but source was compiled "
+      "with 7101 (compatibility version 7100)",
+  };
+  const auto& kb = KnowledgeBase::builtin();
+  ASSERT_EQ(kWrites.size(), kb.tools().size()) << "a line for every tool the reader knows";
+  std::set<std::string> own_fix_seen;
+  for (const auto& tool : kb.tools()) {
+    ASSERT_TRUE(kWrites.count(tool.id)) << tool.id;
+    const std::string& line = kWrites.at(tool.id);
+    EXPECT_TRUE(explain(line).facts.has_tool(tool.id)) << line;
+    for (const char* error : kErrorLines) {
+      auto e = explain(line + "\n" + error);
+      for (const auto& m : e.matches) {
+        if (!m.context || m.context->tool.empty()) continue;
+        bool own =
+            m.context->tool == tool.id || (m.context->tool == "pytorch" && tool.id == "comfyui");
+        EXPECT_TRUE(own) << tool.id << " wrote the text, " << m.context->tool
+                         << "'s fix chosen for " << m.mode->id << " on: " << error;
+        if (own) own_fix_seen.insert(m.context->tool);
+      }
+    }
+  }
+  for (const char* t : {"tensorflow", "jax", "pytorch", "onnxruntime", "llama.cpp", "cupy"})
+    EXPECT_TRUE(own_fix_seen.count(t)) << t << "'s own fix never chosen after its own line";
 }
 
 // Over every real text: a tool-specific fix is chosen only for its own tool's lines (or, for a

@@ -37,7 +37,8 @@ struct FailureMode {
   /// wrote is not this mode's.
   std::vector<std::string> tools;
   /// The fix computed from the text's facts and the catalog (explain/fixes.cpp): "driver-for-cuda",
-  /// "torch-for-gpu", "smem-for-gpu", "arch-list-for-gpu", "cudnn-versions", or "".
+  /// "torch-for-gpu", "smem-for-gpu", "arch-list-for-gpu", "cudnn-versions", "library-versions"
+  /// (JAX's checks of cuBLAS, cuSPARSE, ...), "missing-library", ..., or "".
   std::string compute;
   std::string cause;
   std::vector<std::string> confirm;           ///< smcompat commands that confirm it
