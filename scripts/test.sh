@@ -45,7 +45,8 @@ phase "fetch the real-world corpus"
 # ccache keys on the name it is called by (c++ and g++ are the same program but miss each
 # other), and with the same name the wheel's library objects are the default build's.
 export CC=${CC:-gcc} CXX=${CXX:-g++}
-cmake --preset default >/dev/null
+# (scripts/setup.sh may have configured build/ without them.)
+cmake --preset default -DSMCOMPAT_BUILD_TESTS=ON -DSMCOMPAT_BUILD_BENCH=ON >/dev/null
 cmake --build --preset default
 phase "build (default preset)"
 rc=0
