@@ -16,6 +16,10 @@ REASON = re.compile(r"^(SKIP\b.*|.*\bskip(?:s|ped|ping)?\b.*|.*\bmissing\b.*|.*n
 
 
 def reason_of(out: str) -> str:
+    return first_reason(out).removeprefix("SKIP: ")
+
+
+def first_reason(out: str) -> str:
     lines = [l.strip() for l in out.splitlines()]
     for i, line in enumerate(lines):  # GoogleTest: "path:line: Skipped" then the message
         if line.endswith(": Skipped") and i + 1 < len(lines) and lines[i + 1]:
@@ -51,7 +55,7 @@ def main() -> int:
             r[2] += failed
             r[3] += skipped
         if skipped:
-            skips.append((name, reason_of(out)))
+            skips.append((name, reason_of(out), labels.get(name, [])))
     width = max([len(l) for l in rows] + [5])
     print(f"\n== {title}: tests per label")
     print(f"{'label':<{width}}  {'run':>5}  {'passed':>6}  {'failed':>6}  {'skipped':>7}")
@@ -60,10 +64,18 @@ def main() -> int:
         print(f"{label:<{width}}  {run:>5}  {ok:>6}  {bad:>6}  {skip:>7}")
     if skips:
         print(f"-- {len(skips)} skipped, with the reason each printed:")
-        for name, why in skips:
+        for name, why, _ in skips:
             print(f"   {name}: {why}")
     else:
         print("-- nothing skipped")
+    # The oracle layer (real wheels, cuobjdump, real venvs) is what a green run is trusted for:
+    # when any of it did not run, say so where nobody can miss it, once per reason.
+    oracle = collections.Counter(why for _, why, names in skips if "corpus" in names)
+    if oracle:
+        total = sum(oracle.values())
+        print(f"!! {total} oracle test{'s' if total != 1 else ''} (label corpus) did not run:")
+        for why, n in oracle.most_common():
+            print(f"!!   {n} x {why}")
     return 0
 
 

@@ -73,10 +73,20 @@ def corpus_wheel(corpus: Path, prefix: str) -> Path:
     return found[0]
 
 
-def corpus_venv(corpus: Path, name: str) -> Path:
+def corpus_venv(corpus: Path, name: str, run: bool = False) -> Path:
+    """A corpus venv; with run=True, one whose interpreter a test runs with this smcompat in it."""
     venv = corpus / "venvs" / name
     if not (venv / "bin" / "python").exists():
         pytest.skip("corpus venv %s is missing (run scripts/fetch-corpus.sh)" % venv)
+    if run:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+        from corpus_venv import interpreter_skip_reason
+        why = interpreter_skip_reason(str(venv))
+        if why:
+            pytest.skip(why)
+        if sys.version_info[:2] != (3, 11):
+            pytest.skip("this pytest runs CPython %d.%d, whose smcompat extension does not load in %s's "
+                        "CPython 3.11" % (sys.version_info[0], sys.version_info[1], venv))
     return venv
 
 

@@ -213,7 +213,7 @@ def test_torch_is_never_imported_by_auto(monkeypatch):
 
 
 def test_real_torch_facts_in_the_corpus_venv(corpus):
-    venv = corpus_venv(corpus, "torch")
+    venv = corpus_venv(corpus, "torch", run=True)
     code = "import json, torch, smcompat._api as a; print(json.dumps(a.torch_info('auto')))"
     import subprocess
     p = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True,
@@ -305,7 +305,7 @@ def test_real_torch_on_the_fake_rtx5090(corpus, fake_driver_dir):
     names less than libtorch_cuda.so carries (sm_89, sm_90a, ... come from single-architecture
     kernels): that is not a contradiction, so no torch-* finding; the one warning is NVIDIA's
     cuFile, which ships no sm_120 SASS."""
-    venv = corpus_venv(corpus, "torch")
+    venv = corpus_venv(corpus, "torch", run=True)
     import subprocess
     env = python_env({"LD_LIBRARY_PATH": str(fake_driver_dir), "SMCOMPAT_FAKE_GPUS": "RTX 5090"})
     p = subprocess.run([str(venv / "bin" / "python"), "-m", "smcompat", "check", "--import", "torch",

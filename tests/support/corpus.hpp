@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,31 @@ inline std::filesystem::path site_packages(const std::filesystem::path& venv) {
         std::filesystem::is_directory(entry.path() / "site-packages"))
       return entry.path() / "site-packages";
   return {};
+}
+
+/// Empty when `venv`/bin/python is a CPython 3.11, which imports the locked wheels; otherwise
+/// why the tests that run it skip. fetch-corpus.sh installs the CPython 3.11 wheels whatever pip
+/// runs, and the venv's interpreter is a 3.11 only where the machine had one (pyvenv.cfg records
+/// its version). The Python twin is tests/support/corpus_venv.py.
+inline std::string venv_interpreter_skip_reason(const std::filesystem::path& venv) {
+  auto python = venv / "bin/python";
+  if (!std::filesystem::exists(python))
+    return "corpus cache missing: " + python.string() +
+           " (run scripts/fetch-corpus.sh, or set SMCOMPAT_CORPUS)";
+  std::ifstream cfg(venv / "pyvenv.cfg");
+  std::string line, version;
+  while (std::getline(cfg, line)) {
+    auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    auto key = line.substr(0, line.find_first_of(" =\t"));
+    auto value = line.find_first_not_of(" \t", eq + 1);
+    if (key == "version" && value != std::string::npos)
+      version = line.substr(value, line.find_last_not_of(" \t\r") + 1 - value);
+  }
+  if (version.starts_with("3.11.") || version == "3.11") return {};
+  return python.string() + " is CPython " + (version.empty() ? "?" : version) +
+         ": the corpus holds CPython 3.11 wheels, and no CPython 3.11 was found when the cache "
+         "was filled (SMCOMPAT_CORPUS_PYTHON311)";
 }
 
 /// Reads the open wheel member `zf` and closes it. An ELF file or an ar archive is written to

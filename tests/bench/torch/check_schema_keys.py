@@ -13,10 +13,13 @@ import sys
 source_dir = sys.argv[1]
 corpus = os.environ.get("SMCOMPAT_CORPUS") or os.path.join(
     os.environ.get("HOME", "/root"), ".cache/smcompat-corpus")
-python = os.path.join(corpus, "venvs/torch/bin/python")
-if not os.path.exists(python):
-    print(f"corpus cache missing: {python} (run scripts/fetch-corpus.sh, or set SMCOMPAT_CORPUS)")
+sys.path.insert(0, os.path.join(source_dir, "tests", "support"))
+from corpus_venv import interpreter_skip_reason  # noqa: E402
+why = interpreter_skip_reason(os.path.join(corpus, "venvs", "torch"))
+if why:
+    print("SKIP: " + why)
     sys.exit(77)
+python = os.path.join(corpus, "venvs/torch/bin/python")
 
 with open(os.path.join(source_dir, "data/bench/torch_bench.py"), encoding="utf-8") as f:
     script = f.read()

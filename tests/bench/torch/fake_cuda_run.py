@@ -18,11 +18,13 @@ source_dir = sys.argv[1]
 if len(sys.argv) == 2:  # the launcher: find the venv and run the check there
     corpus = os.environ.get("SMCOMPAT_CORPUS") or os.path.join(
         os.environ.get("HOME", "/root"), ".cache/smcompat-corpus")
-    python = os.path.join(corpus, "venvs/torch/bin/python")
-    if not os.path.exists(python):
-        print(f"corpus cache missing: {python} "
-              "(run scripts/fetch-corpus.sh, or set SMCOMPAT_CORPUS)")
+    sys.path.insert(0, os.path.join(source_dir, "tests", "support"))
+    from corpus_venv import interpreter_skip_reason
+    why = interpreter_skip_reason(os.path.join(corpus, "venvs", "torch"))
+    if why:
+        print("SKIP: " + why)
         sys.exit(77)
+    python = os.path.join(corpus, "venvs/torch/bin/python")
     sys.exit(subprocess.run([python, __file__, source_dir, "--in-venv"], timeout=240).returncode)
 
 import torch  # noqa: E402

@@ -4,29 +4,25 @@
 // document are checked on a machine without a GPU. Skips, naming the path, without the cache.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 
 #include "smcompat/bench/torch_runner.hpp"
+#include "support/corpus.hpp"
 
 namespace fs = std::filesystem;
 using namespace smcompat::bench;
+namespace testcorpus = smcompat::testcorpus;
 
 namespace {
 
-fs::path corpus_dir() {
-  if (const char* e = std::getenv("SMCOMPAT_CORPUS"); e && *e) return e;
-  const char* home = std::getenv("HOME");
-  return fs::path(home ? home : "/root") / ".cache/smcompat-corpus";
-}
+fs::path venv_python() { return testcorpus::corpus_dir() / "venvs/torch/bin/python"; }
 
-fs::path venv_python() { return corpus_dir() / "venvs/torch/bin/python"; }
-
-#define REQUIRE_VENV()                                               \
-  if (!fs::exists(venv_python()))                                    \
-  GTEST_SKIP() << "corpus cache missing: " << venv_python().string() \
-               << " (run scripts/fetch-corpus.sh, or set SMCOMPAT_CORPUS)"
+#define REQUIRE_VENV()                                                                     \
+  if (auto why = testcorpus::venv_interpreter_skip_reason(testcorpus::corpus_dir() /     \
+                                                          "venvs/torch");                \
+      !why.empty())                                                                        \
+  GTEST_SKIP() << why
 
 TorchOptions cpu_options(std::vector<std::string> rows) {
   TorchOptions o;
