@@ -18,10 +18,10 @@ namespace {
 
 fs::path venv_python() { return testcorpus::corpus_dir() / "venvs/torch/bin/python"; }
 
-#define REQUIRE_VENV()                                                                     \
-  if (auto why = testcorpus::venv_interpreter_skip_reason(testcorpus::corpus_dir() /     \
-                                                          "venvs/torch");                \
-      !why.empty())                                                                        \
+#define REQUIRE_VENV()                                                                        \
+  if (auto why =                                                                              \
+          testcorpus::venv_interpreter_skip_reason(testcorpus::corpus_dir() / "venvs/torch"); \
+      !why.empty())                                                                           \
   GTEST_SKIP() << why
 
 TorchOptions cpu_options(std::vector<std::string> rows) {
