@@ -46,7 +46,8 @@ phase "fetch the real-world corpus"
 # other), and with the same name the wheel's library objects are the default build's.
 export CC=${CC:-gcc} CXX=${CXX:-g++}
 # (scripts/setup.sh may have configured build/ without them.)
-cmake --preset default -DSMCOMPAT_BUILD_TESTS=ON -DSMCOMPAT_BUILD_BENCH=ON >/dev/null
+cmake --preset default -DSMCOMPAT_BUILD_TESTS=ON -DSMCOMPAT_BUILD_BENCH=ON \
+  -DSMCOMPAT_DEBUG_INFO=ON >/dev/null
 cmake --build --preset default
 phase "build (default preset)"
 rc=0
