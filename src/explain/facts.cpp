@@ -364,9 +364,17 @@ bool TextFacts::has_tool(std::string_view tool) const {
 }
 
 const GpuSeen* TextFacts::gpu() const {
+  const GpuSeen* first = nullptr;
   for (const auto& g : gpus)
-    if (g.cc) return &g;
-  return nullptr;
+    if (g.cc) {
+      first = &g;
+      break;
+    }
+  if (!first || !first->text.starts_with("capability ")) return first;
+  // "RTX 3090 with CUDA capability sm_86": the same GPU by its name reads better in a fix.
+  for (const auto& g : gpus)
+    if (g.cc == first->cc && !g.text.starts_with("capability ")) return &g;
+  return first;
 }
 
 std::string cudnn_version_text(std::string_view v) {

@@ -53,18 +53,30 @@ std::string wheel_channel(std::string_view cuda) {
   return v ? fmt::format("cu{}{}", v->major, v->minor) : std::string();
 }
 
-// The oldest torch release in the built-in wheel index whose x86_64 wheel runs natively on `cc`.
-std::optional<QueryRow> first_torch_for(ComputeCapability cc) {
+// The oldest torch release in the built-in wheel index whose x86_64 wheel runs natively on `cc`,
+// and the oldest torch release the index holds at all (it starts long after old GPUs' first
+// CUDA, so "the oldest with code for sm_86" is only a bound when older releases are there too).
+struct FirstTorch {
+  QueryRow row;
+  std::string index_oldest;
+};
+
+std::optional<FirstTorch> first_torch_for(ComputeCapability cc) {
   auto index = load_wheel_index("");
   if (!index) return std::nullopt;
   auto target = resolve_target(fmt::format("sm_{}", cc.arch()));
   if (!target) return std::nullopt;
   std::optional<QueryRow> oldest;
-  for (auto& row : query_index(**index, *target, "x86_64", {"torch"}))
+  std::string index_oldest;
+  for (auto& row : query_index(**index, *target, "x86_64", {"torch"})) {
+    if (index_oldest.empty() || compare_versions(row.version, index_oldest) < 0)
+      index_oldest = row.version;
     if (runs_natively(row.verdict.fit) &&
         (!oldest || compare_versions(row.version, oldest->version) < 0))
       oldest = row;
-  return oldest;
+  }
+  if (!oldest) return std::nullopt;
+  return FirstTorch{*oldest, index_oldest};
 }
 
 std::vector<std::string> driver_for_cuda(const TextFacts& f, const Catalog& catalog,
@@ -154,14 +166,24 @@ std::vector<std::string> torch_for_gpu(const TextFacts& f, const KnowledgeBase& 
         "{}: a torch built with CUDA {} or newer (the download.pytorch.org channel cu{}{} or "
         "newer) has code it runs (sm_{}); builds with an older CUDA cannot.",
         gpu_label(*g), first_cuda.to_string(), first_cuda.major, first_cuda.minor, base));
-    if (auto first = first_torch_for(g->cc)) {
+    if (auto ft = first_torch_for(g->cc)) {
+      const QueryRow* first = &ft->row;
       std::string channel = wheel_channel(first->cuda);
-      out.push_back(fmt::format(
-          "torch {} is the oldest release in smcompat's wheel index with native code for sm_{}{}: "
-          "pip install \"torch>={}\"{}.",
-          first->version, sm, first->cuda.empty() ? "" : " (CUDA " + first->cuda + " wheel)",
-          first->version,
-          channel.empty() ? "" : " --index-url https://download.pytorch.org/whl/" + channel));
+      std::string install = fmt::format(
+          "pip install \"torch>={}\"{}", first->version,
+          channel.empty() ? "" : " --index-url https://download.pytorch.org/whl/" + channel);
+      if (first->version == ft->index_oldest)
+        out.push_back(
+            fmt::format("Every torch release in smcompat's wheel index (torch {} and newer) has "
+                        "native code for "
+                        "sm_{}, and so does an older torch built with CUDA {} or newer: {}.",
+                        ft->index_oldest, sm, first_cuda.to_string(), install));
+      else
+        out.push_back(fmt::format(
+            "torch {} is the oldest release in smcompat's wheel index with native code for "
+            "sm_{}{}: {}.",
+            first->version, sm, first->cuda.empty() ? "" : " (CUDA " + first->cuda + " wheel)",
+            install));
     }
   }
   return out;
@@ -349,13 +371,39 @@ std::vector<std::string> library_versions(const TextFacts& f, const KnowledgeBas
   return out;
 }
 
+// A torch release the text names without its CUDA ("torch 2.0.1"), older than the first release
+// in the wheel index whose wheels carry the GPU's architecture, when the index holds older
+// releases without it (so the bound is the index's, not its starting point). A new architecture
+// is never dropped again, so an older release lacks it too.
+std::vector<std::string> torch_release_older_than_gpu(const TextFacts& f, const Catalog& catalog,
+                                                      const FixGpu& g) {
+  const VersionSeen* torch = f.version("torch");
+  const ArchInfo* arch = catalog.arch(g.cc.arch());
+  if (!torch || !arch || arch->last_cuda) return {};
+  auto ft = first_torch_for(g.cc);
+  if (!ft || ft->row.version == ft->index_oldest) return {};
+  // Only a release older than the whole index: a release inside it may have had another
+  // channel with the architecture (torch 2.7.0's cu128 wheels, not its default cu126 ones).
+  std::string version = torch->value.substr(0, torch->value.find('+'));
+  if (compare_versions(version, ft->index_oldest) >= 0 || !arch->first_cuda) return {};
+  const Version& need = *arch->first_cuda;
+  return {fmt::format(
+      "{}: torch {} predates every release in smcompat's wheel index, whose default wheels carry "
+      "sm_{} only from torch {}: it has no code for this GPU. Install a torch built with CUDA {} "
+      "or newer (the cu{}{} channel or newer): pip install \"torch>={}\" --index-url "
+      "https://download.pytorch.org/whl/cu{}{}.",
+      gpu_label(g), torch->value, g.cc.arch(), ft->row.version, need.to_string(), need.major,
+      need.minor, ft->index_oldest, need.major, need.minor)};
+}
+
 // Whatever the mode: a torch the text names, built with a CUDA older than the first that builds
 // the text's GPU, cannot run on it (a DDP/NCCL error on an RTX 5090 with torch 2.0+cu118).
 std::vector<std::string> torch_older_than_gpu(const TextFacts& f, const Catalog& catalog,
                                               const doctor::DoctorReport* doctor) {
   const VersionSeen* tc = f.version("torch_cuda");
   auto g = fix_gpu(f, doctor);
-  if (!tc || !g) return {};
+  if (!g) return {};
+  if (!tc) return torch_release_older_than_gpu(f, catalog, *g);
   const ArchInfo* arch = catalog.arch(g->cc.arch());
   auto v = Version::parse(tc->value);
   if (!arch || !arch->first_cuda || !v || !(*v < *arch->first_cuda)) return {};

@@ -283,6 +283,18 @@ const FixCase kFixCases[] = {
      "cuda error\nPyTorch version: 2.0.1+cu118\nGPU 0: NVIDIA GeForce RTX 5090\n",
      {"older than CUDA 12.8", "cu128"},
      {}},
+    {"the same DDP job naming torch 2.0.1 without its CUDA: a release older than the whole wheel "
+     "index, whose default wheels carry sm_120 only from a later release",
+     "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled "
+     "cuda error\ntorch 2.0.1\nGPU 0: NVIDIA GeForce RTX 5090\n",
+     {"torch 2.0.1 predates every release in smcompat's wheel index", "CUDA 12.8 or newer",
+      "whl/cu128"},
+     {}},
+    {"a GPU named beside its capability is named in the fix",
+     "NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current "
+     "PyTorch installation.",
+     {"GeForce RTX 3090 (sm_86)", "built with CUDA 11.0 or newer"},
+     {"capability 8.6 (sm_86)"}},
     {"Pascal's shared memory (sm_61: 48 KiB opt-in), never the RTX 50 figure",
      "GPU: NVIDIA GeForce GTX 1080\ntriton.runtime.errors.OutOfResources: out of resource: "
      "shared memory, Required: 65536, Hardware limit: 49152.",

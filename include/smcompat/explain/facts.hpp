@@ -69,7 +69,8 @@ struct TextFacts {
   /// Every distinct value stated for `what` (more than one is a conflict worth saying).
   std::vector<std::string> values(std::string_view what) const;
   bool has_tool(std::string_view tool) const;
-  /// The GPU the text is about: the first one with a known compute capability, else nullptr.
+  /// The GPU the text is about: the first one with a known compute capability (by its name when
+  /// the text also names a GPU of that capability), else nullptr.
   const GpuSeen* gpu() const;
 };
 
