@@ -52,7 +52,7 @@ constexpr VersionRule kVersionRules[] = {
     {R"(driver on your system is too old \(found version (\d{4,5})\))", {"cuda_driver", ""}},
     {R"(Driver Version:?\s*(\d{3}\.\d+(?:\.\d+)?))", {"driver", ""}},
     {R"(\bdriver(?: version)?:?\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b)", {"driver", ""}},
-    {R"(cuda>=\s*(\d+\.\d+))", {"cuda_required", ""}},
+    {R"(\bcuda\s*>=\s*(\d+\.\d+))", {"cuda_required", ""}},
     // The architecture a toolchain refused: nvcc's and ptxas's wording.
     {R"(Unsupported gpu architecture '(?:compute|sm)_(\d+)[af]?')", {"arch_refused", ""}},
     {R"(Value '(?:compute|sm)_(\d+)[af]?' is not defined for option)", {"arch_refused", ""}},

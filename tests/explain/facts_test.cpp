@@ -283,6 +283,10 @@ const FixCase kFixCases[] = {
      "cuda error\nPyTorch version: 2.0.1+cu118\nGPU 0: NVIDIA GeForce RTX 5090\n",
      {"older than CUDA 12.8", "cu128"},
      {}},
+    {"older toolkits write the requirement with spaces (NVIDIA/nvidia-docker#753)",
+     "nvidia-container-cli: requirement error: unsatisfied condition: cuda >= 9.2",
+     {"CUDA 9.2 needs NVIDIA driver 396.26"},
+     {}},
     {"the same DDP job naming torch 2.0.1 without its CUDA: a release older than the whole wheel "
      "index, whose default wheels carry sm_120 only from a later release",
      "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1275, unhandled "
