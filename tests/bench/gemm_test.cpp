@@ -19,6 +19,7 @@
 
 #include "fake_run.hpp"
 #include "smcompat/bench/cublaslt.hpp"
+#include "toolkit_targets.hpp"
 
 namespace smcompat::bench {
 namespace {
@@ -296,7 +297,8 @@ TEST(GemmData, RandomElementsAreFiniteAndNearOne) {
 
 // --- cuBLASLt loader ------------------------------------------------------------------------
 
-const char* kToolkitLt = "/usr/local/cuda/lib64/libcublasLt.so.13";
+// The installed toolkit's cuBLASLt (CUDA 13 or 12), empty without one.
+const std::string kToolkitLt = smcompat::bench::testtoolkit::toolkit_cublaslt();
 
 TEST(CublasLtLoader, StatusNames) {
   EXPECT_EQ(cl::status_name(15), "CUBLAS_STATUS_NOT_SUPPORTED");
@@ -353,12 +355,13 @@ TEST(CublasLtLoader, SearchOrder) {
 }
 
 TEST(CublasLtLoader, ToolkitLibraryVersion) {
-  if (!fs::exists(kToolkitLt)) GTEST_SKIP() << kToolkitLt << " not installed";
+  if (kToolkitLt.empty()) GTEST_SKIP() << "no toolkit cuBLASLt in /usr/local/cuda/lib64";
   auto lib = cl::Library::open(kToolkitLt, "toolkit");
   ASSERT_TRUE(lib.ok()) << lib.error().what;
-  // cublasLtGetVersion: major·10000 + minor·100 + patch; this toolkit ships cuBLAS 13.x.
-  EXPECT_EQ(lib->version() / 10000, 13u);
-  EXPECT_EQ(lib->version_string().substr(0, 3), "13.");
+  // cublasLtGetVersion: major·10000 + minor·100 + patch; the major is the soname's (.so.13: 13.x).
+  const unsigned major = std::stoul(kToolkitLt.substr(kToolkitLt.rfind('.') + 1));
+  EXPECT_EQ(lib->version() / 10000, major);
+  EXPECT_EQ(lib->version_string().substr(0, 3), std::to_string(major) + ".");
   EXPECT_EQ(lib->name(15), "CUBLAS_STATUS_NOT_SUPPORTED");
   EXPECT_EQ(lib->path(), kToolkitLt);
 }
@@ -367,7 +370,7 @@ TEST(CublasLtLoader, ToolkitLibraryVersion) {
 // driver that has no export tables cannot take the test binary down. The child writes the status
 // name (or why it got none) to a pipe.
 TEST(CublasLtLoader, CreateUnderTheFakeDriver) {
-  if (!fs::exists(kToolkitLt)) GTEST_SKIP() << kToolkitLt << " not installed";
+  if (kToolkitLt.empty()) GTEST_SKIP() << "no toolkit cuBLASLt in /usr/local/cuda/lib64";
   const std::string& fake = test::kFakeCuda;
   if (!fs::exists(fake)) GTEST_SKIP() << fake << " not built (target fake_cuda)";
   // test::in_child: the fake's configuration only, and "child failed: ..." if cuBLASLt crashed.

@@ -3,6 +3,7 @@
 // PTX load (the PTX by "JIT"), an sm_90 cubin forced on it fails with CUDA_ERROR_NO_BINARY_FOR_GPU
 // and becomes a recorded skip; the gemm suite records cublasLtCreate's status under the fake.
 // Each case runs in a forked child: the fake reads its GPU list once per process.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -14,8 +15,10 @@
 #include <vector>
 
 #include "bench/fake_run.hpp"
+#include "bench/toolkit_targets.hpp"
 #include "smcompat/bench/gemm.hpp"
 #include "smcompat/bench/jit.hpp"
+#include "smcompat/bench/kernels.hpp"
 #include "smcompat/bench/suites.hpp"
 
 namespace smcompat::bench {
@@ -80,8 +83,17 @@ class FakeDriverSuites : public ::testing::Test {
       GTEST_SKIP() << "fake driver not built (targets fake_cuda fake_nvml)";
     }
   }
-  // The jit tests expect nvcc 13.0's images.
-  static bool skip_without_images() { return kernel_images_toolkit() != "13.0"; }
+  // The jit tests need these images, which every nvcc from CUDA 12.8 on builds: why not, or "".
+  static std::string missing_images() {
+    if (kernel_images().empty())
+      return "built without bench kernels: " + std::string(kernel_images_absent_reason());
+    for (const char* t :
+         {"sm_90", "sm_120", "compute_75", "compute_80", "compute_89", "compute_90"})
+      if (!find_kernel_image(*SmTarget::parse(t)))
+        return fmt::format("the bench kernels built by nvcc {} have no {} image",
+                           kernel_images_toolkit(), t);
+    return {};
+  }
   // The gemm suite's lines for `precision` on a fake H100, cuBLASLt looked for at `library` only.
   static std::vector<std::string> gemm_on_fake_h100(const std::string& library,
                                                     Precision precision) {
@@ -95,7 +107,7 @@ class FakeDriverSuites : public ::testing::Test {
 };
 
 #define SKIP_WITHOUT_IMAGES() \
-  if (skip_without_images()) GTEST_SKIP() << "images not built by nvcc 13.0"
+  if (auto why = missing_images(); !why.empty()) GTEST_SKIP() << why
 
 // Without embedded kernels (an nvcc-less build) the variants are skips: jit_test.cpp's
 // JitVariants test calls jit_variants() with no images, so no build leaves that untested.
@@ -147,10 +159,10 @@ TEST_F(FakeDriverSuites, JitOnH100AndRtx5090) {
 }
 
 TEST_F(FakeDriverSuites, GemmUnderTheFakeDriverIsRecordedSkips) {
-  if (!std::filesystem::exists("/usr/local/cuda/lib64/libcublasLt.so.13")) {
-    GTEST_SKIP() << "no toolkit cuBLASLt";
-  }
-  const auto lines = gemm_on_fake_h100("/usr/local/cuda/lib64/libcublasLt.so.13", Precision::kBf16);
+  const std::string lt = testtoolkit::toolkit_cublaslt();
+  if (lt.empty())
+    GTEST_SKIP() << "no toolkit cuBLASLt (/usr/local/cuda/lib64/libcublasLt.so.13 or .12)";
+  const auto lines = gemm_on_fake_h100(lt, Precision::kBf16);
   ASSERT_FALSE(lines.empty());
   // Whatever cuBLASLt makes of the fake, every row is a skip with its status, none crashes.
   for (const auto& l : lines) {

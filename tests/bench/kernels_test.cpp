@@ -17,6 +17,7 @@
 #include "smcompat/binary/ptx_header.hpp"
 #include "smcompat/catalog/catalog.hpp"
 #include "smcompat/util/strings.hpp"
+#include "toolkit_targets.hpp"
 
 namespace smcompat::bench {
 namespace {
@@ -38,37 +39,9 @@ TEST(BenchKernels, EmptyOnlyWithAReason) {
   EXPECT_TRUE(kernel_images_absent_reason().empty());
 }
 
-// What the toolkit that built the images says it builds: `nvcc --list-gpu-code`'s plain sm_XY
-// from sm_75 on, then the PTX levels of SMCOMPAT_BENCH_PTX_ARCHS (comma-separated here); empty when
-// nvcc cannot be run.
-std::vector<std::string> expected_targets() {
-  std::vector<std::string> out;
-  std::string command = std::string(SMCOMPAT_TEST_NVCC) + " --list-gpu-code 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return out;
-  std::string listing;
-  for (char buf[256]; fgets(buf, sizeof buf, pipe.get());) listing += buf;
-  std::istringstream lines(listing);
-  for (std::string code; std::getline(lines, code);) {
-    code = std::string(trim(code));
-    if (code.size() > 3 && code.starts_with("sm_") &&
-        std::all_of(code.begin() + 3, code.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-        std::stoi(code.substr(3)) >= 75)
-      out.push_back(code);
-  }
-  if (out.empty()) return out;
-  // The images are in arch order; nvcc lists sm_110 before sm_103.
-  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
-    return std::stoi(a.substr(3)) < std::stoi(b.substr(3));
-  });
-  for (const auto& arch : split(SMCOMPAT_TEST_BENCH_PTX_ARCHS, ','))
-    out.push_back("compute_" + std::string(arch));
-  return out;
-}
-
 TEST(BenchKernels, BuildsEveryArchItsNvccLists) {
   if (kernel_images().empty()) GTEST_SKIP() << kernel_images_absent_reason();
-  auto expected = expected_targets();
+  auto expected = testtoolkit::nvcc_bench_targets();
   if (expected.empty()) GTEST_SKIP() << SMCOMPAT_TEST_NVCC << " --list-gpu-code gave nothing here";
   EXPECT_EQ(targets(), expected);
   if (kernel_images_toolkit() == "13.0")  // and, for the toolkit the project is built with, by name
@@ -158,27 +131,43 @@ TEST(BenchKernels, LabelsAndLookup) {
 }
 
 TEST(BenchKernels, ChooseAsTheDriverWould) {
-  if (kernel_images_toolkit() != "13.0") GTEST_SKIP() << "images not built by nvcc 13.0";
+  // The choices follow from the targets the installed nvcc builds (CUDA 12.x or 13.x): each case
+  // runs where its SASS is among them.
+  if (kernel_images().empty()) GTEST_SKIP() << kernel_images_absent_reason();
+  const auto built = testtoolkit::nvcc_bench_targets();
+  if (built.empty()) GTEST_SKIP() << SMCOMPAT_TEST_NVCC << " --list-gpu-code gave nothing here";
+  const auto has = [&](const std::string& t) {
+    return std::find(built.begin(), built.end(), t) != built.end();
+  };
   const auto chose = [](ComputeCapability cc, std::optional<Version> cuda = std::nullopt) {
     auto r = choose_kernel_image(cc, cuda);
     return r.ok() ? r->image->target.to_string() : "error: " + r.error().what;
   };
-  EXPECT_EQ(chose({9, 0}), "sm_90");
-  EXPECT_EQ(chose({12, 0}), "sm_120");
-  EXPECT_EQ(chose({12, 1}), "sm_121");
-  EXPECT_EQ(chose({8, 9}), "sm_89");
-  // 10.7 has no SASS from nvcc 13.0 and no compatible lower minor besides sm_100/sm_103:
-  // the highest compatible cubin wins.
-  EXPECT_EQ(chose({10, 7}), "sm_103");
-  // 12.2 (hypothetical): sm_121 is the newest compatible cubin.
-  EXPECT_EQ(chose({12, 2}), "sm_121");
-  // A major nothing was built for: the newest PTX that can JIT.
-  EXPECT_EQ(chose({13, 0}), "compute_90");
-  // That PTX is ISA 9.0: a driver for CUDA 12.8 cannot JIT it.
-  EXPECT_NE(chose({13, 0}, Version{12, 8})
-                .find("error: no embedded bench kernel image runs on "
-                      "13.0"),
-            std::string::npos);
+  int checked = 0;
+  for (const auto& [cc, sass] : std::vector<std::pair<ComputeCapability, std::string>>{
+           {{9, 0}, "sm_90"}, {{12, 0}, "sm_120"}, {{12, 1}, "sm_121"}, {{8, 9}, "sm_89"}}) {
+    if (!has(sass)) continue;
+    EXPECT_EQ(chose(cc), sass);
+    ++checked;
+  }
+  EXPECT_GE(checked, 2);  // sm_89 and sm_90 from CUDA 11.8 on
+  // 10.7 has no SASS of its own (no nvcc builds sm_107): the highest compatible cubin, an older
+  // minor of 10.x, wins (sm_103 from CUDA 12.9 on, sm_100 before).
+  if (has("sm_103"))
+    EXPECT_EQ(chose({10, 7}), "sm_103");
+  else if (has("sm_100"))
+    EXPECT_EQ(chose({10, 7}), "sm_100");
+  // 12.2 (hypothetical): the newest 12.x cubin is the newest compatible one.
+  if (has("sm_121")) EXPECT_EQ(chose({12, 2}), "sm_121");
+  // A major nothing was built for: the newest PTX that can JIT (SMCOMPAT_BENCH_PTX_ARCHS).
+  EXPECT_EQ(chose({13, 0}), built.back());
+  // That PTX is this toolkit's ISA: a driver older than the toolkit cannot JIT it.
+  auto toolkit = Version::parse(kernel_images_toolkit());
+  ASSERT_TRUE(toolkit) << kernel_images_toolkit();
+  if (Version{12, 8} < *toolkit)
+    EXPECT_NE(
+        chose({13, 0}, Version{12, 8}).find("error: no embedded bench kernel image runs on 13.0"),
+        std::string::npos);
   EXPECT_NE(chose({7, 0}).find("error:"), std::string::npos);
 }
 
