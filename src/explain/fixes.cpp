@@ -429,7 +429,8 @@ std::pair<std::string, std::string> library_and_soname(const std::string& file) 
   if (so != std::string::npos) {
     std::string rest = name.substr(so + 3);  // ".9.1.0"
     if (rest.size() > 1) {
-      auto parts = split(rest.substr(1), '.');
+      const std::string numbers = rest.substr(1);  // split() views into it: keep it alive
+      auto parts = split(numbers, '.');
       soname = std::string(parts[0]);
       // Before CUDA 10.1 (and the runtime until 11.x) the soname was the CUDA version.
       if (parts.size() >= 2 && !parts[1].empty() && parts[0] != "1")
