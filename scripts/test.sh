@@ -50,6 +50,14 @@ cmake --preset default -DSMCOMPAT_BUILD_TESTS=ON -DSMCOMPAT_BUILD_BENCH=ON \
   -DSMCOMPAT_DEBUG_INFO=ON >/dev/null
 cmake --build --preset default
 phase "build (default preset)"
+# The aarch64 CLI (DGX Spark GB10, Grace), cross-built with Debian's toolchain, for tests/aarch64:
+# under qemu-aarch64 it must answer as the x86_64 build does. Only the CLI and the shim, without
+# debug information (the preset says so).
+if [ "$(uname -m)" = x86_64 ] && command -v aarch64-linux-gnu-g++ >/dev/null; then
+  cmake --preset aarch64 >/dev/null
+  cmake --build --preset aarch64
+  phase "build (aarch64 preset, cross)"
+fi
 rc=0
 ctest --preset default --output-junit "$PWD/build/ctest-junit.xml" "$@" || rc=$?
 phase "tests (default preset)"
@@ -67,6 +75,7 @@ if [ "${SMCOMPAT_SKIP_ASAN:-0}" != "1" ]; then
   #   python    the wheel is built by pip, not by this preset;
   #   deploy, format, layering, gpu-kit, browser   shell, YAML, clang-format, compile-only
   #             checks, nvcc and a headless browser: no sanitized C++ runs in them;
+  #   aarch64   the cross-built CLI under qemu against the default build's, not sanitized code;
   #   IndexBuild.*, IndexBuildCli.*   a few hundred pip runs against a local repository: the
   #             time is pip's; the wheel and record code they reach is unit-tested here.
   #   ToolFit.*, MinedErrors.*, RealErrors.*   explain's scores over ~900 real error texts: the
@@ -76,7 +85,7 @@ if [ "${SMCOMPAT_SKIP_ASAN:-0}" != "1" ]; then
   #   PtxToolkit.EveryEmbeddedPtxImage...   every PTX image of the toolkit through the parser
   #             that ptx_fuzz and the PTX unit tests run here (420 s under ASan for no new path).
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --preset asan -LE '^(corpus|python|deploy|format|layering|gpu-kit|browser)$' \
+    ctest --preset asan -LE '^(corpus|python|deploy|format|layering|gpu-kit|browser|aarch64)$' \
     -E '^(IndexBuild(Cli)?|ToolFit|MinedErrors|RealErrors)\.|^Redact\.HostileMegabyteLinesAreLinear$|^PtxToolkit\.EveryEmbeddedPtxImage' \
     --output-junit "$PWD/build-asan/ctest-junit.xml" "$@" || rc=$?
   phase "tests (asan preset)"
