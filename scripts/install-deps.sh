@@ -7,7 +7,7 @@
 #                                     the `aarch64` preset (on an x86_64 machine; part of the default)
 set -euo pipefail
 build=(cmake ninja-build g++ pkg-config ccache libzstd-dev liblz4-dev libzip-dev zlib1g-dev
-       libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev libarchive-dev libre2-dev)
+       libcli11-dev libfmt-dev nlohmann-json3-dev libssl-dev libarchive-dev libre2-dev libisal-dev)
 # The test suite adds: GoogleTest and Google Benchmark, clang with its sanitizer and libFuzzer
 # runtimes, clang-format and shellcheck (the format and script checks), zip and libpng (fixtures,
 # the bench plot), Python for the wheel and the scripts, chart.js and chromium (the HTML pages in a

@@ -11,8 +11,10 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <optional>
 
 #include "inventory_internal.hpp"
+#include "member_inflate.hpp"
 #include "smcompat/binary/elf.hpp"
 #include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/mapped_file.hpp"
@@ -232,7 +234,19 @@ void walk_zip(ByteView bytes, Backing backing, const std::string& path, const st
       sink(std::move(minv), {});
       continue;
     }
-    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(zip_fopen_index(z.get(), i, 0), zip_fclose);
+    // Deflated members are inflated by ISA-L from their stored bytes (member_inflate.hpp), which
+    // then checks the CRC and size as libzip would; stored, other and encrypted members go
+    // through libzip.
+#if defined(SMCOMPAT_HAVE_ISAL)
+    const bool deflated =
+        (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_DEFLATE &&
+        (st.valid & ZIP_STAT_CRC) &&
+        (!(st.valid & ZIP_STAT_ENCRYPTION_METHOD) || st.encryption_method == ZIP_EM_NONE);
+#else
+    const bool deflated = false;  // built without ISA-L (SMCOMPAT_ISAL=OFF): libzip inflates
+#endif
+    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(
+        zip_fopen_index(z.get(), i, deflated ? ZIP_FL_COMPRESSED : 0), zip_fclose);
     if (!f) {
       minv.errors.push_back(
           make_error(fmt::format("zip member cannot be opened: {}", zip_strerror(z.get()))));
@@ -249,9 +263,14 @@ void walk_zip(ByteView bytes, Backing backing, const std::string& path, const st
     // The zip's compressed pages are done with once inflated: in a file mapping they are dropped
     // every 16 MiB of output, so a 300 MB member does not keep 300 MB of the wheel resident.
     uint64_t since_release = 0;
+    std::optional<detail::MemberInflater> inflater;
+#if defined(SMCOMPAT_HAVE_ISAL)
+    if (deflated) inflater.emplace(f.get());
+#endif
     SpooledBytes data = SpooledBytes::read(
         [&](uint8_t* buffer, uint64_t capacity) {
-          auto r = static_cast<int64_t>(zip_fread(f.get(), buffer, capacity));
+          auto r = inflater ? inflater->pull(buffer, capacity)
+                            : static_cast<int64_t>(zip_fread(f.get(), buffer, capacity));
           if (backing == Backing::kFileMapping && r > 0 &&
               (since_release += static_cast<uint64_t>(r)) >= (16u << 20)) {
             release_mapped_pages(bytes);
@@ -261,11 +280,17 @@ void walk_zip(ByteView bytes, Backing backing, const std::string& path, const st
         },
         st.size, plausible);
     if (backing == Backing::kFileMapping) release_mapped_pages(bytes);
-    if (!data.spool_error().empty() || data.failed() || data.size() != st.size) {
-      // libzip verifies the CRC and the declared size: a member that lies about either ends here.
+    // libzip's reader, or the inflater, verifies the CRC and the declared size: a member that
+    // lies about either ends here.
+    std::string inflate_end;
+    if (inflater && data.spool_error().empty() && !data.failed() && data.size() == st.size)
+      inflate_end = inflater->check_end(st.size, st.crc);
+    if (!data.spool_error().empty() || data.failed() || data.size() != st.size ||
+        !inflate_end.empty()) {
       std::string why = !data.spool_error().empty() ? data.spool_error()
-                        : data.failed()             ? zip_file_strerror(f.get())
-                                                    : "short read";
+                        : data.failed() ? (inflater ? inflater->why() : zip_file_strerror(f.get()))
+                        : !inflate_end.empty() ? inflate_end
+                                               : "short read";
       minv.errors.push_back(make_error(
           fmt::format("zip member does not match its declared size of {} bytes (read "
                       "{}): {}",

@@ -513,6 +513,16 @@ TEST(Malformed, ZipMembersLyingAboutTheirSize) {
          size_t data = at.local + 30 + get16(b, at.local + 26) + get16(b, at.local + 28);
          std::memset(b.data() + data + 1000, 0xff, 512);
        }},
+      {"CRC-32 of other bytes (central + local)",
+       [&](Bytes& b) {
+         put32(b, at.central + 16, get32(b, at.central + 16) ^ 0x00010000u);
+         put32(b, at.local + 14, get32(b, at.local + 14) ^ 0x00010000u);
+       }},
+      {"stored bytes end inside the deflate stream (compressed size halved)",
+       [&](Bytes& b) {
+         put32(b, at.central + 20, get32(b, at.central + 20) / 2);
+         put32(b, at.local + 18, get32(b, at.local + 18) / 2);
+       }},
   };
   auto whole = inspect(good, name, false);
   for (const auto& c : cases) {
@@ -560,6 +570,42 @@ Bytes wheel_declaring(uint32_t size) {
   put32(bad, at.central + 24, size);
   put32(bad, at.local + 22, size);
   return bad;
+}
+
+// The member's deflated bytes are inflated by ISA-L where the build has it (SMCOMPAT_ISAL), which
+// must check what libzip's reader checks; each lie is named.
+TEST(Malformed, ZipMemberChecksNameTheReason) {
+  SMCOMPAT_REQUIRE_FIXTURES();
+  const Bytes good = testing::read_bytes(fixture(kWheel));
+  ZipOffsets at = find_member(good, kWheelSo);
+  ASSERT_NE(at.central, 0u);
+  ASSERT_EQ(get16(good, at.central + 10), 8u) << "the member is not deflated";
+  auto error_of = [&](const Bytes& bad) {
+    std::string all;
+    for (const auto& f : inspect_buffer(ByteView(bad.data(), bad.size()), kWheel, {}))
+      for (const auto& e : f.errors)
+        if (e.file == kWheel + "!" + kWheelSo) all += e.what + "\n";
+    return all;
+  };
+  Bytes crc = good;
+  put32(crc, at.central + 16, get32(crc, at.central + 16) ^ 1u);
+  put32(crc, at.local + 14, get32(crc, at.local + 14) ^ 1u);
+  const std::string crc_error = error_of(crc);
+#if defined(SMCOMPAT_HAVE_ISAL)
+  EXPECT_NE(crc_error.find("CRC-32"), std::string::npos) << crc_error;
+#else
+  EXPECT_NE(crc_error.find("CRC error"), std::string::npos) << crc_error;
+#endif
+  Bytes cut = good;
+  put32(cut, at.central + 20, get32(cut, at.central + 20) / 2);
+  put32(cut, at.local + 18, get32(cut, at.local + 18) / 2);
+  const std::string cut_error = error_of(cut);
+  EXPECT_NE(cut_error.find("does not match its declared size"), std::string::npos) << cut_error;
+#if defined(SMCOMPAT_HAVE_ISAL)
+  EXPECT_NE(cut_error.find("the stored bytes end inside the deflate stream"), std::string::npos)
+      << cut_error;
+#endif
+  EXPECT_TRUE(error_of(good).empty()) << error_of(good);
 }
 
 TEST(Malformed, ZipMemberAboveTheLimit) {
