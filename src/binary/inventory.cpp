@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <future>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -196,36 +198,154 @@ struct ZipCloser {
   void operator()(zip_t* z) const { zip_discard(z); }
 };
 
-void walk_zip(ByteView bytes, Backing backing, const std::string& path, const std::string& member,
-              const InspectOptions& opt, int depth, const Sink& sink, FileInventory& self) {
+// The zip in `bytes` opened by libzip, or the error (at offset 0) why not.
+std::unique_ptr<zip_t, ZipCloser> open_zip(ByteView bytes, std::optional<Error>& error) {
   zip_error_t err;
   zip_error_init(&err);
   zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
-  if (!src) {
-    self.errors.push_back(bytes.error_at(0, fmt::format("zip: {}", zip_error_strerror(&err))));
-    zip_error_fini(&err);
-    return;
-  }
-  std::unique_ptr<zip_t, ZipCloser> z(zip_open_from_source(src, ZIP_RDONLY, &err));
+  std::unique_ptr<zip_t, ZipCloser> z(src ? zip_open_from_source(src, ZIP_RDONLY, &err) : nullptr);
   if (!z) {
-    zip_source_free(src);
-    self.errors.push_back(bytes.error_at(0, fmt::format("zip: {}", zip_error_strerror(&err))));
-    zip_error_fini(&err);
-    return;
+    if (src) zip_source_free(src);
+    error = bytes.error_at(0, fmt::format("zip: {}", zip_error_strerror(&err)));
   }
   zip_error_fini(&err);
+  return z;
+}
+
+// One member's bytes, or why they could not be read (the text of its one error).
+struct MemberBytes {
+  SpooledBytes data;
+  std::string error;
+};
+
+// Reads member `index` (its stat `st`) of the zip `z` over `bytes`. Callable from any thread
+// with a zip_t of its own.
+MemberBytes read_member(zip_t* z, zip_int64_t index, const zip_stat_t& st, ByteView bytes,
+                        Backing backing) {
+  MemberBytes out;
+  // Deflated members are inflated by ISA-L from their stored bytes (member_inflate.hpp), which
+  // then checks the CRC and size as libzip would; stored, other and encrypted members go
+  // through libzip.
+#if defined(SMCOMPAT_HAVE_ISAL)
+  const bool deflated =
+      (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_DEFLATE &&
+      (st.valid & ZIP_STAT_CRC) &&
+      (!(st.valid & ZIP_STAT_ENCRYPTION_METHOD) || st.encryption_method == ZIP_EM_NONE);
+#else
+  const bool deflated = false;  // built without ISA-L (SMCOMPAT_ISAL=OFF): libzip inflates
+#endif
+  std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(
+      zip_fopen_index(z, index, deflated ? ZIP_FL_COMPRESSED : 0), zip_fclose);
+  if (!f) {
+    out.error = fmt::format("zip member cannot be opened: {}", zip_strerror(z));
+    return out;
+  }
+  // Memory follows the bytes that really arrive, not the declared size (a 350 KB wheel may
+  // declare a 3.75 GiB member), and deflate makes at most 1032:1 of the stored bytes; a large
+  // member goes to a temporary file whose pages the walk drops as it finishes with them.
+  const uint64_t plausible = (st.valid & ZIP_STAT_COMP_SIZE)
+                                 ? std::min<uint64_t>(st.size, st.comp_size * 1032 + 4096)
+                                 : std::min<uint64_t>(st.size, 16 << 20);
+  // The zip's compressed pages are done with once inflated: in a file mapping they are dropped
+  // every 16 MiB of output, so a 300 MB member does not keep 300 MB of the wheel resident.
+  uint64_t since_release = 0;
+  std::optional<detail::MemberInflater> inflater;
+#if defined(SMCOMPAT_HAVE_ISAL)
+  if (deflated) inflater.emplace(f.get());
+#endif
+  out.data = SpooledBytes::read(
+      [&](uint8_t* buffer, uint64_t capacity) {
+        auto r = inflater ? inflater->pull(buffer, capacity)
+                          : static_cast<int64_t>(zip_fread(f.get(), buffer, capacity));
+        if (backing == Backing::kFileMapping && r > 0 &&
+            (since_release += static_cast<uint64_t>(r)) >= (16u << 20)) {
+          release_mapped_pages(bytes);
+          since_release = 0;
+        }
+        return r;
+      },
+      st.size, plausible);
+  if (backing == Backing::kFileMapping) release_mapped_pages(bytes);
+  // libzip's reader, or the inflater, verifies the CRC and the declared size: a member that
+  // lies about either ends here.
+  const SpooledBytes& data = out.data;
+  std::string inflate_end;
+  if (inflater && data.spool_error().empty() && !data.failed() && data.size() == st.size)
+    inflate_end = inflater->check_end(st.size, st.crc);
+  if (!data.spool_error().empty() || data.failed() || data.size() != st.size ||
+      !inflate_end.empty()) {
+    std::string why = !data.spool_error().empty() ? data.spool_error()
+                      : data.failed() ? (inflater ? inflater->why() : zip_file_strerror(f.get()))
+                      : !inflate_end.empty() ? inflate_end
+                                             : "short read";
+    out.error = fmt::format("zip member does not match its declared size of {} bytes (read {}): {}",
+                            st.size, data.failed() ? -1 : static_cast<int64_t>(data.size()), why);
+  }
+  return out;
+}
+
+// Members whose stored bytes reach this size are inflated ahead, on other cores, while the walk
+// goes on in order: torch's wheel holds libtorch_cuda.so (345 MB stored) and libtorch_cpu.so
+// (115 MB), which one core inflated one after the other.
+constexpr uint64_t kInflateAheadBytes = 16ull << 20;
+// At most this many members in flight at once: each may hold up to SpooledBytes::kMemoryLimit
+// in memory (larger ones go to temporary files).
+constexpr unsigned kMaxInflateAhead = 4;
+
+void walk_zip(ByteView bytes, Backing backing, const std::string& path, const std::string& member,
+              const InspectOptions& opt, int depth, const Sink& sink, FileInventory& self) {
+  std::optional<Error> open_error;
+  auto z = open_zip(bytes, open_error);
+  if (!z) {
+    self.errors.push_back(std::move(*open_error));
+    return;
+  }
+  struct Candidate {
+    zip_int64_t index;
+    zip_stat_t st;
+  };
+  std::vector<Candidate> candidates;
   zip_int64_t n = zip_get_num_entries(z.get(), 0);
   for (zip_int64_t i = 0; i < n; ++i) {
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat_index(z.get(), i, 0, &st) != 0 || !st.name) continue;
-    std::string name = st.name;
-    if (!name_is_candidate(name)) continue;
-    std::string sub = member.empty() ? name : member + "!" + name;
+    if (name_is_candidate(st.name)) candidates.push_back({i, st});
+  }
+  auto within_limit = [&](const zip_stat_t& st) {
+    return (st.valid & ZIP_STAT_SIZE) && st.size <= opt.max_member_bytes;
+  };
+  auto large = [&](const zip_stat_t& st) {
+    return within_limit(st) && (st.valid & ZIP_STAT_COMP_SIZE) &&
+           st.comp_size >= kInflateAheadBytes;
+  };
+  // Large members are read by worker threads, each with a zip_t of its own over the same bytes
+  // (libzip's handles are not shared between threads), in order, at most `ahead` at a time.
+  const unsigned jobs = opt.jobs == 0 ? default_jobs() : opt.jobs;
+  const unsigned ahead = std::min(jobs, kMaxInflateAhead);
+  std::deque<std::pair<size_t, std::future<MemberBytes>>> in_flight;
+  size_t next_large = 0;  // candidates before this one were looked at for launching
+  auto launch_ahead = [&](size_t from) {
+    next_large = std::max(next_large, from);
+    while (ahead > 1 && in_flight.size() < ahead && next_large < candidates.size()) {
+      const size_t c = next_large++;
+      if (!large(candidates[c].st)) continue;
+      in_flight.emplace_back(c, std::async(std::launch::async, [&, c] {
+                               std::optional<Error> error;
+                               auto own = open_zip(bytes, error);
+                               if (!own) return MemberBytes{{}, error->what};
+                               return read_member(own.get(), candidates[c].index, candidates[c].st,
+                                                  bytes, backing);
+                             }));
+    }
+  };
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const zip_stat_t& st = candidates[c].st;
+    std::string sub = member.empty() ? std::string(st.name) : member + "!" + st.name;
     FileInventory minv;
     minv.path = path;
     minv.member = sub;
-    if (!(st.valid & ZIP_STAT_SIZE) || st.size > opt.max_member_bytes) {
+    if (!within_limit(st)) {
       minv.errors.push_back(
           make_error(fmt::format("zip member declares {} bytes, above the {}-byte "
                                  "limit; not read",
@@ -234,73 +354,23 @@ void walk_zip(ByteView bytes, Backing backing, const std::string& path, const st
       sink(std::move(minv), {});
       continue;
     }
-    // Deflated members are inflated by ISA-L from their stored bytes (member_inflate.hpp), which
-    // then checks the CRC and size as libzip would; stored, other and encrypted members go
-    // through libzip.
-#if defined(SMCOMPAT_HAVE_ISAL)
-    const bool deflated =
-        (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_DEFLATE &&
-        (st.valid & ZIP_STAT_CRC) &&
-        (!(st.valid & ZIP_STAT_ENCRYPTION_METHOD) || st.encryption_method == ZIP_EM_NONE);
-#else
-    const bool deflated = false;  // built without ISA-L (SMCOMPAT_ISAL=OFF): libzip inflates
-#endif
-    std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> f(
-        zip_fopen_index(z.get(), i, deflated ? ZIP_FL_COMPRESSED : 0), zip_fclose);
-    if (!f) {
-      minv.errors.push_back(
-          make_error(fmt::format("zip member cannot be opened: {}", zip_strerror(z.get()))));
+    launch_ahead(c);
+    MemberBytes read;
+    if (!in_flight.empty() && in_flight.front().first == c) {
+      read = in_flight.front().second.get();
+      in_flight.pop_front();
+      launch_ahead(c + 1);
+    } else {
+      read = read_member(z.get(), candidates[c].index, st, bytes, backing);
+    }
+    if (!read.error.empty()) {
+      minv.errors.push_back(make_error(std::move(read.error)));
       for (auto& e : minv.errors) e.in_file(minv.display_name());
       sink(std::move(minv), {});
       continue;
     }
-    // Memory follows the bytes that really arrive, not the declared size (a 350 KB wheel may
-    // declare a 3.75 GiB member), and deflate makes at most 1032:1 of the stored bytes; a large
-    // member goes to a temporary file whose pages the walk drops as it finishes with them.
-    const uint64_t plausible = (st.valid & ZIP_STAT_COMP_SIZE)
-                                   ? std::min<uint64_t>(st.size, st.comp_size * 1032 + 4096)
-                                   : std::min<uint64_t>(st.size, 16 << 20);
-    // The zip's compressed pages are done with once inflated: in a file mapping they are dropped
-    // every 16 MiB of output, so a 300 MB member does not keep 300 MB of the wheel resident.
-    uint64_t since_release = 0;
-    std::optional<detail::MemberInflater> inflater;
-#if defined(SMCOMPAT_HAVE_ISAL)
-    if (deflated) inflater.emplace(f.get());
-#endif
-    SpooledBytes data = SpooledBytes::read(
-        [&](uint8_t* buffer, uint64_t capacity) {
-          auto r = inflater ? inflater->pull(buffer, capacity)
-                            : static_cast<int64_t>(zip_fread(f.get(), buffer, capacity));
-          if (backing == Backing::kFileMapping && r > 0 &&
-              (since_release += static_cast<uint64_t>(r)) >= (16u << 20)) {
-            release_mapped_pages(bytes);
-            since_release = 0;
-          }
-          return r;
-        },
-        st.size, plausible);
-    if (backing == Backing::kFileMapping) release_mapped_pages(bytes);
-    // libzip's reader, or the inflater, verifies the CRC and the declared size: a member that
-    // lies about either ends here.
-    std::string inflate_end;
-    if (inflater && data.spool_error().empty() && !data.failed() && data.size() == st.size)
-      inflate_end = inflater->check_end(st.size, st.crc);
-    if (!data.spool_error().empty() || data.failed() || data.size() != st.size ||
-        !inflate_end.empty()) {
-      std::string why = !data.spool_error().empty() ? data.spool_error()
-                        : data.failed() ? (inflater ? inflater->why() : zip_file_strerror(f.get()))
-                        : !inflate_end.empty() ? inflate_end
-                                               : "short read";
-      minv.errors.push_back(make_error(
-          fmt::format("zip member does not match its declared size of {} bytes (read "
-                      "{}): {}",
-                      st.size, data.failed() ? -1 : static_cast<int64_t>(data.size()), why)));
-      for (auto& e : minv.errors) e.in_file(minv.display_name());
-      sink(std::move(minv), {});
-      continue;
-    }
-    walk(data.view(), data.file_backed() ? Backing::kFileMapping : Backing::kMemory, path, sub, opt,
-         depth + 1, sink);
+    walk(read.data.view(), read.data.file_backed() ? Backing::kFileMapping : Backing::kMemory, path,
+         sub, opt, depth + 1, sink);
   }
 }
 
