@@ -117,3 +117,28 @@ def test_strict_passes_a_clean_file(library_copies):
     whole = library_copies[0]
     report = smcompat.scan(whole, gpu="RTX 5090", strict=True)
     assert report.files[0].verdict == "native"
+
+
+@pytest.mark.parametrize("request_bytes, what", [
+    (b"not json", "request: not a JSON object"),
+    (b"[1, 2]", "request: not a JSON object"),
+    (b'{"function": "nope"}', "request: unknown function 'nope'"),
+    (b'{"function": "scan", "paths": "a.so"}', "request: 'paths' must be a list of strings"),
+    (b'{"function": "scan", "paths": ["a.so"], "jobs": -1}', "request: 'jobs' must be an unsigned 32-bit integer"),
+    (b'{"function": "check", "pid": -3}', "request: 'pid' must be a process id >= 0"),
+])
+def test_the_c_abi_answers_a_bad_request_with_an_error_object(request_bytes, what):
+    # smcompat_call, the library's one entry point, below the Python layer's own argument checks
+    import ctypes
+    import json
+    from smcompat import _native
+    response = ctypes.POINTER(ctypes.c_char)()
+    size = ctypes.c_size_t()
+    status = _native._lib.smcompat_call(request_bytes, len(request_bytes), ctypes.byref(response),
+                                        ctypes.byref(size))
+    try:
+        error = json.loads(ctypes.string_at(response, size.value))
+    finally:
+        _native._lib.smcompat_free(response)
+    assert status == 1
+    assert error == {"what": what, "file": None, "offset": None}
