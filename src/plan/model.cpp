@@ -102,15 +102,32 @@ constexpr const char* kFamiliesWithRules[] = {"deepseek_v2", "deepseek_v3", "qwe
                                               "qwen3",       "qwen3_moe",   "mixtral", "mistral",
                                               "llama",       "llama4",      "gpt_oss"};
 
+bool is_family_with_rules(const std::string& type) {
+  return std::find_if(std::begin(kFamiliesWithRules), std::end(kFamiliesWithRules),
+                      [&](const char* t) { return type == t; }) != std::end(kFamiliesWithRules);
+}
+
+// The transformers model classes of the families above (the config's "architectures"), for a
+// checkpoint that names its own model_type but runs one of these classes.
+constexpr std::pair<const char*, const char*> kArchitectureFamilies[] = {
+    {"DeepseekV2ForCausalLM", "deepseek_v2"},
+    {"DeepseekV3ForCausalLM", "deepseek_v3"},
+    {"Qwen2ForCausalLM", "qwen2"},
+    {"Qwen2MoeForCausalLM", "qwen2_moe"},
+    {"Qwen3ForCausalLM", "qwen3"},
+    {"Qwen3MoeForCausalLM", "qwen3_moe"},
+    {"MixtralForCausalLM", "mixtral"},
+    {"MistralForCausalLM", "mistral"},
+    {"LlamaForCausalLM", "llama"},
+    {"GptOssForCausalLM", "gpt_oss"}};
+
 // Fields of layer patterns in a family without a row in data/layer_patterns.json: every layer is
 // costed as attention + FFN, so such a hybrid (Mamba, linear attention) comes out too large, and
 // its recurrent state is not counted. Each is a note, so that the figures are never silently
 // wrong. (A family with a row has its layers read by model_layers.cpp.)
 Result<void> note_what_is_not_modelled(const Fields& top, const Fields& f, const std::string& type,
                                        bool has_layer_rules, ModelSpec& spec) {
-  if (!has_layer_rules &&
-      std::find_if(std::begin(kFamiliesWithRules), std::end(kFamiliesWithRules),
-                   [&](const char* t) { return type == t; }) == std::end(kFamiliesWithRules))
+  if (!has_layer_rules && !is_family_with_rules(type))
     spec.notes.push_back(fmt::format(
         "model_type '{}' has no family rules here: its config was read with the generic rules "
         "(attention + FFN in every layer), so check the counts against the model card",
@@ -178,6 +195,24 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
     if (!inner.empty()) type = inner;
   }
   if (type == "llama4_text") type = "llama4";
+  // A model_type without rules whose config names the class of a family with rules is read by
+  // that family's rules, as transformers would load it (Kimi-K2: kimi_k2, DeepseekV3ForCausalLM).
+  if (!is_family_with_rules(type) && !detail::has_layer_pattern_row(type)) {
+    if (const json* arch = top.get("architectures"); arch && arch->is_array()) {
+      for (const json& a : *arch) {
+        if (!a.is_string()) continue;
+        for (const auto& [cls, family] : kArchitectureFamilies)
+          if (a.get<std::string>() == cls) {
+            spec.notes.push_back(fmt::format(
+                "model_type '{}' is read with the rules of {} (its architectures names {})", type,
+                family, cls));
+            type = family;
+            break;
+          }
+        if (is_family_with_rules(type)) break;
+      }
+    }
+  }
 
   SMCOMPAT_TRY(spec.hidden, f.required("hidden_size", 1, kMaxWidth));
   SMCOMPAT_TRY(spec.layers, f.required("num_hidden_layers", 1, kMaxLayers));
@@ -302,10 +337,12 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
   SMCOMPAT_TRY(auto moe_inter, f.integer("moe_intermediate_size", 1, kMaxFfnWidth));
   spec.experts = experts.value_or(0);
   spec.experts_per_token = per_token.value_or(0);
-  // DeepSeek, GLM and Nemotron-H spell it num_nextn_predict_layers; Qwen3.5 mtp_num_hidden_layers.
+  // DeepSeek, GLM and Nemotron-H spell it num_nextn_predict_layers; Qwen3.5 mtp_num_hidden_layers;
+  // MiniMax-M2 num_mtp_modules.
   const char* mtp_key = "num_nextn_predict_layers";
-  SMCOMPAT_TRY(auto mtp, f.first_of({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0,
-                                    kMaxLayers, &mtp_key));
+  SMCOMPAT_TRY(auto mtp,
+               f.first_of({"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"},
+                          0, kMaxLayers, &mtp_key));
   spec.mtp_layers = static_cast<int>(mtp.value_or(0));
   spec.mtp_field = mtp_key;
 
@@ -562,6 +599,7 @@ uint64_t ModelSpec::attention_params_per_layer() const {
   if (qkv_bias) p += q + 2 * kv;
   if (o_bias) p += h;
   if (qk_norm) p += 2 * uint64_t(head_dim);
+  if (qk_norm_per_layer) p += q + kv;
   if (attention_sinks) p += n;
   return p;
 }

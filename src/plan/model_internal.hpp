@@ -173,6 +173,8 @@ struct LayerRules {
 // and nothing else changes. Errors quote the field and value (a pattern of the wrong length, an
 // unknown pattern letter, a period of 0, a missing shape field).
 Result<LayerRules> read_layer_rules(const Fields& f, const std::string& type, ModelSpec& spec);
+/// Whether data/layer_patterns.json has a row for this model_type.
+bool has_layer_pattern_row(const std::string& type);
 
 // quantization_config (`q`, found in `top`) into `spec`'s attention_format, expert_format,
 // quantization and weight_block; model_quantization.cpp lists the layouts read.

@@ -181,15 +181,20 @@ Result<void> read_linear(const detail::Fields& f, const json& l, ModelSpec& spec
 
 namespace detail {
 
-Result<LayerRules> read_layer_rules(const Fields& f, const std::string& type, ModelSpec& spec) {
-  LayerRules rules;
-  spec.layer_kinds.assign(static_cast<size_t>(spec.layers), LayerKind{});
-  json data = json::parse(
+namespace {
+
+json layer_pattern_data() {
+  return json::parse(
       embedded_text(embedded::layer_patterns_json, embedded::layer_patterns_json_size), nullptr,
       /*allow_exceptions=*/false);
-  if (data.is_discarded() || !data.is_object() || !data.contains("families") ||
-      !data["families"].is_array())
-    return data_error("not the expected document (families[])");
+}
+
+bool usable(const json& data) {
+  return !data.is_discarded() && data.is_object() && data.contains("families") &&
+         data["families"].is_array();
+}
+
+const json* row_for(const json& data, const std::string& type) {
   const json* row = nullptr;
   for (const json& r : data["families"]) {
     if (!r.is_object()) continue;
@@ -198,6 +203,22 @@ Result<LayerRules> read_layer_rules(const Fields& f, const std::string& type, Mo
       for (const json& t : *also) match = match || (t.is_string() && t.get<std::string>() == type);
     if (match) row = &r;
   }
+  return row;
+}
+
+}  // namespace
+
+bool has_layer_pattern_row(const std::string& type) {
+  json data = layer_pattern_data();
+  return usable(data) && row_for(data, type) != nullptr;
+}
+
+Result<LayerRules> read_layer_rules(const Fields& f, const std::string& type, ModelSpec& spec) {
+  LayerRules rules;
+  spec.layer_kinds.assign(static_cast<size_t>(spec.layers), LayerKind{});
+  json data = layer_pattern_data();
+  if (!usable(data)) return data_error("not the expected document (families[])");
+  const json* row = row_for(data, type);
   if (!row) return rules;
   rules.has_row = true;
   spec.layer_rules_source = str_or(*row, "source");
@@ -283,8 +304,31 @@ Result<LayerRules> read_layer_rules(const Fields& f, const std::string& type, Mo
     // Qwen3NextConfig's attn_output_gate (default true) where the config says it.
     SMCOMPAT_TRY(spec.attention_output_gate, f.boolean("attn_output_gate", true));
   }
+  // Norms of the whole query and key that the config switches on (MiniMax-M2: use_qk_norm, with
+  // qk_norm_type "per_layer": q_norm over heads x head_dim, k_norm over kv_heads x head_dim).
+  if (auto q = row->find("qk_norm_switch"); q != row->end() && q->is_object()) {
+    const std::string field = str_or(*q, "field"), type_field = str_or(*q, "type_field");
+    SMCOMPAT_TRY(bool on, f.boolean(field.c_str(), bool_or(*q, "default", false)));
+    if (on) {
+      SMCOMPAT_TRY(std::string kind, f.string(type_field.c_str()));
+      if (kind.empty()) kind = str_or(*q, "default_type");
+      if (kind == "per_layer")
+        spec.qk_norm_per_layer = true;
+      else if (kind == "per_head")
+        spec.qk_norm = true;
+      else
+        return f.error(type_field.c_str(),
+                       fmt::format("is '{}', neither per_layer nor per_head", kind));
+    }
+  }
   rules.shared_expert_width = str_or(*row, "shared_expert_width");
   rules.router_bias = bool_or(*row, "router_bias", false);
+  // A router bias the config switches on (MiniMax-M2's use_routing_bias: e_score_correction_bias).
+  if (auto rb = row->find("router_bias_switch"); rb != row->end() && rb->is_object()) {
+    const std::string field = str_or(*rb, "field");
+    SMCOMPAT_TRY(bool on, f.boolean(field.c_str(), bool_or(*rb, "default", false)));
+    rules.router_bias = rules.router_bias || on;
+  }
   rules.shared_expert_gate = bool_or(*row, "shared_expert_gate", false);
 
   // The shapes of the recurrent mixers the pattern uses.

@@ -10,6 +10,23 @@ Sources (transformers main, read 2026-11-28):
                                      NemotronHMLP (relu2: up_proj and down_proj only)
   qwen3_next/modeling_qwen3_next.py  Qwen3NextGatedDeltaNet, Qwen3NextAttention (q_proj doubled
                                      for the output gate, q_norm/k_norm), Qwen3NextSparseMoeBlock
+
+Held-out MoE configs added 2026-11-28 (second set; docs/plan.md "Held-out configs"), counted the
+same way, each from its own modeling file:
+  deepseek_v3/modeling_deepseek_v3.py  (Kimi-K2, whose config names DeepseekV3ForCausalLM)
+      DeepseekV3Attention: q_a_proj, q_a_layernorm, q_b_proj, kv_a_proj_with_mqa,
+      kv_a_layernorm, kv_b_proj, o_proj; DeepseekV3MoE: experts, shared_experts
+      (n_shared_experts x moe_intermediate_size), gate weight + e_score_correction_bias
+  qwen3_moe/modeling_qwen3_moe.py   Qwen3MoeAttention (q_norm, k_norm of head_dim), experts, gate
+  gpt_oss/modeling_gpt_oss.py       GptOssAttention (q/k/v/o with bias, sinks), GptOssTopKRouter
+      (weight + bias), GptOssExperts (gate_up_proj + bias, down_proj + bias)
+  MiniMaxAI/MiniMax-M2.5 modeling_minimax_m2.py (the checkpoint's remote code; transformers'
+      minimax_m2): MiniMaxM2Attention (q_norm over heads x head_dim and k_norm over kv_heads x
+      head_dim: qk_norm_type "per_layer"), MiniMaxM2SparseMoeBlock (gate without bias,
+      e_score_correction_bias when use_routing_bias, experts w1/w2/w3); MTP modules not counted
+Weights per GPU of the quantised ones are counted as the checkpoints store them: FP8 blocks of
+128 x 128 with one fp32 scale each (ceil(rows/128) x ceil(cols/128) scales per matrix), MXFP4 with
+one byte of scale per 32 values; what the quantization_config leaves out stays bf16.
 """
 import json
 import os
@@ -134,10 +151,106 @@ def gated_deltanet_model(name):
                 kv_bytes_per_token=kv_token, state_bytes_per_seq=state)
 
 
+def fp8_block(rows, cols):
+    """Bytes of one FP8 matrix with 128 x 128 blocks: a byte a value, an fp32 scale a block."""
+    return rows * cols + 4 * (-(-rows // 128)) * (-(-cols // 128))
+
+
+def kimi_k2():
+    c = cfg("moonshotai__Kimi-K2-Instruct")
+    h, L, V = c["hidden_size"], c["num_hidden_layers"], c["vocab_size"]
+    H, ql, kl = c["num_attention_heads"], c["q_lora_rank"], c["kv_lora_rank"]
+    nope, rope, vd = c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"]
+    E, K, w = c["n_routed_experts"], c["num_experts_per_tok"], c["moe_intermediate_size"]
+    sw = c["n_shared_experts"] * w
+    mats = [(ql, h), (H * (nope + rope), ql), (kl + rope, h), (H * (nope + vd), kl), (h, H * vd)]
+    attn = sum(r * k for r, k in mats) + ql + kl                 # + q_a/kv_a layernorms
+    dense_layers = c["first_k_dense_replace"]
+    moe_layers = L - dense_layers
+    expert = 3 * h * w
+    router = h * E + E                                           # gate + e_score_correction_bias
+    total = (2 * V * h + h + L * (attn + 2 * h) + dense_layers * 3 * h * c["intermediate_size"]
+             + moe_layers * (E * expert + 3 * h * sw + router))
+    active = total - moe_layers * (E - K) * expert - V * h
+    # TP2 bytes: every linear of the decoder in FP8 blocks (no modules_to_not_convert), the
+    # router, norms, embeddings and LM head in bf16; all but routers and norms split over 2.
+    attn_b = sum(fp8_block(r, k) for r, k in mats)
+    mlp_b = lambda width: 2 * fp8_block(width, h) + fp8_block(h, width)
+    split = (2 * V * h * 2 + L * attn_b + dense_layers * mlp_b(c["intermediate_size"])
+             + moe_layers * (E * mlp_b(w) + mlp_b(sw)))
+    whole = 2 * (h + L * (2 * h + ql + kl) + moe_layers * router)
+    return dict(name="Kimi-K2-Instruct", total=total, active=active, attn_layers=L,
+                moe_layers=moe_layers, weights_tp2=split // 2 + whole,
+                kv_bytes_per_token=L * (kl + rope) * 2)
+
+
+def qwen3_coder():
+    c = cfg("Qwen__Qwen3-Coder-480B-A35B-Instruct")
+    h, L, V = c["hidden_size"], c["num_hidden_layers"], c["vocab_size"]
+    attn = gqa(h, c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"],
+               qk_norm=True)
+    E, K = c["num_experts"], c["num_experts_per_tok"]
+    expert = 3 * h * c["moe_intermediate_size"]
+    total = 2 * V * h + h + L * (attn + 2 * h + E * expert + h * E)
+    active = total - L * (E - K) * expert - V * h
+    split = 2 * V * h + L * (attn - 2 * c["head_dim"] + E * expert)
+    weights_tp2 = bf16_tp(2, split, L * (h * E + 2 * h + 2 * c["head_dim"]) + h)
+    kv = L * 2 * c["num_key_value_heads"] * c["head_dim"] * 2
+    return dict(name="Qwen3-Coder-480B-A35B", total=total, active=active, attn_layers=L,
+                moe_layers=L, weights_tp2=weights_tp2, kv_bytes_per_token=kv)
+
+
+def gpt_oss_20b():
+    c = cfg("openai__gpt-oss-20b")
+    h, L, V = c["hidden_size"], c["num_hidden_layers"], c["vocab_size"]
+    H, kv, hd, i = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"], \
+        c["intermediate_size"]
+    attn = (h * H * hd + H * hd) + 2 * (h * kv * hd + kv * hd) + (H * hd * h + h) + H  # + sinks
+    E, K = c["num_local_experts"], c["num_experts_per_tok"]
+    expert_w = h * 2 * i + i * h                      # gate_up_proj, down_proj
+    expert_b = 2 * i + h                              # their biases
+    router = h * E + E
+    total = 2 * V * h + h + L * (attn + 2 * h + router + E * (expert_w + expert_b))
+    active = total - L * (E - K) * (expert_w + expert_b) - V * h
+    # MXFP4 experts (4 bits a value + a one-byte scale per 32 values); attention, router,
+    # embeddings, LM head and the expert biases bf16 (modules_to_not_convert).
+    split = 2 * V * h * 2 + L * 2 * attn + L * E * (expert_w * 17 // 32 + 2 * expert_b)
+    whole = 2 * (h + L * (2 * h + router))
+    return dict(name="gpt-oss-20b", total=total, active=active, attn_layers=L, moe_layers=L,
+                weights_tp2=split // 2 + whole, kv_bytes_per_token=L * 2 * kv * hd * 2)
+
+
+def minimax_m2():
+    c = cfg("MiniMaxAI__MiniMax-M2.5")
+    h, L, V = c["hidden_size"], c["num_hidden_layers"], c["vocab_size"]
+    H, kv, hd, w = (c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"],
+                    c["intermediate_size"])
+    qk_norms = H * hd + kv * hd                        # per_layer q_norm and k_norm
+    attn = gqa(h, H, kv, hd) + qk_norms
+    E, K = c["num_local_experts"], c["num_experts_per_tok"]
+    expert = 3 * h * w
+    router = h * E + E                                 # gate + e_score_correction_bias
+    total = 2 * V * h + h + L * (attn + 2 * h + router + E * expert)
+    active = total - L * (E - K) * expert - V * h
+    # FP8 blocks everywhere but gate, e_score_correction_bias and lm_head (modules_to_not_convert;
+    # the embedding is not a Linear, so not converted).
+    attn_b = (fp8_block(H * hd, h) + 2 * fp8_block(kv * hd, h) + fp8_block(h, H * hd))
+    split = 2 * V * h * 2 + L * (attn_b + E * (2 * fp8_block(w, h) + fp8_block(h, w)))
+    whole = 2 * (h + L * (2 * h + router + qk_norms))
+    return dict(name="MiniMax-M2.5", total=total, active=active, attn_layers=L, moe_layers=L,
+                weights_tp2=split // 2 + whole, kv_bytes_per_token=L * 2 * kv * hd * 2)
+
+
+HELD_OUT = [("moonshotai__Kimi-K2-Instruct", kimi_k2),
+            ("Qwen__Qwen3-Coder-480B-A35B-Instruct", qwen3_coder),
+            ("openai__gpt-oss-20b", gpt_oss_20b), ("MiniMaxAI__MiniMax-M2.5", minimax_m2),
+            ("Qwen__Qwen3.5-397B-A17B", lambda: gated_deltanet_model("Qwen__Qwen3.5-397B-A17B"))]
+
+
 if __name__ == "__main__":
     for m in (jamba(), nemotron_h(), gated_deltanet_model("Qwen__Qwen3-Next-80B-A3B-Thinking"),
               gated_deltanet_model("Qwen__Qwen3.5-35B-A3B"),
-              gated_deltanet_model("Qwen__Qwen3.5-122B-A10B")):
+              gated_deltanet_model("Qwen__Qwen3.5-122B-A10B"), *(f() for _, f in HELD_OUT)):
         print(m["name"])
         for key, v in m.items():
             if key != "name":

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "plan_test_util.hpp"
@@ -100,6 +101,90 @@ TEST(HeldOut, NemotronH56BDenseHybridWithInfinityInItsConfig) {
   EXPECT_EQ(m.kv_bytes_per_token_per_layer() * uint64_t(m.attention_layers()), 40'960u);
   EXPECT_EQ(m.recurrent_state_bytes_per_sequence(), 459'620'352u);
   EXPECT_NEAR(billions(m.total_params()), 56.0, 0.02 * 56.0);
+}
+
+// The second held-out set (docs/plan.md, "Held-out configs"): five real MoE configs not read by
+// any other test, one of them a hybrid. Hand counts from hybrid_hand_values.py (HELD_OUT), each
+// from its own modeling file; weights per GPU as the checkpoint stores them (FP8 blocks with
+// their fp32 scales, MXFP4 with its byte of scale per 32 values), TP2, experts split.
+struct HeldOutHand {
+  const char* config;
+  uint64_t total, active, weights_tp2, kv_bytes_per_token;
+  double published_total, published_active;  ///< billions, from the model cards
+};
+
+constexpr HeldOutHand kHeldOut[] = {
+    {"moonshotai__Kimi-K2-Instruct", 1'026'408'232'448, 31'687'095'808, 514'752'782'256, 70'272,
+     1040.0, 32.6},
+    {"Qwen__Qwen3-Coder-480B-A35B-Instruct", 480'154'875'392, 34'541'270'528, 480'216'607'744,
+     253'952, 480.0, 35.0},
+    {"openai__gpt-oss-20b", 20'914'757'184, 3'608'307'264, 6'882'986'112, 49'152, 20.91, 3.61},
+    {"MiniMaxAI__MiniMax-M2.5", 228'689'764'864, 10'415'956'480, 115'061'643'776, 253'952, 230.0,
+     10.0},
+    {"Qwen__Qwen3.5-397B-A17B", 396'346'350'336, 16'331'922'176, 396'472'666'880, 30'720, 397.0,
+     17.0},
+};
+
+TEST(HeldOut, SecondSetAgainstTheHandCountsAndTheModelCards) {
+  for (const HeldOutHand& h : kHeldOut) {
+    SCOPED_TRACE(h.config);
+    ModelSpec m = read(h.config);
+    EXPECT_EQ(m.total_params(), h.total);
+    EXPECT_EQ(m.active_params(), h.active);
+    EXPECT_EQ(m.kv_bytes_per_token_per_layer() * uint64_t(m.attention_layers()),
+              h.kv_bytes_per_token);
+    EXPECT_NEAR(billions(m.total_params()), h.published_total, 0.02 * h.published_total);
+    EXPECT_NEAR(billions(m.active_params()), h.published_active, 0.05 * h.published_active);
+    PlanRequest rq;
+    rq.model = m;
+    auto sets = parse_gpu_sets("2xH200", Catalog::builtin());
+    ASSERT_TRUE(sets.ok());
+    rq.gpus = sets->front();
+    PlanShape tp2;
+    tp2.tp = 2;
+    tp2.experts = ExpertMode::kTpSharded;
+    PlanEstimate e = estimate(rq, tp2);
+    EXPECT_NEAR(double(e.memory.weights), double(h.weights_tp2), 0.01 * double(h.weights_tp2));
+    std::printf("%s: total %.3fB active %.3fB weights/GPU %+.3f%% of the hand count\n", h.config,
+                billions(m.total_params()), billions(m.active_params()),
+                100.0 * (double(e.memory.weights) / double(h.weights_tp2) - 1.0));
+    // Every family here has rules (Kimi-K2 by its architectures' DeepseekV3ForCausalLM).
+    for (const std::string& note : m.notes)
+      EXPECT_EQ(note.find("generic rules"), std::string::npos) << note;
+  }
+}
+
+TEST(HeldOut, FamiliesReadByTheirClassOrTheirRowSaySo) {
+  // Kimi-K2's model_type kimi_k2 has no rules; its architectures names DeepseekV3ForCausalLM,
+  // whose rules read it (MLA, first_k_dense_replace, noaux_tc) and the note says which.
+  ModelSpec kimi = read("moonshotai__Kimi-K2-Instruct");
+  EXPECT_EQ(kimi.attention, AttentionKind::kMla);
+  EXPECT_EQ(kimi.moe_layers, 60);
+  EXPECT_TRUE(kimi.router_bias);
+  EXPECT_TRUE(std::any_of(kimi.notes.begin(), kimi.notes.end(), [](const std::string& n) {
+    return n.find(
+               "read with the rules of deepseek_v3 (its architectures names "
+               "DeepseekV3ForCausalLM)") != std::string::npos;
+  }));
+  // MiniMax-M2's row: q/k norms over the whole projection (use_qk_norm, per_layer), the routing
+  // bias (use_routing_bias), and its MTP modules named as not counted.
+  ModelSpec mm = read("MiniMaxAI__MiniMax-M2.5");
+  EXPECT_TRUE(mm.qk_norm_per_layer);
+  EXPECT_FALSE(mm.qk_norm);
+  EXPECT_TRUE(mm.router_bias);
+  EXPECT_EQ(mm.attention_params_per_layer(), 2u * 3072 * 6144 + 2u * 3072 * 1024 + 6144 + 1024);
+  EXPECT_TRUE(std::any_of(mm.notes.begin(), mm.notes.end(), [](const std::string& n) {
+    return n.find("3 multi-token-prediction layer(s) (num_mtp_modules)") != std::string::npos;
+  }));
+  auto bad_norm = parse_model_config(
+      R"({"model_type": "minimax_m2", "hidden_size": 64, "num_attention_heads": 4,
+          "num_hidden_layers": 2, "vocab_size": 100, "intermediate_size": 32,
+          "num_local_experts": 4, "num_experts_per_tok": 2, "use_qk_norm": true,
+          "qk_norm_type": "sideways"})",
+      "mm.json");
+  ASSERT_FALSE(bad_norm.ok());
+  EXPECT_NE(bad_norm.error().to_string().find("qk_norm_type"), std::string::npos)
+      << bad_norm.error().to_string();
 }
 
 TEST(HybridLayers, JambaPeriodsPlaceAttentionAndExperts) {

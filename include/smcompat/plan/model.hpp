@@ -111,6 +111,8 @@ struct ModelSpec {
   bool qkv_bias = false;               ///< q, k and v projections carry biases (Qwen2, gpt-oss)
   bool o_bias = false;                 ///< the output projection carries a bias (gpt-oss)
   bool qk_norm = false;                ///< RMSNorm of head_dim on q and on k (Qwen3)
+  bool qk_norm_per_layer = false;      ///< RMSNorm over all of q (heads x head_dim) and all of
+                                       ///< k (kv_heads x head_dim) (MiniMax-M2)
   bool attention_sinks = false;        ///< one learned sink logit per head (gpt-oss)
   bool attention_output_gate = false;  ///< q_proj also yields a sigmoid gate per head and
                                        ///< dimension (Qwen3-Next: twice the query width)
