@@ -16,7 +16,9 @@
 #include <optional>
 
 #include "inventory_internal.hpp"
+#if defined(SMCOMPAT_HAVE_ISAL)
 #include "member_inflate.hpp"
+#endif
 #include "smcompat/binary/elf.hpp"
 #include "smcompat/util/enum_names.hpp"
 #include "smcompat/util/mapped_file.hpp"
@@ -249,14 +251,29 @@ MemberBytes read_member(zip_t* z, zip_int64_t index, const zip_stat_t& st, ByteV
   // The zip's compressed pages are done with once inflated: in a file mapping they are dropped
   // every 16 MiB of output, so a 300 MB member does not keep 300 MB of the wheel resident.
   uint64_t since_release = 0;
-  std::optional<detail::MemberInflater> inflater;
+  // What reads the member (ISA-L's inflater, or libzip), what it says at the end, and why it
+  // failed.
 #if defined(SMCOMPAT_HAVE_ISAL)
+  std::optional<detail::MemberInflater> inflater;
   if (deflated) inflater.emplace(f.get());
+  auto pull = [&](uint8_t* buffer, uint64_t capacity) -> int64_t {
+    return inflater ? inflater->pull(buffer, capacity)
+                    : static_cast<int64_t>(zip_fread(f.get(), buffer, capacity));
+  };
+  auto end_check = [&] { return inflater ? inflater->check_end(st.size, st.crc) : std::string(); };
+  auto failure = [&]() -> std::string {
+    return inflater ? inflater->why() : zip_file_strerror(f.get());
+  };
+#else
+  auto pull = [&](uint8_t* buffer, uint64_t capacity) -> int64_t {
+    return static_cast<int64_t>(zip_fread(f.get(), buffer, capacity));
+  };
+  auto end_check = [] { return std::string(); };  // libzip's reader checked
+  auto failure = [&]() -> std::string { return zip_file_strerror(f.get()); };
 #endif
   out.data = SpooledBytes::read(
       [&](uint8_t* buffer, uint64_t capacity) {
-        auto r = inflater ? inflater->pull(buffer, capacity)
-                          : static_cast<int64_t>(zip_fread(f.get(), buffer, capacity));
+        int64_t r = pull(buffer, capacity);
         if (backing == Backing::kFileMapping && r > 0 &&
             (since_release += static_cast<uint64_t>(r)) >= (16u << 20)) {
           release_mapped_pages(bytes);
@@ -270,14 +287,14 @@ MemberBytes read_member(zip_t* z, zip_int64_t index, const zip_stat_t& st, ByteV
   // lies about either ends here.
   const SpooledBytes& data = out.data;
   std::string inflate_end;
-  if (inflater && data.spool_error().empty() && !data.failed() && data.size() == st.size)
-    inflate_end = inflater->check_end(st.size, st.crc);
+  if (data.spool_error().empty() && !data.failed() && data.size() == st.size)
+    inflate_end = end_check();
   if (!data.spool_error().empty() || data.failed() || data.size() != st.size ||
       !inflate_end.empty()) {
     std::string why = !data.spool_error().empty() ? data.spool_error()
-                      : data.failed() ? (inflater ? inflater->why() : zip_file_strerror(f.get()))
-                      : !inflate_end.empty() ? inflate_end
-                                             : "short read";
+                      : data.failed()             ? failure()
+                      : !inflate_end.empty()      ? inflate_end
+                                                  : "short read";
     out.error = fmt::format("zip member does not match its declared size of {} bytes (read {}): {}",
                             st.size, data.failed() ? -1 : static_cast<int64_t>(data.size()), why);
   }
