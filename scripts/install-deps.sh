@@ -18,7 +18,8 @@ tests=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev clang
 # for arm64 (multiarch: they sit beside the amd64 ones) and qemu-user, which runs the result so
 # tests/aarch64/ can compare its answers with the x86_64 build's. Only on x86_64 hosts.
 aarch64=(g++-aarch64-linux-gnu qemu-user libzstd-dev:arm64 liblz4-dev:arm64 libzip-dev:arm64
-         zlib1g-dev:arm64 libfmt-dev:arm64 libssl-dev:arm64 libarchive-dev:arm64 libre2-dev:arm64)
+         zlib1g-dev:arm64 libfmt-dev:arm64 libssl-dev:arm64 libarchive-dev:arm64 libre2-dev:arm64
+         libbz2-dev:arm64 liblzma-dev:arm64)
 [ "$(uname -m)" = x86_64 ] || aarch64=()
 case "${1:-}" in
   --build) pkgs=("${build[@]}") ;;
