@@ -5,7 +5,8 @@ a directory (the corpus: scripts/fetch-corpus.sh), one process per measurement, 
     bench/wheel_memory.py --smcompat build/bin/smcompat [--before OLD_BINARY]
                           [--wheels ~/.cache/smcompat-corpus/wheels] [--runs 1]
 
-Prints a Markdown table (docs/scan.md keeps one); with --before, each cell is "before → after".
+Prints a Markdown table (docs/scan.md keeps one); with --before, each cell is "before → after",
+and at the end the totals: CPU seconds and GB of wheels per CPU-minute of each command.
 Exit 1 if any after-figure is above --limit-mb (200 by default): the bound of issue 27.
 """
 import argparse
@@ -58,10 +59,12 @@ def main():
     if not wheels:
         print(f"wheel_memory: no wheels in {args.wheels}", file=sys.stderr)
         return 2
-    print("| wheel | MB | scan peak RSS (MiB) | scan wall (s) | index add peak RSS (MiB) | "
-          "index add wall (s) |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| wheel | MB | scan peak RSS (MiB) | scan wall (s) | scan CPU (s) | "
+          "index add peak RSS (MiB) | index add wall (s) | index add CPU (s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     over = []
+    total_bytes = 0
+    cpu = {"scan": [0.0, 0.0], "index add": [0.0, 0.0]}  # after, before
     with tempfile.TemporaryDirectory() as scratch:
         for wheel in wheels:
             scan, index = figures(args.smcompat, wheel, args.runs, scratch)
@@ -71,11 +74,25 @@ def main():
                     over.append(f"{wheel.name}: {name} exited {m[3]}")
                 if m[0] > args.limit_mb:
                     over.append(f"{wheel.name}: {name} peaked at {m[0]:.0f} MiB")
+            total_bytes += wheel.stat().st_size
+            for name, m, o in (("scan", scan, old[0]), ("index add", index, old[1])):
+                cpu[name][0] += m[2]
+                cpu[name][1] += o[2] if o else 0.0
             print(f"| {wheel.name} | {wheel.stat().st_size / 1e6:.0f} "
                   f"| {cell(scan[0], old[0] and old[0][0], '{:.0f}')} "
                   f"| {cell(scan[1], old[0] and old[0][1], '{:.2f}')} "
+                  f"| {cell(scan[2], old[0] and old[0][2], '{:.2f}')} "
                   f"| {cell(index[0], old[1] and old[1][0], '{:.0f}')} "
-                  f"| {cell(index[1], old[1] and old[1][1], '{:.2f}')} |", flush=True)
+                  f"| {cell(index[1], old[1] and old[1][1], '{:.2f}')} "
+                  f"| {cell(index[2], old[1] and old[1][2], '{:.2f}')} |", flush=True)
+    print()
+    for name, (after, before) in cpu.items():
+        rate = lambda seconds: total_bytes / 1e9 / (seconds / 60) if seconds else 0.0
+        figure = f"{after:.1f} CPU s, {rate(after):.1f} GB per CPU-minute"
+        if args.before:
+            figure = (f"{before:.1f} → {after:.1f} CPU s, {rate(before):.1f} → {rate(after):.1f} GB "
+                      "per CPU-minute")
+        print(f"{name}: {len(wheels)} wheels, {total_bytes / 1e9:.2f} GB: {figure}")
     for line in over:
         print(f"wheel_memory: {line}", file=sys.stderr)
     return 1 if over else 0
