@@ -177,6 +177,9 @@ Result<ModelSpec> read_spec(const json& doc, std::string_view text, std::string_
   SMCOMPAT_TRY(spec.model_type, top.string("model_type"));
   SMCOMPAT_TRY(spec.name, top.string("_name_or_path"));
   if (spec.name.empty()) spec.name = name_from_source(source);
+  if (const json* arch = top.get("architectures");
+      arch && arch->is_array() && !arch->empty() && arch->front().is_string())
+    spec.architecture = arch->front().get<std::string>();
 
   // Multimodal wrappers (Llama 4, and others with the same layout) keep the language model's
   // shape in text_config; read it there unless the top level has the shape itself.

@@ -54,8 +54,10 @@ Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
     s.plans = plan::rank_plans(rq);
     // Plans the engine has no command for are left out of its ranking (marked, ranked last).
     bool dropped = false;
+    // An engine without a model for the architecture (data/engine_architectures.json) runs none.
+    const auto unserved = plan::architecture_not_served(o.engine, base.model);
     for (auto& p : s.plans)
-      if (auto why = plan::not_expressible(o.engine, p.shape)) {
+      if (auto why = unserved ? unserved : plan::not_expressible(o.engine, p.shape)) {
         p.why_not.insert(p.why_not.begin(), *why);
         p.runnable = false;
         p.fits = false;
@@ -94,7 +96,8 @@ Result<PlanReport> build_plan_report(const plan::PlanRequest& base,
         s.rewrite = std::move(*rw);
       }
     }
-    if (!s.best()) s.advice = plan::fit_advice(rq);
+    // Memory advice would mislead where the engine has no model for the architecture at all.
+    if (!s.best() && !unserved) s.advice = plan::fit_advice(rq);
     r.sets.push_back(std::move(s));
   }
   return r;

@@ -200,7 +200,8 @@ void append_fits_nowhere(std::string& out, const PlanReport& r, const PlanSetRes
           "most {} at these lengths (--batch {}).\n",
           r.workload.batch, r.workload.prompt_len + r.workload.gen_len, most->shape.name(),
           most->max_batch_that_fits, most->max_batch_that_fits);
-    else
+    else if (std::any_of(s.plans.begin(), s.plans.end(),
+                         [](const PlanEstimate& q) { return q.runnable; }))  // else: why_not says
       out +=
           "    The weights fit, but not one sequence's KV cache at these lengths: shorten "
           "--prompt-len / --gen-len or add GPUs.\n";

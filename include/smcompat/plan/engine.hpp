@@ -53,6 +53,12 @@ EngineCommand engine_command(Engine engine, const std::string& model_id, const P
 /// one is not expressible. vLLM and SGLang express every plan shape the planner makes.
 std::optional<std::string> not_expressible(Engine engine, const PlanShape& shape);
 
+/// Why `engine` has no model for `model`'s architecture (the config's "architectures"), or
+/// nullopt: data/engine_architectures.json, read from each engine's model registry or model
+/// directory at a cited commit, lists the hybrid architectures the planner models and which
+/// engines serve them. An architecture not listed there is not judged (nullopt).
+std::optional<std::string> architecture_not_served(Engine engine, const ModelSpec& model);
+
 /// One change made to an existing command line.
 struct FlagChange {
   enum class Kind { kAdded, kChanged, kRemoved } kind = Kind::kAdded;

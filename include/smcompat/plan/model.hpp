@@ -87,8 +87,9 @@ struct LinearAttentionShape {
 };
 
 struct ModelSpec {
-  std::string name;        ///< `_name_or_path`, else the config's file/dir name
-  std::string model_type;  ///< config `model_type` ("deepseek_v3", "qwen3_moe", ...)
+  std::string name;          ///< `_name_or_path`, else the config's file/dir name
+  std::string model_type;    ///< config `model_type` ("deepseek_v3", "qwen3_moe", ...)
+  std::string architecture;  ///< the config's first `architectures` entry ("JambaForCausalLM")
   int layers = 0;
   int hidden = 0;
   int vocab = 0;
