@@ -301,10 +301,9 @@ MemberBytes read_member(zip_t* z, zip_int64_t index, const zip_stat_t& st, ByteV
   return out;
 }
 
-// Members whose stored bytes reach this size are inflated ahead, on other cores, while the walk
-// goes on in order: torch's wheel holds libtorch_cuda.so (345 MB stored) and libtorch_cpu.so
-// (115 MB), which one core inflated one after the other.
-constexpr uint64_t kInflateAheadBytes = 16ull << 20;
+// Members whose stored bytes reach InspectOptions::inflate_ahead_bytes (16 MiB) are inflated
+// ahead, on other cores, while the walk goes on in order: torch's wheel holds libtorch_cuda.so
+// (345 MB stored) and libtorch_cpu.so (115 MB), which one core inflated one after the other.
 // At most this many members in flight at once: each may hold up to SpooledBytes::kMemoryLimit
 // in memory (larger ones go to temporary files).
 constexpr unsigned kMaxInflateAhead = 4;
@@ -334,7 +333,7 @@ void walk_zip(ByteView bytes, Backing backing, const std::string& path, const st
   };
   auto large = [&](const zip_stat_t& st) {
     return within_limit(st) && (st.valid & ZIP_STAT_COMP_SIZE) &&
-           st.comp_size >= kInflateAheadBytes;
+           st.comp_size >= opt.inflate_ahead_bytes;
   };
   // Large members are read by worker threads, each with a zip_t of its own over the same bytes
   // (libzip's handles are not shared between threads), in order, at most `ahead` at a time.

@@ -608,6 +608,45 @@ TEST(Malformed, ZipMemberChecksNameTheReason) {
   EXPECT_TRUE(error_of(good).empty()) << error_of(good);
 }
 
+// What a wheel's inventory says, for comparing two ways of reading it.
+std::string inventory_text(const std::vector<FileInventory>& inv) {
+  std::string out;
+  for (const auto& f : inv) {
+    out += f.member + " size " + std::to_string(f.size) + "\n";
+    for (const auto& img : f.images)
+      out += "  " + img.target.to_string() + " at " + std::to_string(img.payload_offset) + " " +
+             std::to_string(img.stored_size) + "\n";
+    for (const auto& e : f.errors) out += "  error " + e.file + ": " + e.what + "\n";
+  }
+  return out;
+}
+
+// Members read ahead by other threads (inflate_ahead_bytes, here every member) give the inventory
+// and the errors of the one-thread walk, in the same order, on the good wheel and on wheels
+// whose deflated member lies about its CRC or is cut.
+TEST(Malformed, ZipMembersReadAheadGiveTheSameInventory) {
+  SMCOMPAT_REQUIRE_FIXTURES();
+  const Bytes good = testing::read_bytes(fixture(kWheel));
+  ZipOffsets at = find_member(good, kWheelSo);
+  ASSERT_NE(at.central, 0u);
+  Bytes crc = good;
+  put32(crc, at.central + 16, get32(crc, at.central + 16) ^ 1u);
+  Bytes cut = good;
+  put32(cut, at.central + 20, get32(cut, at.central + 20) / 2);
+  for (const Bytes* wheel : std::vector<const Bytes*>{&good, &crc, &cut}) {
+    InspectOptions one;
+    one.jobs = 1;
+    InspectOptions ahead;
+    ahead.jobs = 4;
+    ahead.inflate_ahead_bytes = 1;
+    const std::string expected =
+        inventory_text(inspect_buffer(ByteView(wheel->data(), wheel->size()), kWheel, one));
+    EXPECT_NE(expected.find("fixture_pkg/kernels.fatbin"), std::string::npos) << expected;
+    EXPECT_EQ(inventory_text(inspect_buffer(ByteView(wheel->data(), wheel->size()), kWheel, ahead)),
+              expected);
+  }
+}
+
 TEST(Malformed, ZipMemberAboveTheLimit) {
   SMCOMPAT_REQUIRE_FIXTURES();
   const std::string& name = kWheel;

@@ -92,6 +92,9 @@ struct InspectOptions {
   uint64_t max_decoded_bytes = 1ull << 30;  ///< per image: decompression-bomb guard
   uint64_t max_member_bytes = 4ull << 30;   ///< per zip member read (a large one is spooled)
   int max_nesting = 3;                      ///< archives inside wheels inside ...
+  /// Zip members storing at least this many bytes are inflated ahead by other threads (with
+  /// jobs != 1), the walk staying in member order.
+  uint64_t inflate_ahead_bytes = 16ull << 20;
   /// With `deep`: decode only the images this accepts (all when empty).
   std::function<bool(const DeviceImage&)> deep_filter;
 };
