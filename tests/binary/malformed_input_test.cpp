@@ -572,6 +572,25 @@ Bytes wheel_declaring(uint32_t size) {
   return bad;
 }
 
+// The fixture wheel with libfixture.so's CRC-32 changed, or its stored size halved (the deflate
+// stream cut), in its central directory entry and its local header.
+Bytes wheel_with_crc_flipped() {
+  Bytes bad = testing::read_bytes(fixture(kWheel));
+  ZipOffsets at = find_member(bad, kWheelSo);
+  if (at.central == 0) return {};
+  put32(bad, at.central + 16, get32(bad, at.central + 16) ^ 1u);
+  put32(bad, at.local + 14, get32(bad, at.local + 14) ^ 1u);
+  return bad;
+}
+Bytes wheel_with_stored_bytes_halved() {
+  Bytes bad = testing::read_bytes(fixture(kWheel));
+  ZipOffsets at = find_member(bad, kWheelSo);
+  if (at.central == 0) return {};
+  put32(bad, at.central + 20, get32(bad, at.central + 20) / 2);
+  put32(bad, at.local + 18, get32(bad, at.local + 18) / 2);
+  return bad;
+}
+
 // The member's deflated bytes are inflated by ISA-L where the build has it (SMCOMPAT_ISAL), which
 // must check what libzip's reader checks; each lie is named.
 TEST(Malformed, ZipMemberChecksNameTheReason) {
@@ -587,19 +606,13 @@ TEST(Malformed, ZipMemberChecksNameTheReason) {
         if (e.file == kWheel + "!" + kWheelSo) all += e.what + "\n";
     return all;
   };
-  Bytes crc = good;
-  put32(crc, at.central + 16, get32(crc, at.central + 16) ^ 1u);
-  put32(crc, at.local + 14, get32(crc, at.local + 14) ^ 1u);
-  const std::string crc_error = error_of(crc);
+  const std::string crc_error = error_of(wheel_with_crc_flipped());
 #if defined(SMCOMPAT_HAVE_ISAL)
   EXPECT_NE(crc_error.find("CRC-32"), std::string::npos) << crc_error;
 #else
   EXPECT_NE(crc_error.find("CRC error"), std::string::npos) << crc_error;
 #endif
-  Bytes cut = good;
-  put32(cut, at.central + 20, get32(cut, at.central + 20) / 2);
-  put32(cut, at.local + 18, get32(cut, at.local + 18) / 2);
-  const std::string cut_error = error_of(cut);
+  const std::string cut_error = error_of(wheel_with_stored_bytes_halved());
   EXPECT_NE(cut_error.find("does not match its declared size"), std::string::npos) << cut_error;
 #if defined(SMCOMPAT_HAVE_ISAL)
   EXPECT_NE(cut_error.find("the stored bytes end inside the deflate stream"), std::string::npos)
@@ -627,12 +640,9 @@ std::string inventory_text(const std::vector<FileInventory>& inv) {
 TEST(Malformed, ZipMembersReadAheadGiveTheSameInventory) {
   SMCOMPAT_REQUIRE_FIXTURES();
   const Bytes good = testing::read_bytes(fixture(kWheel));
-  ZipOffsets at = find_member(good, kWheelSo);
-  ASSERT_NE(at.central, 0u);
-  Bytes crc = good;
-  put32(crc, at.central + 16, get32(crc, at.central + 16) ^ 1u);
-  Bytes cut = good;
-  put32(cut, at.central + 20, get32(cut, at.central + 20) / 2);
+  const Bytes crc = wheel_with_crc_flipped();
+  const Bytes cut = wheel_with_stored_bytes_halved();
+  ASSERT_FALSE(crc.empty() || cut.empty()) << kWheelSo << " not found in " << kWheel;
   for (const Bytes* wheel : std::vector<const Bytes*>{&good, &crc, &cut}) {
     InspectOptions one;
     one.jobs = 1;
