@@ -312,22 +312,28 @@ nlohmann::json to_json(const WheelRecord& r) {
   return j;
 }
 
-nlohmann::json to_json(const WheelIndex& index) {
-  nlohmann::json wheels = nlohmann::json::array(), failures = nlohmann::json::array();
-  for (const auto& w : index.wheels) wheels.push_back(to_json(w));
+void write_json(JsonWriter& out, const WheelIndex& index) {
+  nlohmann::json failures = nlohmann::json::array();
   for (const auto& f : index.failures)
     failures.push_back({{"package", f.package},
                         {"version", f.version},
                         {"platform", f.platform},
                         {"stage", f.stage},
                         {"message", f.message}});
-  return {{"schema", kWheelIndexSchema},
-          {"built", index.built},
-          {"tool_version", index.tool_version},
-          {"rebuild", index.rebuild},
-          {"platforms", index.platforms},
-          {"wheels", wheels},
-          {"failures", failures}};
+  out.object({{"schema", kWheelIndexSchema},
+              {"built", index.built},
+              {"tool_version", index.tool_version},
+              {"rebuild", index.rebuild},
+              {"platforms", index.platforms},
+              {"failures", failures}},
+             {{"wheels", [&index](JsonWriter& w) {
+                 w.array(index.wheels,
+                         [](JsonWriter& w, const WheelRecord& r) { w.value(to_json(r)); });
+               }}});
+}
+
+nlohmann::json to_json(const WheelIndex& index) {
+  return json_tree([&index](JsonWriter& w) { write_json(w, index); });
 }
 
 namespace {

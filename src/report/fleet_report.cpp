@@ -112,44 +112,82 @@ std::string render_fleet_text(const FleetReport& r, const Style& st) {
   return out;
 }
 
-json fleet_to_json(const FleetReport& r, const std::vector<std::string>& argv) {
-  json nodes = json::array();
-  for (const auto& n : r.nodes) {
-    // Identical GPUs side by side are one entry with a count (a node is usually 8 of one model).
-    json gpus = json::array();
-    for (size_t i = 0; i < n.gpus.size();) {
-      const auto& g = n.gpus[i];
-      size_t same = 1;
-      while (i + same < n.gpus.size() && n.gpus[i + same].model == g.model &&
-             n.gpus[i + same].cc == g.cc && n.gpus[i + same].memory_bytes == g.memory_bytes)
-        ++same;
-      gpus.push_back(
-          {{"model", g.model}, {"cc", g.cc}, {"memory_bytes", g.memory_bytes}, {"count", same}});
-      i += same;
-    }
-    json errors = json::array();
-    for (const auto& e : n.errors)
-      errors.push_back({{"what", e.what},
-                        {"file", e.file},
-                        {"offset", e.offset ? json(*e.offset) : json(nullptr)}});
-    json findings = json::array();
-    for (const auto& f : n.doctor_findings)
-      findings.push_back({{"id", f.id}, {"severity", to_string(f.severity)}, {"title", f.title}});
-    nodes.push_back(
-        {{"host", n.host},
-         {"host_from_file_name", n.host_from_file_name},
-         {"reports", n.reports},
-         {"driver_state", n.driver_state.empty() ? json(nullptr) : json(n.driver_state)},
-         {"driver_version", n.driver_version.empty() ? json(nullptr) : json(n.driver_version)},
-         {"driver_cuda", n.driver_cuda ? json(n.driver_cuda->to_string()) : json(nullptr)},
-         {"gpus", gpus},
-         {"topology", n.topology_known ? json{{"gpu_pairs", n.gpu_pairs},
-                                              {"p2p_pairs", n.p2p_pairs},
-                                              {"nvlink_pairs", n.nvlink_pairs}}
-                                       : json(nullptr)},
-         {"doctor_findings", n.doctor_known ? findings : json(nullptr)},
-         {"errors", errors}});
+namespace {
+
+json node_json(const fleet::Node& n) {
+  // Identical GPUs side by side are one entry with a count (a node is usually 8 of one model).
+  json gpus = json::array();
+  for (size_t i = 0; i < n.gpus.size();) {
+    const auto& g = n.gpus[i];
+    size_t same = 1;
+    while (i + same < n.gpus.size() && n.gpus[i + same].model == g.model &&
+           n.gpus[i + same].cc == g.cc && n.gpus[i + same].memory_bytes == g.memory_bytes)
+      ++same;
+    gpus.push_back(
+        {{"model", g.model}, {"cc", g.cc}, {"memory_bytes", g.memory_bytes}, {"count", same}});
+    i += same;
   }
+  json errors = json::array();
+  for (const auto& e : n.errors)
+    errors.push_back({{"what", e.what},
+                      {"file", e.file},
+                      {"offset", e.offset ? json(*e.offset) : json(nullptr)}});
+  json findings = json::array();
+  for (const auto& f : n.doctor_findings)
+    findings.push_back({{"id", f.id}, {"severity", to_string(f.severity)}, {"title", f.title}});
+  return {{"host", n.host},
+          {"host_from_file_name", n.host_from_file_name},
+          {"reports", n.reports},
+          {"driver_state", n.driver_state.empty() ? json(nullptr) : json(n.driver_state)},
+          {"driver_version", n.driver_version.empty() ? json(nullptr) : json(n.driver_version)},
+          {"driver_cuda", n.driver_cuda ? json(n.driver_cuda->to_string()) : json(nullptr)},
+          {"gpus", gpus},
+          {"topology", n.topology_known ? json{{"gpu_pairs", n.gpu_pairs},
+                                               {"p2p_pairs", n.p2p_pairs},
+                                               {"nvlink_pairs", n.nvlink_pairs}}
+                                        : json(nullptr)},
+          {"doctor_findings", n.doctor_known ? findings : json(nullptr)},
+          {"errors", errors}};
+}
+
+json image_json(const fleet::Image& im) {
+  json classes = json::array();
+  for (const auto& c : im.classes) {
+    json files = json::object();
+    for (size_t i = 0; i < kVerdictFitCount; ++i)
+      files[to_string(static_cast<Fit>(i))] = c.files[i];
+    classes.push_back(
+        {{"model", c.model},
+         {"cc", c.cc},
+         {"driver_cuda", c.driver_cuda ? json(c.driver_cuda->to_string()) : json(nullptr)},
+         {"hosts", c.hosts},
+         {"verdict", to_string(c.verdict)},
+         {"runtime_too_new", c.runtime_too_new ? json(*c.runtime_too_new) : json(nullptr)},
+         {"files", files},
+         {"failing_files", c.failing_files},
+         {"jit_files", c.jit_files}});
+  }
+  return {{"name", im.name},
+          {"report", im.report},
+          {"scanned_on", im.scanned_on.empty() ? json(nullptr) : json(im.scanned_on)},
+          {"files_with_code", im.files_with_code},
+          {"cuda_runtimes", im.cuda_runtimes},
+          {"hosts_native", im.hosts_native},
+          {"hosts_jit", im.hosts_jit},
+          {"hosts_failing", im.hosts_failing},
+          {"classes", classes}};
+}
+
+json fleet_finding_json(const fleet::FleetFinding& f) {
+  json j = finding_to_json(f.finding);
+  j["hosts"] = f.hosts;
+  j["image"] = f.image.empty() ? json(nullptr) : json(f.image);
+  return j;
+}
+
+}  // namespace
+
+void write_fleet_json(JsonWriter& out, const FleetReport& r, const std::vector<std::string>& argv) {
   json models = json::array();
   for (const auto& m : r.models) {
     json drivers = json::array();
@@ -169,58 +207,39 @@ json fleet_to_json(const FleetReport& r, const std::vector<std::string>& argv) {
          {"driver_cuda", d.driver_cuda ? json(d.driver_cuda->to_string()) : json(nullptr)},
          {"nodes", d.nodes},
          {"models", d.models}});
-  json images = json::array();
-  for (const auto& im : r.images) {
-    json classes = json::array();
-    for (const auto& c : im.classes) {
-      json files = json::object();
-      for (size_t i = 0; i < kVerdictFitCount; ++i)
-        files[to_string(static_cast<Fit>(i))] = c.files[i];
-      classes.push_back(
-          {{"model", c.model},
-           {"cc", c.cc},
-           {"driver_cuda", c.driver_cuda ? json(c.driver_cuda->to_string()) : json(nullptr)},
-           {"hosts", c.hosts},
-           {"verdict", to_string(c.verdict)},
-           {"runtime_too_new", c.runtime_too_new ? json(*c.runtime_too_new) : json(nullptr)},
-           {"files", files},
-           {"failing_files", c.failing_files},
-           {"jit_files", c.jit_files}});
-    }
-    images.push_back({{"name", im.name},
-                      {"report", im.report},
-                      {"scanned_on", im.scanned_on.empty() ? json(nullptr) : json(im.scanned_on)},
-                      {"files_with_code", im.files_with_code},
-                      {"cuda_runtimes", im.cuda_runtimes},
-                      {"hosts_native", im.hosts_native},
-                      {"hosts_jit", im.hosts_jit},
-                      {"hosts_failing", im.hosts_failing},
-                      {"classes", classes}});
-  }
-  json findings = json::array();
-  for (const auto& f : r.findings) {
-    json j = finding_to_json(f.finding);
-    j["hosts"] = f.hosts;
-    j["image"] = f.image.empty() ? json(nullptr) : json(f.image);
-    findings.push_back(std::move(j));
-  }
-  return json_document(kFleetSchema, argv,
-                       {{"prediction", true},
-                        {"stats",
-                         {{"reports", r.reports_read},
-                          {"reports_unreadable", r.reports_failed},
-                          {"nodes", r.nodes.size()},
-                          {"nodes_with_gpus", nodes_with_gpus(r)},
-                          {"gpus", total_gpus(r)}}},
-                        {"models", models},
-                        {"drivers", drivers},
-                        {"images", images},
-                        {"nodes", nodes},
-                        {"summary",
-                         {{"errors", r.count(doctor::Severity::kError)},
-                          {"warnings", r.count(doctor::Severity::kWarning)},
-                          {"info", r.count(doctor::Severity::kInfo)}}},
-                        {"findings", findings}});
+  // The nodes (10,000 in a big cluster), the images and the findings are written one by one.
+  out.object(
+      json_document(kFleetSchema, argv,
+                    {{"prediction", true},
+                     {"stats",
+                      {{"reports", r.reports_read},
+                       {"reports_unreadable", r.reports_failed},
+                       {"nodes", r.nodes.size()},
+                       {"nodes_with_gpus", nodes_with_gpus(r)},
+                       {"gpus", total_gpus(r)}}},
+                     {"models", models},
+                     {"drivers", drivers},
+                     {"summary",
+                      {{"errors", r.count(doctor::Severity::kError)},
+                       {"warnings", r.count(doctor::Severity::kWarning)},
+                       {"info", r.count(doctor::Severity::kInfo)}}}}),
+      {{"nodes",
+        [&r](JsonWriter& w) {
+          w.array(r.nodes, [](JsonWriter& w, const fleet::Node& n) { w.value(node_json(n)); });
+        }},
+       {"images",
+        [&r](JsonWriter& w) {
+          w.array(r.images, [](JsonWriter& w, const fleet::Image& im) { w.value(image_json(im)); });
+        }},
+       {"findings", [&r](JsonWriter& w) {
+          w.array(r.findings, [](JsonWriter& w, const fleet::FleetFinding& f) {
+            w.value(fleet_finding_json(f));
+          });
+        }}});
+}
+
+json fleet_to_json(const FleetReport& r, const std::vector<std::string>& argv) {
+  return json_tree([&](JsonWriter& w) { write_fleet_json(w, r, argv); });
 }
 
 std::string render_fleet_markdown(const FleetReport& r) {

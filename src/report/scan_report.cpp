@@ -9,6 +9,7 @@
 #include "smcompat/index/advise.hpp"
 #include "smcompat/report/json_document.hpp"
 #include "smcompat/report/package_json.hpp"
+#include "smcompat/util/json_stream.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat {
@@ -283,8 +284,132 @@ nlohmann::json target_to_json(const Target& t) {
           {"driver", t.driver ? json(t.driver->to_string()) : json(nullptr)}};
 }
 
-nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options,
-                            const ScanRenderOptions& render) {
+namespace {
+
+// One fatbin entry (image) of a file: with --deep its kernels, the biggest part of a document.
+nlohmann::json entry_json(const ScannedFile& f, size_t i) {
+  using nlohmann::json;
+  const auto& img = f.inventory.images[i];
+  json je{{"kind", to_string(img.target.kind)},
+          {"target", img.target.to_string()},
+          {"section", img.section},
+          {"container_offset", img.container_offset},
+          {"entry_offset", img.entry_offset},
+          {"in_container", img.in_container},
+          {"compression", to_string(img.compression)},
+          {"stored_size", img.stored_size},
+          {"uncompressed_size", img.uncompressed_size},
+          {"relocatable", img.relocatable},
+          {"debug", img.debug}};
+  je["ptx_version"] = img.ptx_version ? json(img.ptx_version->to_string()) : json(nullptr);
+  // Counted kernels (null where not counted): a reader judging the file again needs to know
+  // a kernel-less image is no unit (fleet merge).
+  je["kernel_count"] = img.kernels ? json(*img.kernels) : json(nullptr);
+  if (!img.identifier.empty()) je["identifier"] = img.identifier;
+  if (!img.options.empty()) je["options"] = img.options;
+  if (f.verdict) {
+    je["verdict"] = to_string(f.verdict->images[i].fit);
+    je["reason"] = f.verdict->images[i].reason;
+  }
+  if (img.cubin) {
+    je["kernels"] = json::array();
+    for (const auto& k : img.cubin->kernels) {
+      json jk{{"name", k.name},
+              {"demangled", k.demangled.empty() ? demangle(k.name) : k.demangled},
+              {"shared_bytes", k.shared_bytes},
+              {"sass_bytes", k.sass_bytes}};
+      jk["registers"] = k.registers ? json(*k.registers) : json(nullptr);
+      jk["stack_bytes"] = k.stack_bytes ? json(*k.stack_bytes) : json(nullptr);
+      if (k.max_threads) jk["max_threads"] = *k.max_threads;
+      if (k.reqntid) jk["reqntid"] = *k.reqntid;
+      if (k.cluster_dims) jk["cluster_dims"] = *k.cluster_dims;
+      je["kernels"].push_back(std::move(jk));
+    }
+  }
+  if (img.ptx) {
+    je["ptx_target"] = img.ptx->target_text;
+    je["ptx_entries"] = img.ptx->entries;
+  }
+  if (img.decode_error) je["decode_error"] = error_json(*img.decode_error);
+  return je;
+}
+
+// One scanned file: its small fields ready, its containers, entries and units streamed one by one.
+void write_scanned_file(JsonWriter& w, const ScannedFile& f) {
+  using nlohmann::json;
+  const auto& inv = f.inventory;
+  json jf{{"path", inv.path},
+          {"member", inv.member},
+          {"package", f.package},
+          {"format", to_string(inv.format)},
+          {"size", inv.size}};
+  jf["errors"] = json::array();
+  for (const auto& e : inv.errors) jf["errors"].push_back(error_json(e));
+  jf["warnings"] = json::array();
+  for (const auto& e : inv.warnings) jf["warnings"].push_back(error_json(e));
+  jf["containers"] = inv.containers.size();
+  std::vector<StreamedField> streamed;
+  // Every container, the empty ones too: a reader that judges the file again (fleet merge)
+  // needs them, e.g. the empty device-linked .nv_fatbin of a PTX-only -rdc library.
+  streamed.push_back({"container_list", [&inv](JsonWriter& w) {
+                        w.array(inv.containers, [](JsonWriter& w, const auto& c) {
+                          w.value({{"section", c.section},
+                                   {"offset", c.offset},
+                                   {"size", c.size},
+                                   {"first_image", c.first_image},
+                                   {"images", c.image_count},
+                                   {"relocatable", c.relocatable}});
+                        });
+                      }});
+  streamed.push_back({"entries", [&f](JsonWriter& w) {
+                        w.begin_array();
+                        for (size_t i = 0; i < f.inventory.images.size(); ++i)
+                          w.value(entry_json(f, i));
+                        w.end_array();
+                      }});
+  if (f.verdict) {
+    const auto& v = *f.verdict;
+    jf["verdict"] = v.has_device_code ? json(to_string(v.verdict)) : json(nullptr);
+    json counts;
+    for (size_t k = 0; k < kVerdictFitCount; ++k)
+      counts[to_string(static_cast<Fit>(k))] = v.unit_counts[k];
+    jf["unit_counts"] = counts;
+    jf["specialized_elsewhere"] = v.specialized_elsewhere;
+    jf["prelink_units"] = v.prelink_units;
+    jf["no_code_units"] = v.no_code_units;
+    jf["alternatives"] = v.alternatives;
+    if (!v.driver_reason.empty()) jf["driver_reason"] = v.driver_reason;
+    if (v.prelink_units)
+      jf["jit_link"] = {{"verdict", v.jit_link ? json(to_string(*v.jit_link)) : json(nullptr)},
+                        {"used", v.jit_link_used},
+                        {"reason", v.jit_link_reason}};
+    jf["summary"] = v.summary;
+    streamed.push_back({"units", [&v](JsonWriter& w) {
+                          w.array(v.units, [](JsonWriter& w, const auto& u) {
+                            json ju{{"section", u.section},
+                                    {"offset", u.offset},
+                                    {"verdict", to_string(u.verdict)},
+                                    {"bare", u.bare},
+                                    {"specialized_elsewhere", u.specialized_elsewhere},
+                                    {"loadable", u.loadable},
+                                    {"reason", u.reason},
+                                    {"images", u.images}};
+                            ju["chosen"] = u.chosen ? json(*u.chosen) : json(nullptr);
+                            w.value(std::move(ju));
+                          });
+                        }});
+    jf["resource_warnings"] = json::array();
+    for (const auto& rw : v.resource_warnings)
+      jf["resource_warnings"].push_back(
+          {{"entry", rw.image}, {"kernel", rw.kernel}, {"message", rw.message}});
+  }
+  w.object(std::move(jf), std::move(streamed));
+}
+
+}  // namespace
+
+void write_scan_json(JsonWriter& w, const ScanReport& report, const ScanOptions& options,
+                     const ScanRenderOptions& render) {
   using nlohmann::json;
   json j = node_json_document(kScanSchema, render.argv);
   j["prediction"] = true;
@@ -292,112 +417,6 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
     j["target"] = target_to_json(*options.target);
   } else {
     j["target"] = nullptr;
-  }
-  j["files"] = json::array();
-  for (const auto& f : report.files) {
-    const auto& inv = f.inventory;
-    json jf{{"path", inv.path},
-            {"member", inv.member},
-            {"package", f.package},
-            {"format", to_string(inv.format)},
-            {"size", inv.size}};
-    jf["errors"] = json::array();
-    for (const auto& e : inv.errors) jf["errors"].push_back(error_json(e));
-    jf["warnings"] = json::array();
-    for (const auto& e : inv.warnings) jf["warnings"].push_back(error_json(e));
-    jf["containers"] = inv.containers.size();
-    // Every container, the empty ones too: a reader that judges the file again (fleet merge)
-    // needs them, e.g. the empty device-linked .nv_fatbin of a PTX-only -rdc library.
-    jf["container_list"] = json::array();
-    for (const auto& c : inv.containers)
-      jf["container_list"].push_back({{"section", c.section},
-                                      {"offset", c.offset},
-                                      {"size", c.size},
-                                      {"first_image", c.first_image},
-                                      {"images", c.image_count},
-                                      {"relocatable", c.relocatable}});
-    jf["entries"] = json::array();
-    for (size_t i = 0; i < inv.images.size(); ++i) {
-      const auto& img = inv.images[i];
-      json je{{"kind", to_string(img.target.kind)},
-              {"target", img.target.to_string()},
-              {"section", img.section},
-              {"container_offset", img.container_offset},
-              {"entry_offset", img.entry_offset},
-              {"in_container", img.in_container},
-              {"compression", to_string(img.compression)},
-              {"stored_size", img.stored_size},
-              {"uncompressed_size", img.uncompressed_size},
-              {"relocatable", img.relocatable},
-              {"debug", img.debug}};
-      je["ptx_version"] = img.ptx_version ? json(img.ptx_version->to_string()) : json(nullptr);
-      // Counted kernels (null where not counted): a reader judging the file again needs to know
-      // a kernel-less image is no unit (fleet merge).
-      je["kernel_count"] = img.kernels ? json(*img.kernels) : json(nullptr);
-      if (!img.identifier.empty()) je["identifier"] = img.identifier;
-      if (!img.options.empty()) je["options"] = img.options;
-      if (f.verdict) {
-        je["verdict"] = to_string(f.verdict->images[i].fit);
-        je["reason"] = f.verdict->images[i].reason;
-      }
-      if (img.cubin) {
-        je["kernels"] = json::array();
-        for (const auto& k : img.cubin->kernels) {
-          json jk{{"name", k.name},
-                  {"demangled", k.demangled.empty() ? demangle(k.name) : k.demangled},
-                  {"shared_bytes", k.shared_bytes},
-                  {"sass_bytes", k.sass_bytes}};
-          jk["registers"] = k.registers ? json(*k.registers) : json(nullptr);
-          jk["stack_bytes"] = k.stack_bytes ? json(*k.stack_bytes) : json(nullptr);
-          if (k.max_threads) jk["max_threads"] = *k.max_threads;
-          if (k.reqntid) jk["reqntid"] = *k.reqntid;
-          if (k.cluster_dims) jk["cluster_dims"] = *k.cluster_dims;
-          je["kernels"].push_back(std::move(jk));
-        }
-      }
-      if (img.ptx) {
-        je["ptx_target"] = img.ptx->target_text;
-        je["ptx_entries"] = img.ptx->entries;
-      }
-      if (img.decode_error) je["decode_error"] = error_json(*img.decode_error);
-      jf["entries"].push_back(std::move(je));
-    }
-    if (f.verdict) {
-      const auto& v = *f.verdict;
-      jf["verdict"] = v.has_device_code ? json(to_string(v.verdict)) : json(nullptr);
-      json counts;
-      for (size_t k = 0; k < kVerdictFitCount; ++k)
-        counts[to_string(static_cast<Fit>(k))] = v.unit_counts[k];
-      jf["unit_counts"] = counts;
-      jf["specialized_elsewhere"] = v.specialized_elsewhere;
-      jf["prelink_units"] = v.prelink_units;
-      jf["no_code_units"] = v.no_code_units;
-      jf["alternatives"] = v.alternatives;
-      if (!v.driver_reason.empty()) jf["driver_reason"] = v.driver_reason;
-      if (v.prelink_units)
-        jf["jit_link"] = {{"verdict", v.jit_link ? json(to_string(*v.jit_link)) : json(nullptr)},
-                          {"used", v.jit_link_used},
-                          {"reason", v.jit_link_reason}};
-      jf["summary"] = v.summary;
-      jf["units"] = json::array();
-      for (const auto& u : v.units) {
-        json ju{{"section", u.section},
-                {"offset", u.offset},
-                {"verdict", to_string(u.verdict)},
-                {"bare", u.bare},
-                {"specialized_elsewhere", u.specialized_elsewhere},
-                {"loadable", u.loadable},
-                {"reason", u.reason},
-                {"images", u.images}};
-        ju["chosen"] = u.chosen ? json(*u.chosen) : json(nullptr);
-        jf["units"].push_back(std::move(ju));
-      }
-      jf["resource_warnings"] = json::array();
-      for (const auto& w : v.resource_warnings)
-        jf["resource_warnings"].push_back(
-            {{"entry", w.image}, {"kernel", w.kernel}, {"message", w.message}});
-    }
-    j["files"].push_back(std::move(jf));
   }
   j["packages"] = json::array();
   for (const auto& p : report.packages) {
@@ -446,7 +465,15 @@ nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options
                 {"files_skipped", report.files_skipped},
                 {"files_reported", report.files.size()},
                 {"bytes_scanned", report.bytes_scanned}};
-  return j;
+  // The files, with every entry (and with --deep every kernel), are written as they are read
+  // from the report: the document is never a tree as a whole.
+  w.object(std::move(j),
+           {{"files", [&report](JsonWriter& w) { w.array(report.files, write_scanned_file); }}});
+}
+
+nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options,
+                            const ScanRenderOptions& render) {
+  return json_tree([&](JsonWriter& w) { write_scan_json(w, report, options, render); });
 }
 
 }  // namespace smcompat

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 namespace smcompat {
 
@@ -39,45 +40,88 @@ bool write_fully(int fd, const void* data, size_t n) {
   return true;
 }
 
-std::optional<Error> write_file_atomically(const std::string& path, std::string_view text) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  auto fail = [&](const char* step, int err) {
-    ::unlink(tmp.c_str());
-    Error e = make_error(std::string(step) + ": " + std::strerror(err));
-    e.file = step == std::string("rename") ? path : tmp;
-    return e;
-  };
+AtomicFileWriter::AtomicFileWriter(std::string path)
+    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
   // O_EXCL: never write through a file (or a planted symlink) that is already there.
-  ::unlink(tmp.c_str());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    Error e = make_error(std::string("cannot create: ") + std::strerror(errno));
-    e.file = tmp;
-    return e;
+  ::unlink(tmp_.c_str());
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    error_ = make_error(std::string("cannot create: ") + std::strerror(errno));
+    error_->file = tmp_;
   }
-  if (!write_fully(fd, text.data(), text.size())) {
-    int err = errno;
-    ::close(fd);
-    return fail("write", err);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(tmp_.c_str());
   }
-  if (::fsync(fd) != 0) {
-    int err = errno;
-    ::close(fd);
-    return fail("fsync", err);
+}
+
+void AtomicFileWriter::fail(const char* step, int err) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  buffer_.clear();
+  if (error_) return;
+  error_ = make_error(std::string(step) + ": " + std::strerror(err));
+  error_->file = std::string(step) == "rename" ? path_ : tmp_;
+}
+
+bool AtomicFileWriter::flush() {
+  if (fd_ < 0) return false;
+  if (!buffer_.empty() && !write_fully(fd_, buffer_.data(), buffer_.size())) {
+    fail("write", errno);
+    return false;
   }
-  if (::close(fd) != 0) return fail("close", errno);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail("rename", errno);
+  buffer_.clear();
+  return true;
+}
+
+void AtomicFileWriter::write(std::string_view text) {
+  if (fd_ < 0) return;  // failed before: the error is kept for commit()
+  constexpr size_t kBuffer = 1 << 20;
+  if (buffer_.size() + text.size() > kBuffer && !flush()) return;
+  if (text.size() >= kBuffer) {
+    if (!write_fully(fd_, text.data(), text.size())) fail("write", errno);
+    return;
+  }
+  buffer_.append(text);
+}
+
+std::optional<Error> AtomicFileWriter::commit() {
+  if (error_ || !flush()) return error_;
+  if (::fsync(fd_) != 0) {
+    fail("fsync", errno);
+    return error_;
+  }
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
+    fail("close", errno);
+    return error_;
+  }
+  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    fail("rename", errno);
+    return error_;
+  }
   // The rename itself reaches the disk when the directory is synced (best effort: a directory
   // that cannot be opened for reading still has the new file).
   std::string dir =
-      path.substr(0, path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/'));
-  if (path.find('/') == std::string::npos) dir = ".";
+      path_.substr(0, path_.find_last_of('/') == std::string::npos ? 0 : path_.find_last_of('/'));
+  if (path_.find('/') == std::string::npos) dir = ".";
   if (dir.empty()) dir = "/";
   if (int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
   return std::nullopt;
+}
+
+std::optional<Error> write_file_atomically(const std::string& path, std::string_view text) {
+  AtomicFileWriter out(path);
+  out.write(text);
+  return out.commit();
 }
 
 }  // namespace smcompat

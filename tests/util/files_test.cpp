@@ -76,5 +76,49 @@ TEST(WriteFileAtomically, RenameOntoADirectoryFailsAndCleansUp) {
   EXPECT_EQ(d.entries(), 1u);  // only the directory: the temporary is gone
 }
 
+TEST(AtomicFileWriter, PiecesOverTheBufferComeOutWholeAndInOrder) {
+  ScratchDir d;
+  std::string target = (d.path / "index.json").string();
+  std::string expect;
+  {
+    AtomicFileWriter out(target);
+    for (int i = 0; i < 3000; ++i) {  // small pieces across several 1 MiB flushes
+      std::string piece(700 + i % 13, static_cast<char>('a' + i % 26));
+      out.write(piece);
+      expect += piece;
+    }
+    std::string big(3 << 20, 'z');  // one piece bigger than the buffer
+    out.write(big);
+    expect += big;
+    EXPECT_FALSE(fs::exists(target));  // nothing at the path before the commit
+    ASSERT_FALSE(out.commit());
+  }
+  EXPECT_EQ(slurp(target), expect);
+  EXPECT_EQ(d.entries(), 1u);
+}
+
+TEST(AtomicFileWriter, DroppedWithoutCommitLeavesNothing) {
+  ScratchDir d;
+  std::string target = (d.path / "fleet.json").string();
+  {
+    AtomicFileWriter out(target);
+    out.write(std::string(2 << 20, 'x'));
+    EXPECT_EQ(d.entries(), 1u);  // the temporary
+  }
+  EXPECT_EQ(d.entries(), 0u);
+}
+
+TEST(AtomicFileWriter, ACreateErrorIsKeptForTheCommit) {
+  ScratchDir d;
+  std::string target = (d.path / "no" / "dir" / "scan.json").string();
+  AtomicFileWriter out(target);
+  out.write("{}");  // ignored: the file could not be made
+  auto err = out.commit();
+  ASSERT_TRUE(err);
+  EXPECT_EQ(err->file, target + ".tmp." + std::to_string(::getpid()));
+  EXPECT_NE(err->what.find("cannot create"), std::string::npos) << err->what;
+  EXPECT_EQ(d.entries(), 0u);
+}
+
 }  // namespace
 }  // namespace smcompat

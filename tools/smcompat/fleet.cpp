@@ -11,7 +11,7 @@
 #include "options.hpp"
 #include "smcompat/report/fleet_report.hpp"
 #include "smcompat/util/files.hpp"
-#include "smcompat/util/json_text.hpp"
+#include "smcompat/util/json_stream.hpp"
 
 namespace smcompat::cli {
 namespace {
@@ -58,16 +58,20 @@ int run_merge(Context& ctx, const MergeArgs& a) {
   fleet::MergeOptions opt;
   opt.hosts_named = a.hosts_named;
   auto report = fleet::merge_reports(files, opt);
-  // The JSON document holds every node: built only when asked for (the text does not need it).
-  nlohmann::json doc;
-  if (a.json || !a.output.empty()) doc = fleet_to_json(report, ctx.argv);
+  // The JSON document holds every node: written node by node, never built whole.
   if (!a.output.empty()) {
-    if (auto err = write_file_atomically(a.output, json_text(doc, 1) + "\n"))
-      return ctx.fail("fleet merge", err->to_string());
+    AtomicFileWriter out(a.output);
+    JsonTextWriter json(out, 1);
+    write_fleet_json(json, report, ctx.argv);
+    out.write("\n");
+    if (auto err = out.commit()) return ctx.fail("fleet merge", err->to_string());
   }
-  if (a.json)
-    fmt::print("{}\n", json_text(doc));
-  else if (a.markdown)
+  if (a.json) {
+    StdioSink out(stdout);
+    JsonTextWriter json(out, 2);
+    write_fleet_json(json, report, ctx.argv);
+    out.write("\n");
+  } else if (a.markdown)
     fmt::print("{}", render_fleet_markdown(report));
   else
     fmt::print("{}", render_fleet_text(report, ctx.out_style()));

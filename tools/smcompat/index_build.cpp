@@ -10,7 +10,7 @@
 #include "smcompat/index/build.hpp"
 #include "smcompat/report/index_report.hpp"
 #include "smcompat/util/files.hpp"
-#include "smcompat/util/json_text.hpp"
+#include "smcompat/util/json_stream.hpp"
 #include "smcompat/util/strings.hpp"
 
 namespace smcompat::cli {
@@ -26,15 +26,22 @@ struct FilesArgs {  // index add WHEEL... / index merge INDEX...
   std::string output;
 };
 
-// Writes the index next to `path` and renames it into place, so a reader never sees half a file.
+// Writes the index wheel by wheel, into a temporary next to `path` renamed into place, so a
+// reader never sees half a file.
 int write_index(Context& ctx, const WheelIndex& index, const std::string& path,
                 const char* command) {
-  std::string text = json_text(to_json(index), 1) + "\n";
   if (path.empty() || path == "-") {
-    fmt::print("{}", text);
+    StdioSink out(stdout);
+    JsonTextWriter json(out, 1);
+    write_json(json, index);
+    out.write("\n");
     return kExitOk;
   }
-  if (auto err = write_file_atomically(path, text)) return ctx.fail(command, err->to_string());
+  AtomicFileWriter out(path);
+  JsonTextWriter json(out, 1);
+  write_json(json, index);
+  out.write("\n");
+  if (auto err = out.commit()) return ctx.fail(command, err->to_string());
   return kExitOk;
 }
 

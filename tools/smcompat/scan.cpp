@@ -10,7 +10,7 @@
 #include "options.hpp"
 #include "smcompat/api/api.hpp"
 #include "smcompat/report/scan_report.hpp"
-#include "smcompat/util/json_text.hpp"
+#include "smcompat/util/json_stream.hpp"
 
 namespace smcompat::cli {
 
@@ -91,10 +91,14 @@ void register_scan(CLI::App& app, Context& ctx) {
     }
     ScanReport report = scan_paths(request.paths, opt);
     ScanRenderOptions render{request.deep, request.verbose, ctx.argv};
-    if (a.json)
-      fmt::print("{}\n", json_text(scan_to_json(report, opt, render)));
-    else
+    if (a.json) {
+      StdioSink out(stdout);
+      JsonTextWriter json(out, 2);
+      write_scan_json(json, report, opt, render);
+      out.write("\n");
+    } else {
       fmt::print("{}", render_scan_text(report, opt, render, ctx.out_style()));
+    }
     // 2: a path named on the command line could not be read at all.
     for (const auto& e : report.errors) {
       for (const auto& p : request.paths)

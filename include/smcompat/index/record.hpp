@@ -15,6 +15,7 @@
 #include "smcompat/binary/inventory.hpp"
 #include "smcompat/catalog/sm_target.hpp"
 #include "smcompat/scan/pep440.hpp"  // compare_versions
+#include "smcompat/util/json_stream.hpp"
 #include "smcompat/util/result.hpp"
 #include "smcompat/util/strings.hpp"  // normalize_package_name
 #include "smcompat/verdict/fit.hpp"
@@ -125,6 +126,8 @@ void infer_cuda(WheelRecord& record);
 
 nlohmann::json to_json(const WheelRecord& record);
 nlohmann::json to_json(const WheelIndex& index);
+/// The same document written wheel by wheel (`index build`/`add`/`merge` output).
+void write_json(JsonWriter& out, const WheelIndex& index);
 Result<WheelRecord> wheel_record_from_json(const nlohmann::json& j);
 /// Parses an index document; `file` names it in errors.
 Result<WheelIndex> wheel_index_from_json(const nlohmann::json& j, const std::string& file = {});

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "smcompat/scan/scan.hpp"
+#include "smcompat/util/json_stream.hpp"
 #include "smcompat/util/table.hpp"
 
 namespace smcompat {
@@ -21,6 +22,10 @@ inline constexpr const char* kScanSchema = "smcompat.scan/2";
 
 std::string render_scan_text(const ScanReport& report, const ScanOptions& options,
                              const ScanRenderOptions& render, const Style& style);
+/// The "smcompat.scan/2" document, written file by file and entry by entry as it is produced.
+void write_scan_json(JsonWriter& out, const ScanReport& report, const ScanOptions& options,
+                     const ScanRenderOptions& render);
+/// The same document as a tree (the Python API, tests).
 nlohmann::json scan_to_json(const ScanReport& report, const ScanOptions& options,
                             const ScanRenderOptions& render);
 
