@@ -50,7 +50,7 @@ def main():
     scan = subprocess.run([cli, "scan", "/usr/local/cuda/lib64/libcublasLt.so", "--json"],
                           capture_output=True, text=True).stdout
     print(f"{'reports':>8} {'bytes':>12} {'output':>9} {'build':>7} {'wall s':>8} "
-          f"{'CPU s':>7} {'peak RSS MiB':>13}")
+          f"{'CPU s':>7} {'peak RSS MiB':>13} {'out bytes':>11}")
     for n in sizes:
         d = tempfile.mkdtemp(prefix="smcompat-fleet-bench-")
         try:
@@ -81,9 +81,9 @@ def main():
                     if os.waitstatus_to_exitcode(status) != 0:
                         sys.exit(f"fleet merge exited {os.waitstatus_to_exitcode(status)}")
                     cpu = usage.ru_utime + usage.ru_stime
-                    print(f"{n + 1:>8} {total:>12} {mode:>9} {label:>7} {wall:>8.2f} {cpu:>7.2f} "
-                          f"{usage.ru_maxrss / 1024:>13.0f}")
                     written = out_path if "-o" in extra else stdout_path
+                    print(f"{n + 1:>8} {total:>12} {mode:>9} {label:>7} {wall:>8.2f} {cpu:>7.2f} "
+                          f"{usage.ru_maxrss / 1024:>13.0f} {os.path.getsize(written):>11}")
                     with open(written, "rb") as f:
                         outputs.append(f.read())
                     os.unlink(written)

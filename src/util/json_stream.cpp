@@ -7,14 +7,6 @@
 
 namespace smcompat {
 
-namespace {
-
-std::string dump(const nlohmann::json& v, int indent) {
-  return v.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-}  // namespace
-
 // ---- the call discipline, shared by both writers -----------------------------------------------
 
 void JsonWriter::before_value() {
@@ -100,47 +92,90 @@ void JsonWriter::object(nlohmann::json fields, std::vector<StreamedField> stream
 
 // ---- text -------------------------------------------------------------------------------------
 
-void JsonTextWriter::newline(size_t depth) {
-  if (indent_ < 0) return;
-  sink_.write("\n");
-  if (size_t n = depth * static_cast<size_t>(indent_)) sink_.write(std::string(n, ' '));
+// nlohmann's own serializer writes every value, at the depth it sits (its `current_indent`), into
+// one buffer that goes to the sink in large pieces: the bytes are dump()'s by construction, with
+// no string per value and no re-indenting copy. (serializer and output_adapter_protocol are in
+// nlohmann's detail namespace; json::dump uses them the same way.)
+namespace {
+
+class SinkBuffer final : public nlohmann::detail::output_adapter_protocol<char> {
+ public:
+  explicit SinkBuffer(TextSink& sink) : sink_(sink) { buffer_.reserve(kFlushAt + 4096); }
+  void write_character(char c) override {
+    buffer_.push_back(c);
+    if (buffer_.size() >= kFlushAt) flush();
+  }
+  void write_characters(const char* s, std::size_t n) override {
+    buffer_.append(s, n);
+    if (buffer_.size() >= kFlushAt) flush();
+  }
+  void flush() {
+    if (buffer_.empty()) return;
+    sink_.write(buffer_);
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr size_t kFlushAt = 256 * 1024;
+  TextSink& sink_;
+  std::string buffer_;
+};
+
+}  // namespace
+
+struct JsonTextWriter::Output {
+  explicit Output(TextSink& sink)
+      : buffer(std::make_shared<SinkBuffer>(sink)),
+        serializer(buffer, ' ', nlohmann::json::error_handler_t::replace) {}
+  std::shared_ptr<SinkBuffer> buffer;
+  nlohmann::detail::serializer<nlohmann::json> serializer;
+};
+
+JsonTextWriter::JsonTextWriter(TextSink& sink, int indent)
+    : indent_(indent), out_(std::make_unique<Output>(sink)) {}
+
+JsonTextWriter::~JsonTextWriter() { flush(); }
+
+void JsonTextWriter::flush() { out_->buffer->flush(); }
+
+void JsonTextWriter::put(std::string_view text) {
+  out_->buffer->write_characters(text.data(), text.size());
 }
 
-void JsonTextWriter::on_begin(bool object) { sink_.write(object ? "{" : "["); }
+void JsonTextWriter::newline(size_t depth) {
+  if (indent_ < 0) return;
+  out_->buffer->write_character('\n');
+  for (size_t n = depth * static_cast<size_t>(indent_); n > 0; --n)
+    out_->buffer->write_character(' ');
+}
+
+void JsonTextWriter::on_begin(bool object) { put(object ? "{" : "["); }
 
 void JsonTextWriter::on_end(bool object, size_t count) {
   if (count > 0) newline(depth());
-  sink_.write(object ? "}" : "]");
+  put(object ? "}" : "]");
+  if (depth() == 0) flush();
 }
 
 void JsonTextWriter::on_key(std::string_view name, bool first) {
-  if (!first) sink_.write(",");
+  if (!first) put(",");
   newline(depth());
-  sink_.write(dump(nlohmann::json(std::string(name)), -1));
-  sink_.write(indent_ < 0 ? ":" : ": ");
+  out_->serializer.dump(nlohmann::json(std::string(name)), false, false, 0);
+  put(indent_ < 0 ? ":" : ": ");
 }
 
 void JsonTextWriter::on_element(bool first) {
-  if (!first) sink_.write(",");
+  if (!first) put(",");
   newline(depth());
 }
 
 void JsonTextWriter::on_value(nlohmann::json v) {
-  std::string text = dump(v, indent_);
-  const size_t shift = indent_ > 0 ? depth() * static_cast<size_t>(indent_) : 0;
-  if (shift == 0 || text.find('\n') == std::string::npos) {
-    sink_.write(text);
-    return;
-  }
-  // dump() lays the value out at depth 0; every line break in it is structural (strings escape
-  // theirs), so moving it to this depth is indenting each line after the first.
-  const std::string pad(shift, ' ');
-  size_t from = 0;
-  for (size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1) {
-    sink_.write(std::string_view(text).substr(from, nl + 1 - from));
-    sink_.write(pad);
-  }
-  sink_.write(std::string_view(text).substr(from));
+  if (indent_ < 0)
+    out_->serializer.dump(v, false, false, 0);
+  else
+    out_->serializer.dump(v, true, false, static_cast<unsigned>(indent_),
+                          static_cast<unsigned>(depth() * static_cast<size_t>(indent_)));
+  if (depth() == 0) flush();
 }
 
 // ---- tree -------------------------------------------------------------------------------------

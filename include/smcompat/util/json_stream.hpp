@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -81,7 +82,11 @@ class JsonWriter {
 /// (json_text()): indent -1 is the compact form.
 class JsonTextWriter final : public JsonWriter {
  public:
-  JsonTextWriter(TextSink& sink, int indent) : sink_(sink), indent_(indent) {}
+  JsonTextWriter(TextSink& sink, int indent);
+  ~JsonTextWriter() override;  // flushes what is buffered
+
+  /// Hands what is buffered to the sink (done by itself when the document is complete).
+  void flush();
 
  protected:
   void on_begin(bool object) override;
@@ -91,9 +96,11 @@ class JsonTextWriter final : public JsonWriter {
   void on_value(nlohmann::json v) override;
 
  private:
+  struct Output;
   void newline(size_t depth);
-  TextSink& sink_;
+  void put(std::string_view text);
   int indent_;
+  std::unique_ptr<Output> out_;
 };
 
 /// The same document as a tree.
