@@ -8,6 +8,9 @@
 #include <immintrin.h>
 #endif
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
 
@@ -92,9 +95,12 @@ std::optional<BareFrame> bare_cubin_frame(ByteView at) {
   unsigned long long usize = ZSTD_getFrameContentSize(at.data(), csize);
   if (usize == ZSTD_CONTENTSIZE_ERROR || usize == ZSTD_CONTENTSIZE_UNKNOWN || usize < 64)
     return std::nullopt;
-  // Stream just the first 64 bytes.
-  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
-                                                              ZSTD_freeDStream);
+  // Stream just the first 64 bytes, through one stream per thread: creating one per frame cost
+  // a window-sized allocation each time.
+  thread_local std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
+                                                                           ZSTD_freeDStream);
+  if (!ds) return std::nullopt;
+  ZSTD_DCtx_reset(ds.get(), ZSTD_reset_session_only);
   BareFrame f{csize, usize, {}};
   ZSTD_inBuffer in{at.data(), csize, 0};
   ZSTD_outBuffer out{f.head, sizeof f.head, 0};
@@ -129,34 +135,70 @@ DeviceImage image_from_entry(const FatbinEntry& e, const std::string& section, u
   return img;
 }
 
+void advise_mapped_pages(ByteView view, int advice) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  auto begin = reinterpret_cast<uintptr_t>(view.data());
+  uintptr_t first = begin & ~(page - 1);  // the pages that hold any of the view
+  uintptr_t last = (begin + view.size() + page - 1) & ~(page - 1);
+  if (view.data() && last > first) madvise(reinterpret_cast<void*>(first), last - first, advice);
+}
+
 // Scans one region (a section, or a whole unparseable file) for containers and bare cubins.
+// Containers and bare frames follow one another: each found one is jumped over by its recorded
+// size, and the next is looked for right at its end (the chain). The search reads only the bytes
+// between them, in windows that start at one page and double, so that an 8-byte gap costs one
+// page and a 300 MB .text is read once, sequentially.
 void scan_region(ByteView buf, ByteView region, const std::string& section,
                  const InspectOptions& opt, FileInventory& inv, bool release_pages) {
   const bool relocatable = section == "__nv_relfatbin";
   const bool want_zstd = opt.bare_cubins;
+  ChainCounts& chain = inv.chain;
   uint64_t pos = 0;
   // A large section is searched byte by byte: in a file mapping, what lies behind the search is
   // dropped every few MiB, so the resident set stays small whatever the section's size.
   constexpr uint64_t kReleaseStep = 8ull << 20;
+  constexpr uint64_t kFirstWindow = 4096;
   uint64_t released = 0;
   auto release_behind = [&](uint64_t upto) {
     if (!release_pages || upto < released + kReleaseStep) return;
     release_mapped_pages(region.clamp(released, upto - released));
     released = upto;
   };
-  // In a file mapping the search goes window by window, so that a section without a hit (a
-  // 300 MB .text) is dropped as it is searched, not once at its end.
+  // In a file mapping the search goes window by window: a window is asked for ahead
+  // (MADV_WILLNEED: the walk maps the file MADV_RANDOM, so that jumping over a payload reads
+  // no readahead around the next header) and a section without a hit (a 300 MB .text) is
+  // dropped as it is searched, not once at its end.
   auto find_next = [&](uint64_t from) -> std::optional<MagicHit> {
-    while (release_pages && from + kReleaseStep < region.size()) {
-      uint64_t end = from + kReleaseStep;
+    uint64_t window = kFirstWindow;
+    while (release_pages && from + window < region.size()) {
+      uint64_t end = from + window;
+      if (window > kFirstWindow) advise_mapped_pages(region.clamp(from, window), MADV_WILLNEED);
       if (auto hit = next_magic(region.clamp(0, end), buf.file_offset(), from, want_zstd))
         return hit;
       release_behind(end);
       from = end - 7;  // candidates whose 4 bytes cross `end` are looked at again
+      window = std::min(window * 2, kReleaseStep);
     }
+    if (release_pages && from < region.size())
+      advise_mapped_pages(region.clamp(from, region.size() - from), MADV_WILLNEED);
     return next_magic(region, buf.file_offset(), from, want_zstd);
   };
+  // Where the chain goes on: the first 8-aligned candidate at or after `end` (the search's own
+  // alignment), and whether it holds the magic the search would stop at.
+  auto count_link = [&](uint64_t end) {
+    uint64_t mis = (region.file_offset() - buf.file_offset() + end) & 7;
+    uint64_t next = mis ? end + 8 - mis : end;
+    if (next + 4 > region.size()) return;  // the region ends: not a break
+    uint32_t w = region.read_or_zero<uint32_t>(next);
+    if (w == kFatbinMagic || (want_zstd && w == kZstdMagic))
+      ++chain.linked;
+    else
+      ++chain.breaks_gap;
+  };
+  bool first = true;
   while (auto hit = find_next(pos)) {
+    if (first) ++chain.searched_from_section_start;
+    first = false;
     release_behind(hit->offset);
     ByteView at = region.clamp(hit->offset, region.size());
     if (hit->zstd) {
@@ -180,13 +222,16 @@ void scan_region(ByteView buf, ByteView region, const std::string& section,
         img.relocatable = h.read_or_zero<uint16_t>(16) == 1;
         inv.images.push_back(std::move(img));
         pos = hit->offset + frame->compressed_size;
+        count_link(pos);
         continue;
       }
+      ++chain.breaks_not_a_cubin;
       pos = hit->offset + 8;
       continue;
     }
     auto c = parse_fatbin(at);
     if (!c) {
+      ++chain.breaks_invalid_container;
       // A magic hit that fails validation is common in code and data (7 in the CUDA 13.0
       // libraries); it is only worth a warning.
       if (inv.warnings.size() < kMaxErrorsPerFile) {
@@ -204,6 +249,7 @@ void scan_region(ByteView buf, ByteView region, const std::string& section,
       inv.images.push_back(image_from_entry(e, section, c->offset, relocatable, buf.file_offset()));
     inv.containers.push_back(std::move(ci));
     pos = hit->offset + std::max<uint64_t>(c->size, 8);
+    count_link(pos);
   }
   if (release_pages) release_mapped_pages(region.clamp(released, region.size()));
 }

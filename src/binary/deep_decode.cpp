@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "inventory_internal.hpp"
@@ -171,19 +173,50 @@ void deep_decode(ByteView buf, const InspectOptions& opt, FileInventory& inv) {
 
 void count_header_level_kernels(ByteView buf, FileInventory& inv, bool release_pages) {
   Scratch scratch;
+  // Identical stored payloads (same bytes, kind, compression and declared size) give the same
+  // count: libcublasLt.so.13 holds 4,682 small compressed images, mostly copies of a few, and
+  // inflating each was most of its header inventory's CPU (a zstd frame costs its table set-up
+  // however small it is).
+  struct SmallPayload {
+    std::string_view stored;
+    ImageKind kind;
+    Compression compression;
+    uint64_t uncompressed_size;
+    bool operator==(const SmallPayload&) const = default;
+  };
+  struct SmallPayloadHash {
+    size_t operator()(const SmallPayload& p) const {
+      return std::hash<std::string_view>()(p.stored) ^ (p.uncompressed_size * 0x9e3779b97f4a7c15u);
+    }
+  };
+  std::unordered_map<SmallPayload, std::optional<uint32_t>, SmallPayloadHash> counted;
   for (auto& img : inv.images) {
     if (img.target.kind == ImageKind::kLto || img.kernels || img.decode_error) continue;
     // Raw images are read in place, whatever their size (cuda-cccl's kernel-less cubins reach
     // 9.5 KB); compressed ones are inflated only when small.
     if (img.compression != Compression::kNone && img.uncompressed_size > kSmallCubinBytes) continue;
-    auto payload = decode_payload(buf, img, kSmallCubinBytes, scratch);
-    if (!payload) continue;  // the deep decode reports why; here the count stays unknown
-    if (img.target.kind == ImageKind::kPtx) {
-      if (auto h = parse_ptx_header(payload->as_string_view(), true))
-        img.kernels = static_cast<uint32_t>(h->entries.size());
-    } else if (auto c = parse_cubin(*payload, true)) {
-      img.kernels = static_cast<uint32_t>(c->kernels.size());
+    auto stored = buf.sub(img.payload_offset, img.stored_size);
+    std::optional<SmallPayload> key;
+    if (stored && img.compression != Compression::kNone) {
+      key = SmallPayload{stored->as_string_view(), img.target.kind, img.compression,
+                         img.uncompressed_size};
+      if (auto it = counted.find(*key); it != counted.end()) {
+        img.kernels = it->second;
+        continue;
+      }
     }
+    std::optional<uint32_t> kernels;
+    if (auto payload = decode_payload(buf, img, kSmallCubinBytes, scratch)) {
+      if (img.target.kind == ImageKind::kPtx) {
+        if (auto h = parse_ptx_header(payload->as_string_view(), true))
+          kernels = static_cast<uint32_t>(h->entries.size());
+      } else if (auto c = parse_cubin(*payload, true)) {
+        kernels = static_cast<uint32_t>(c->kernels.size());
+      }
+    }
+    // A payload that does not decode keeps its count unknown (the deep decode reports why).
+    img.kernels = kernels;
+    if (key) counted.emplace(*key, kernels);
     if (release_pages) release_mapped_pages(buf.clamp(img.payload_offset, img.stored_size));
   }
 }

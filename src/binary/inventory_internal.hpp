@@ -20,6 +20,9 @@ inline constexpr uint64_t kMaxErrorsPerFile = 200;
 DeviceImage image_from_entry(const FatbinEntry& e, const std::string& section, uint64_t container,
                              bool relocatable, uint64_t base_offset);
 
+/// madvise() over the pages that hold any of `view` (a view of a file mapping).
+void advise_mapped_pages(ByteView view, int advice);
+
 /// Scans one region (a section, or a whole unparseable file) of `buf` for validated fatbin
 /// containers and, with `opt.bare_cubins`, bare zstd cubins; appends to `inv`. With
 /// `release_pages` (`buf` is a file mapping) the pages searched are dropped behind the search.

@@ -69,6 +69,27 @@ struct ContainerInfo {
   bool relocatable = false;  ///< in __nv_relfatbin
 };
 
+/// How the container search went (not reported; for benchmarks and tests): each container or
+/// bare cubin found is jumped over by its recorded size, and the next one is expected right at
+/// its end (the next 8-aligned offset). Where something else is there the chain breaks and the
+/// magic search reads on to the next hit; the reason is counted.
+struct ChainCounts {
+  uint64_t searched_from_section_start = 0;  ///< sections in which the search found a first hit
+  uint64_t linked = 0;      ///< the next 8-aligned offset held a magic: no bytes searched
+  uint64_t breaks_gap = 0;  ///< other bytes followed (padding, data, the end of the chain)
+  uint64_t breaks_invalid_container = 0;  ///< a fatbin magic that did not validate
+  uint64_t breaks_not_a_cubin = 0;        ///< a zstd magic that was not a bare cubin
+
+  ChainCounts& operator+=(const ChainCounts& o) {
+    searched_from_section_start += o.searched_from_section_start;
+    linked += o.linked;
+    breaks_gap += o.breaks_gap;
+    breaks_invalid_container += o.breaks_invalid_container;
+    breaks_not_a_cubin += o.breaks_not_a_cubin;
+    return *this;
+  }
+};
+
 /// Everything found in one file, or one member of an archive/zip.
 struct FileInventory {
   std::string path;    ///< file path on disk
@@ -80,6 +101,7 @@ struct FileInventory {
   std::vector<DeviceImage> images;
   std::vector<Error> errors;    ///< stop-this-item problems; the rest of the file was still read
   std::vector<Error> warnings;  ///< oddities that did not stop anything
+  ChainCounts chain;            ///< how the container search went (host ELF and raw files)
 
   /// "path" or "path!member"
   std::string display_name() const { return member.empty() ? path : path + "!" + member; }
