@@ -178,6 +178,12 @@ void BM_HeaderInventoryPagesRead(benchmark::State& state) {
   state.counters["floor_search"] = static_cast<double>(f.search_pages);
   state.counters["file_pages"] = static_cast<double>(file_pages);
   state.counters["images"] = static_cast<double>(f.images);
+  const ChainCounts& chain = result.front().chain;
+  fmt::print(stderr,
+             "chain: {} sections searched from their start, {} linked, breaks: {} gap, {} invalid "
+             "container, {} zstd magic without a cubin\n",
+             chain.searched_from_section_start, chain.linked, chain.breaks_gap,
+             chain.breaks_invalid_container, chain.breaks_not_a_cubin);
   fmt::print(stderr,
              "{}: {} images; pages read cold {} (of {} in the file; {} cached before); floor {} "
              "= {} header pages + {} the search must read\n",
