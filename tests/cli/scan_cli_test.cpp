@@ -54,6 +54,24 @@ TEST_F(CliTest, UsageAndIoErrorsExitTwo) {
   EXPECT_EQ(run("frobnicate").code, 2);
 }
 
+TEST_F(CliTest, AFailedWriteToStdoutExitsTwoAndSaysSo) {
+  // /dev/full: every write fails with ENOSPC, as on a full disk. The streamed document must not
+  // pass for a complete one.
+  for (const char* args : {" --json", ""}) {
+    std::string cmd = std::string(SMCOMPAT_CLI) + " scan " + dir_.string() + " --gpu 5090" + args +
+                      " 2>&1 >/dev/full";
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_TRUE(p);
+    std::string err;
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) err.append(buf, n);
+    int status = pclose(p);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2) << args << ": " << err;
+    EXPECT_NE(err.find("cannot write to standard output"), std::string::npos) << err;
+  }
+}
+
 TEST_F(CliTest, JsonIsValidAndVersioned) {
   CliRun r = run("scan " + dir_.string() + " --gpu 5090 --json");
   ASSERT_EQ(r.code, 0);

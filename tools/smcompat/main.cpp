@@ -2,7 +2,9 @@
 // lives in its own file (commands.hpp).
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "commands.hpp"
@@ -74,6 +76,12 @@ int main(int argc, char** argv) {
                e.what());
     return kExitError;
   }
-  if (app.get_subcommands().empty()) return run_default(ctx);
-  return ctx.exit_code;
+  int rc = app.get_subcommands().empty() ? run_default(ctx) : ctx.exit_code;
+  // Documents are streamed to stdout as they are produced: a write that failed (a full disk, a
+  // closed descriptor) must not pass for a complete report.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(stderr, "smcompat: cannot write to standard output: {}\n", std::strerror(errno));
+    return kExitError;
+  }
+  return rc;
 }
