@@ -78,7 +78,7 @@ Bytes zstd_magic_without_cubin() {
 // The inventory of `bytes` from an exactly sized heap copy (ASan sees any overread).
 FileInventory inspect_exact(const Bytes& bytes) {
   std::unique_ptr<uint8_t[]> exact(new uint8_t[bytes.size()]);
-  std::memcpy(exact.get(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(exact.get(), bytes.data(), bytes.size());  // data() may be null
   auto all = inspect_buffer(ByteView(exact.get(), bytes.size()), "chain.so", InspectOptions{});
   return all.empty() ? FileInventory{} : all.front();
 }
