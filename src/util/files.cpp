@@ -81,11 +81,14 @@ bool AtomicFileWriter::flush() {
 void AtomicFileWriter::write(std::string_view text) {
   if (fd_ < 0) return;  // failed before: the error is kept for commit()
   constexpr size_t kBuffer = 1 << 20;
-  if (buffer_.size() + text.size() > kBuffer && !flush()) return;
-  if (text.size() >= kBuffer) {
-    if (!write_fully(fd_, text.data(), text.size())) fail("write", errno);
+  // A large piece (a JsonTextWriter's 256 KiB block) goes straight to the file: copying it into
+  // this buffer first would only buffer it twice.
+  constexpr size_t kDirect = 64 << 10;
+  if (text.size() >= kDirect) {
+    if (flush() && !write_fully(fd_, text.data(), text.size())) fail("write", errno);
     return;
   }
+  if (buffer_.size() + text.size() > kBuffer && !flush()) return;
   buffer_.append(text);
 }
 

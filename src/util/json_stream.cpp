@@ -206,4 +206,13 @@ void JsonTreeWriter::on_key(std::string_view name, bool) { key_.assign(name); }
 
 void JsonTreeWriter::on_value(nlohmann::json v) { place(std::move(v)); }
 
+void write_json_document(TextSink& sink, int indent,
+                         const std::function<void(JsonWriter&)>& write) {
+  {
+    JsonTextWriter json(sink, indent);
+    write(json);
+  }  // the writer hands its buffer to the sink here, before the newline
+  sink.write("\n");
+}
+
 }  // namespace smcompat

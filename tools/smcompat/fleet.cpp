@@ -59,18 +59,15 @@ int run_merge(Context& ctx, const MergeArgs& a) {
   opt.hosts_named = a.hosts_named;
   auto report = fleet::merge_reports(files, opt);
   // The JSON document holds every node: written node by node, never built whole.
+  auto describe = [&](JsonWriter& json) { write_fleet_json(json, report, ctx.argv); };
   if (!a.output.empty()) {
     AtomicFileWriter out(a.output);
-    JsonTextWriter json(out, 1);
-    write_fleet_json(json, report, ctx.argv);
-    out.write("\n");
+    write_json_document(out, 1, describe);
     if (auto err = out.commit()) return ctx.fail("fleet merge", err->to_string());
   }
   if (a.json) {
     StdioSink out(stdout);
-    JsonTextWriter json(out, 2);
-    write_fleet_json(json, report, ctx.argv);
-    out.write("\n");
+    write_json_document(out, 2, describe);
   } else if (a.markdown)
     fmt::print("{}", render_fleet_markdown(report));
   else

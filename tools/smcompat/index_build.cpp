@@ -30,17 +30,14 @@ struct FilesArgs {  // index add WHEEL... / index merge INDEX...
 // reader never sees half a file.
 int write_index(Context& ctx, const WheelIndex& index, const std::string& path,
                 const char* command) {
+  auto describe = [&](JsonWriter& json) { write_json(json, index); };
   if (path.empty() || path == "-") {
     StdioSink out(stdout);
-    JsonTextWriter json(out, 1);
-    write_json(json, index);
-    out.write("\n");
+    write_json_document(out, 1, describe);
     return kExitOk;
   }
   AtomicFileWriter out(path);
-  JsonTextWriter json(out, 1);
-  write_json(json, index);
-  out.write("\n");
+  write_json_document(out, 1, describe);
   if (auto err = out.commit()) return ctx.fail(command, err->to_string());
   return kExitOk;
 }

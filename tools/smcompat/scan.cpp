@@ -93,9 +93,8 @@ void register_scan(CLI::App& app, Context& ctx) {
     ScanRenderOptions render{request.deep, request.verbose, ctx.argv};
     if (a.json) {
       StdioSink out(stdout);
-      JsonTextWriter json(out, 2);
-      write_scan_json(json, report, opt, render);
-      out.write("\n");
+      write_json_document(out, 2,
+                          [&](JsonWriter& json) { write_scan_json(json, report, opt, render); });
     } else {
       fmt::print("{}", render_scan_text(report, opt, render, ctx.out_style()));
     }

@@ -129,4 +129,9 @@ inline nlohmann::json json_tree(const std::function<void(JsonWriter&)>& write) {
   return tree.take();
 }
 
+/// Writes the document `write` describes as text with nlohmann's layout at `indent`, then the
+/// newline that ends a file or a terminal's output: every streamed output of the CLI (scan,
+/// fleet, index) goes through this.
+void write_json_document(TextSink& sink, int indent, const std::function<void(JsonWriter&)>& write);
+
 }  // namespace smcompat
