@@ -142,6 +142,9 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
     kb.sonames_.push_back({json_string(r, "library"), json_string(r, "soname"),
                            json_string(r, "first_cuda"), json_string(r, "last_cuda"),
                            json_string(r, "wheel"), json_string(r, "source")});
+  for (auto& r : j.value("torch_releases", nlohmann::json::array()))
+    kb.torch_releases_.push_back(
+        {json_string(r, "torch"), json_string_list(r, "cuda"), json_string(r, "source")});
   if (!c.patterns->Compile() || !c.whens->Compile())
     return make_error("failure modes: the patterns do not compile together (RE2 memory limit)");
   return kb;

@@ -79,7 +79,65 @@ std::optional<FirstTorch> first_torch_for(ComputeCapability cc) {
   return FirstTorch{*oldest, index_oldest};
 }
 
-std::vector<std::string> driver_for_cuda(const TextFacts& f, const Catalog& catalog,
+// A torch release and one of its wheel channels (torch_releases in failure_modes.json).
+struct TorchWheel {
+  std::string torch;
+  Version cuda;
+};
+
+std::string torch_install(const TorchWheel& w) {
+  std::string channel = fmt::format("cu{}{}", w.cuda.major, w.cuda.minor);
+  // Releases before 1.11 were published through torch_stable.html, not a per-channel index.
+  if (compare_versions(w.torch, "1.11") < 0)
+    return fmt::format(
+        "pip install torch=={}+{} -f https://download.pytorch.org/whl/torch_stable.html", w.torch,
+        channel);
+  return fmt::format(
+      "pip install torch=={}+{} --extra-index-url https://download.pytorch.org/whl/{}", w.torch,
+      channel, channel);
+}
+
+// The newest release whose channel `fits`, with its newest such channel (releases and channels
+// are listed oldest first).
+template <class Fits>
+std::optional<TorchWheel> newest_torch(const KnowledgeBase& kb, Fits fits) {
+  std::optional<TorchWheel> best;
+  for (const auto& r : kb.torch_releases())
+    for (const auto& c : r.cuda)
+      if (auto v = Version::parse(c); v && fits(*v)) best = TorchWheel{r.torch, *v};
+  return best;
+}
+
+// The oldest release with a channel for CUDA `min` or newer, with its oldest such channel.
+std::optional<TorchWheel> oldest_torch_from(const KnowledgeBase& kb, Version min) {
+  for (const auto& r : kb.torch_releases())
+    for (const auto& c : r.cuda)
+      if (auto v = Version::parse(c); v && *v >= min) return TorchWheel{r.torch, *v};
+  return std::nullopt;
+}
+
+// The torch a driver that runs CUDA `max` and older can use: builds for that CUDA or older, and,
+// within CUDA 11 and 12, newer minor releases of the same major (minor-version compatibility).
+std::vector<std::string> torch_for_driver(const KnowledgeBase& kb, Version max) {
+  std::vector<std::string> out;
+  auto exact = newest_torch(kb, [&](Version v) { return v <= max; });
+  if (exact)
+    out.push_back(fmt::format(
+        "For torch: the newest release with a wheel for CUDA {} or older is torch {} (CUDA {}): "
+        "{}.",
+        max.to_string(), exact->torch, exact->cuda.to_string(), torch_install(*exact)));
+  if (max.major >= 11)
+    if (auto minor = newest_torch(kb, [&](Version v) { return v.major == max.major; });
+        minor && (!exact || minor->torch != exact->torch || minor->cuda != exact->cuda))
+      out.push_back(fmt::format(
+          "CUDA {} minor-version compatibility also runs CUDA {}.x builds on this driver (up to "
+          "torch {}, CUDA {}: {}) unless they JIT-compile PTX newer than the driver.",
+          max.major, max.major, minor->torch, minor->cuda.to_string(), torch_install(*minor)));
+  return out;
+}
+
+std::vector<std::string> driver_for_cuda(const TextFacts& f, const KnowledgeBase& kb,
+                                         const Catalog& catalog,
                                          const doctor::DoctorReport* doctor) {
   std::vector<std::string> out;
   const VersionSeen* need = f.version("cuda_required");
@@ -104,18 +162,23 @@ std::vector<std::string> driver_for_cuda(const TextFacts& f, const Catalog& cata
         fmt::format("The image needs NVIDIA driver {} or newer{}: upgrade the host's "
                     "driver, or use an image tag built for an older CUDA.",
                     req->value, driver ? "; the host has " + driver->to_string() : ""));
+  std::optional<Version> driver_max;
   if (driver) {
-    if (auto max = catalog.max_cuda_for_driver(*driver))
+    driver_max = catalog.max_cuda_for_driver(*driver);
+    if (driver_max)
       out.push_back(
           fmt::format("Driver {} runs CUDA {} and older: an image or build for CUDA {} or "
                       "older runs without a driver upgrade.",
-                      driver->to_string(), max->to_string(), max->to_string()));
+                      driver->to_string(), driver_max->to_string(), driver_max->to_string()));
   } else if (const VersionSeen* dc = f.version("cuda_driver")) {
+    driver_max = Version::parse(dc->value);
     out.push_back(
         fmt::format("The driver in the text supports CUDA {}: an image or build for "
                     "CUDA {} or older runs without a driver upgrade.",
                     dc->value, dc->value));
   }
+  if (driver_max && f.has_tool("pytorch"))
+    for (auto& line : torch_for_driver(kb, *driver_max)) out.push_back(std::move(line));
   if (f.version("cuda_required"))
     out.push_back(
         "NVIDIA_DISABLE_REQUIRES=1 only skips the container toolkit's check: the CUDA libraries in "
@@ -166,6 +229,11 @@ std::vector<std::string> torch_for_gpu(const TextFacts& f, const KnowledgeBase& 
         "{}: a torch built with CUDA {} or newer (the download.pytorch.org channel cu{}{} or "
         "newer) has code it runs (sm_{}); builds with an older CUDA cannot.",
         gpu_label(*g), first_cuda.to_string(), first_cuda.major, first_cuda.minor, base));
+    if (auto first = oldest_torch_from(kb, first_cuda))
+      out.push_back(fmt::format(
+          "The first torch release with such a wheel is torch {} (CUDA {}); any later release "
+          "works too: {}.",
+          first->torch, first->cuda.to_string(), torch_install(*first)));
     if (auto ft = first_torch_for(g->cc)) {
       const QueryRow* first = &ft->row;
       std::string channel = wheel_channel(first->cuda);
@@ -555,7 +623,7 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
                                       const TextFacts& facts, const KnowledgeBase& kb,
                                       const Catalog& catalog, const doctor::DoctorReport* doctor) {
   std::vector<std::string> out;
-  if (mode.compute == "driver-for-cuda") out = driver_for_cuda(facts, catalog, doctor);
+  if (mode.compute == "driver-for-cuda") out = driver_for_cuda(facts, kb, catalog, doctor);
   if (mode.compute == "torch-for-gpu") {
     if (runs_on_torch(match.tool)) out = torch_for_gpu(facts, kb, catalog, doctor);
     // Source-built code (extensions, other libraries) needs the GPU in its architecture list.

@@ -336,11 +336,23 @@ const Case kCases[] = {
      "RuntimeError: sageattention is not new enough version or could not determine CUDA "
      "architecture, cannot apply MiniMax H3 Memory Efficient Sage Attention Patch.",
      "sageattention-gpu"},
+    {"mined: NVIDIA/nccl#342",
+     "include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device\n"
+     "include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+     "nccl-shm-recv-250a7cc850ba9298-0-1-3 (size 9637888)",
+     "nccl-shm-container"},
+    {"mined: verl-project/verl#161",
+     "torch.distributed.DistBackendError: NCCL error in: "
+     "../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, invalid usage (run with NCCL_DEBUG=WARN "
+     "for details), NCCL version 2.20.5\nncclInvalidUsage: This usually reflects invalid usage of "
+     "NCCL library.\nLast error:\nDuplicate GPU detected : rank 1 and rank 0 both on CUDA device "
+     "10",
+     "nccl-duplicate-gpu"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 92u);
+  ASSERT_EQ(kb.modes().size(), 94u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

@@ -328,6 +328,39 @@ const FixCase kFixCases[] = {
      {}},
 };
 
+// The torch a driver or a GPU needs, from PyTorch's channel table (torch_releases): the text of
+// shiyu-coder/Kronos#71 (driver for CUDA 11.4; the thread pinned a CUDA 11 torch) and of
+// meituan/YOLOv6#350 (an RTX 3080 with a torch for sm_37..sm_70).
+TEST(ComputedFix, TorchForTheDriverAndForTheGpuFromTheChannelTable) {
+  auto driver = explain(
+      "/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:182: UserWarning: CUDA "
+      "initialization: The NVIDIA driver on your system is too old (found version 11040).");
+  EXPECT_EQ(first_mode(driver), "driver-insufficient");
+  const std::string d = fix_text(driver);
+  EXPECT_NE(d.find("torch 1.12.1 (CUDA 11.3): pip install torch==1.12.1+cu113 --extra-index-url "
+                   "https://download.pytorch.org/whl/cu113"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find("CUDA 11 minor-version compatibility"), std::string::npos) << d;
+  EXPECT_NE(d.find("torch==2.7.1+cu118"), std::string::npos) << d;
+
+  auto gpu = explain(
+      "NVIDIA GeForce RTX 3080 Laptop GPU with CUDA capability sm_86 is not compatible with the "
+      "current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities "
+      "sm_37 sm_50 sm_60 sm_70.");
+  const std::string g = fix_text(gpu);
+  EXPECT_NE(g.find("The first torch release with such a wheel is torch 1.7.1 (CUDA 11.0)"),
+            std::string::npos)
+      << g;
+  EXPECT_NE(g.find("-f https://download.pytorch.org/whl/torch_stable.html"), std::string::npos);
+
+  // A text no torch wrote gets no torch line: a container's requirement names the driver only.
+  auto container = explain(
+      "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update "
+      "your driver to a newer version, or use an earlier cuda container");
+  EXPECT_EQ(fix_text(container).find("For torch"), std::string::npos);
+}
+
 TEST(ComputedFix, NumbersComeFromTheNamedGpuAndVersions) {
   for (const auto& c : kFixCases) {
     SCOPED_TRACE(c.what);

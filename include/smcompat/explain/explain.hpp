@@ -73,6 +73,14 @@ struct RetiredArch {
   std::string source;
 };
 
+/// The CUDA versions of a torch release's wheel channels (failure_modes.json "torch_releases",
+/// from PyTorch's "previous versions" page): torch 1.12.1 has cu102, cu113 and cu116 wheels.
+struct TorchRelease {
+  std::string torch;              ///< "1.12.1" (the last patch of its minor release)
+  std::vector<std::string> cuda;  ///< "10.2", "11.3", "11.6" (ascending)
+  std::string source;
+};
+
 class KnowledgeBase {
  public:
   KnowledgeBase();
@@ -113,6 +121,8 @@ class KnowledgeBase {
   const std::vector<GpuNamePattern>& gpu_names() const { return gpu_names_; }
   const std::vector<RetiredArch>& retired_archs() const { return retired_; }
   const std::vector<LibrarySoname>& library_sonames() const { return sonames_; }
+  /// Oldest first.
+  const std::vector<TorchRelease>& torch_releases() const { return torch_releases_; }
 
  private:
   friend class TextScan;
@@ -122,6 +132,7 @@ class KnowledgeBase {
   std::vector<GpuNamePattern> gpu_names_;
   std::vector<RetiredArch> retired_;
   std::vector<LibrarySoname> sonames_;
+  std::vector<TorchRelease> torch_releases_;
   std::unique_ptr<Compiled> c_;  // the patterns as RE2 sets, compiled once
 };
 
