@@ -571,7 +571,8 @@ std::vector<std::string> missing_libraries(const TextFacts& f, const KnowledgeBa
       out.push_back(fmt::format(
           "{} ships with {}: the program was built for that CUDA; install a CUDA that has it "
           "({}the CUDA {} toolkit) and put its library directory on LD_LIBRARY_PATH (PATH on "
-          "Windows), or install a build of the program for the CUDA you have.",
+          "Windows), or install a build of the program for the CUDA you have (rebuild it from "
+          "source if you built it).",
           file, c.cuda, c.wheel.empty() ? "" : "pip install " + c.wheel + ", or ", c.pin));
     } else if (lib == "nccl") {
       out.push_back(
