@@ -46,6 +46,10 @@ constexpr VersionRule kVersionRules[] = {
     {R"(\bPyTorch \((\d+\.\d+)\)\. Please make sure to use the same CUDA)", {"torch_cuda", ""}},
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
     {R"(gcc versions later than (\d+) are not supported)", {"gcc_max", ""}},
+    {R"(gcc (\d+(?:\.\d+)?) and up are not supported)", {"gcc_refused", ""}},
+    // ptxas (or the driver's JIT) given PTX of a newer ISA than it knows.
+    {R"(Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)')",
+     {"ptx_isa_required", "ptx_isa_known"}},
     {R"(CUDA runtime version:?\s*(\d+\.\d+))", {"cuda_runtime", ""}},
     {R"(libcudart\.so\.(\d+(?:\.\d+)?))", {"cuda_runtime", ""}},
     {R"(CUDA Version:?\s*(\d+\.\d+))", {"cuda_driver", ""}},

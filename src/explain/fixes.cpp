@@ -331,15 +331,61 @@ std::vector<std::string> refused_arch(const TextFacts& f, const KnowledgeBase& k
       arch, a->first_cuda->to_string(), toolkit, arch, instead)};
 }
 
-// nvcc's host-compiler check names the newest gcc it accepts.
-std::vector<std::string> host_compiler(const TextFacts& f) {
-  const VersionSeen* max = f.version("gcc_max");
-  if (!max) return {};
-  return {fmt::format(
+// nvcc's host-compiler check names the newest gcc it accepts ("later than 8") or the oldest it
+// refuses ("4.9 and up"); the installation guides' table says which CUDA releases stop there and
+// which CUDA takes the next gcc.
+std::vector<std::string> host_compiler(const TextFacts& f, const KnowledgeBase& kb) {
+  const auto& table = kb.host_compilers();
+  std::string max;
+  if (const VersionSeen* m = f.version("gcc_max")) max = m->value;
+  if (const VersionSeen* refused = f.version("gcc_refused"); max.empty() && refused)
+    for (const auto& row : table)  // the newest gcc in the table below the refused one
+      if (compare_versions(row.gcc_max, refused->value) < 0 &&
+          (max.empty() || compare_versions(row.gcc_max, max) > 0))
+        max = row.gcc_max;
+  if (max.empty()) return {};
+  std::vector<std::string> out{fmt::format(
       "This nvcc accepts gcc {0} at most: install gcc-{0} and g++-{0} (or older) and make nvcc "
       "use them (sudo update-alternatives, -ccbin /usr/bin/g++-{0}, or CUDAHOSTCXX for CMake), "
       "or install a newer CUDA toolkit whose nvcc supports your gcc.",
-      max->value)};
+      max)};
+  std::string first, last;
+  const HostCompilerLimit* next = nullptr;
+  for (const auto& row : table) {
+    int c = compare_versions(row.gcc_max, max);
+    if (c == 0) {
+      if (first.empty()) first = row.cuda;
+      last = row.cuda;
+    } else if (c > 0 && !next) {
+      next = &row;
+    }
+  }
+  if (!first.empty() && next)
+    out.push_back(fmt::format(
+        "gcc {} is the newest that CUDA {} accept{}; gcc {} needs CUDA {} or newer (CUDA "
+        "installation guides, host compiler tables).",
+        max, first == last ? first : first + " to " + last, first == last ? "s" : "", next->gcc_max,
+        next->cuda));
+  return out;
+}
+
+// PTX of a newer ISA than the ptxas (or driver) that reads it: the CUDA each ISA came with.
+std::vector<std::string> ptx_isa_versions(const TextFacts& f, const Catalog& catalog) {
+  const VersionSeen* need = f.version("ptx_isa_required");
+  auto isa = need ? Version::parse(need->value) : std::nullopt;
+  auto cuda = isa ? catalog.min_cuda_for_ptx(*isa) : std::nullopt;
+  if (!cuda) return {};
+  std::string known;
+  if (const VersionSeen* k = f.version("ptx_isa_known"))
+    if (auto kv = Version::parse(k->value))
+      if (auto kc = catalog.min_cuda_for_ptx(*kv))
+        known = fmt::format("; the one that read it knows PTX ISA {} (CUDA {})", k->value,
+                            kc->to_string());
+  return {fmt::format(
+      "PTX ISA {} came with CUDA {}{}: use the ptxas of CUDA {} or newer (upgrade the CUDA "
+      "toolkit, or point the tool at a newer ptxas), or, for the driver's JIT, a driver for CUDA "
+      "{} or newer; otherwise generate the PTX with an older toolkit.",
+      need->value, cuda->to_string(), known, cuda->to_string(), cuda->to_string())};
 }
 
 // A toolkit that differs from the CUDA torch was built with (torch.utils.cpp_extension).
@@ -641,7 +687,8 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   }
   if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts);
   if (mode.compute == "library-versions") out = library_versions(facts, kb);
-  if (mode.compute == "host-compiler") out = host_compiler(facts);
+  if (mode.compute == "host-compiler") out = host_compiler(facts, kb);
+  for (auto& line : ptx_isa_versions(facts, catalog)) out.push_back(line);
   // Whatever the mode: an architecture a toolchain refused is explained by the catalog.
   for (auto& line : refused_arch(facts, kb, catalog))
     if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);

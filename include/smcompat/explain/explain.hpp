@@ -81,6 +81,14 @@ struct TorchRelease {
   std::string source;
 };
 
+/// The newest gcc a CUDA release's nvcc accepts (failure_modes.json "host_compilers", from each
+/// release's installation guide): CUDA 10.1 and 10.2 take gcc 8 at most.
+struct HostCompilerLimit {
+  std::string cuda;     ///< "10.1", "11.4.1"
+  std::string gcc_max;  ///< "8", "4.8"
+  std::string source;
+};
+
 class KnowledgeBase {
  public:
   KnowledgeBase();
@@ -123,6 +131,8 @@ class KnowledgeBase {
   const std::vector<LibrarySoname>& library_sonames() const { return sonames_; }
   /// Oldest first.
   const std::vector<TorchRelease>& torch_releases() const { return torch_releases_; }
+  /// Oldest CUDA first.
+  const std::vector<HostCompilerLimit>& host_compilers() const { return host_compilers_; }
 
  private:
   friend class TextScan;
@@ -133,6 +143,7 @@ class KnowledgeBase {
   std::vector<RetiredArch> retired_;
   std::vector<LibrarySoname> sonames_;
   std::vector<TorchRelease> torch_releases_;
+  std::vector<HostCompilerLimit> host_compilers_;
   std::unique_ptr<Compiled> c_;  // the patterns as RE2 sets, compiled once
 };
 
