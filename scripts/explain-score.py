@@ -4,7 +4,9 @@ entry, the first match's printed fix (with its computed specifics) must contain 
 (case-insensitive) to "name the thread's fix"; a fix chosen for another tool than the one that
 wrote the text (`tool`) counts as "another tool's fix". Usage:
   scripts/explain-score.py SMCOMPAT [--split heldout|tune|all] [--misses] [--files GLOB]
-(--files: only the mined files matching GLOB, e.g. 'round3_*' for a round's new texts)"""
+                           [--exclude GLOB]
+(--files: only the mined files matching GLOB, e.g. 'round3_*' for a round's new texts; --exclude:
+leave out the files matching GLOB, e.g. a round not yet measured)"""
 import argparse
 import json
 import pathlib
@@ -42,10 +44,13 @@ def main() -> int:
     ap.add_argument("--split", default="heldout")
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--files", default="*")
+    ap.add_argument("--exclude", default="")
     a = ap.parse_args()
     root = pathlib.Path(__file__).resolve().parent.parent / "tests/explain/corpus/mined"
     total = named = other = 0
     for path in sorted(root.glob(a.files + ".jsonl")):
+        if a.exclude and path.match(a.exclude + ".jsonl"):
+            continue
         for line in path.read_text().splitlines():
             if not line.strip():
                 continue

@@ -356,11 +356,13 @@ const Case kCases[] = {
      "2024-12-05 14:35:02,706- root:392- ERROR- !!! Exception during processing !!! Cannot find "
      "ptxas.exe",
      "ptxas-not-found"},
+    {"mined: cupy/cupy#8045", "CUDA_ERROR_INVALID_SOURCE: device kernel image is invalid",
+     "invalid-kernel-image"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 96u);
+  ASSERT_EQ(kb.modes().size(), 97u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
