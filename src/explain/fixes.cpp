@@ -79,6 +79,21 @@ std::optional<FirstTorch> first_torch_for(ComputeCapability cc) {
   return FirstTorch{*oldest, index_oldest};
 }
 
+// The newest torch release in the built-in wheel index whose x86_64 wheel still runs natively on
+// `cc` (for a GPU that newer wheels dropped), or nullopt.
+std::optional<QueryRow> last_torch_for(ComputeCapability cc) {
+  auto index = load_wheel_index("");
+  if (!index) return std::nullopt;
+  auto target = resolve_target(fmt::format("sm_{}", cc.arch()));
+  if (!target) return std::nullopt;
+  std::optional<QueryRow> newest;
+  for (auto& row : query_index(**index, *target, "x86_64", {"torch"}))
+    if (runs_natively(row.verdict.fit) &&
+        (!newest || compare_versions(row.version, newest->version) > 0))
+      newest = row;
+  return newest;
+}
+
 // A torch release and one of its wheel channels (torch_releases in failure_modes.json).
 struct TorchWheel {
   std::string torch;
@@ -203,6 +218,16 @@ std::vector<std::string> torch_for_gpu(const TextFacts& f, const KnowledgeBase& 
         "Use a torch (or other) build made with CUDA {} or older whose architecture list has "
         "sm_{}, or build from source with TORCH_CUDA_ARCH_LIST={}.",
         gpu_label(*g), *last, sm, *last, sm, g->cc.to_string()));
+    if (auto newest = last_torch_for(g->cc)) {
+      std::string channel = wheel_channel(newest->cuda);
+      out.push_back(fmt::format(
+          "torch {} is the newest release in smcompat's wheel index with native code for "
+          "sm_{}{}: pip install torch=={}{} (the index holds each release's default wheel; an "
+          "older-CUDA channel of a later release may carry it too).",
+          newest->version, sm, newest->cuda.empty() ? "" : " (CUDA " + newest->cuda + " wheel)",
+          newest->version,
+          channel.empty() ? "" : " --index-url https://download.pytorch.org/whl/" + channel));
+    }
     return out;
   }
   if (arch && arch->first_cuda) {

@@ -354,6 +354,17 @@ TEST(ComputedFix, TorchForTheDriverAndForTheGpuFromTheChannelTable) {
       << g;
   EXPECT_NE(g.find("-f https://download.pytorch.org/whl/torch_stable.html"), std::string::npos);
 
+  // A GPU the newest wheels dropped (Pascal after torch 2.7's default cu126 wheel): the newest
+  // release in the shipped wheel index that still carries it.
+  auto pascal = explain(
+      "torch.AcceleratorError: CUDA error: no kernel image is available for execution on the "
+      "device\nPyTorch version: 2.8.0+cu128\nGPU 0: NVIDIA GeForce GTX 1050");
+  const std::string p = fix_text(pascal);
+  EXPECT_NE(p.find("torch 2.7.1 is the newest release in smcompat's wheel index with native code "
+                   "for sm_61 (CUDA 12.6 wheel)"),
+            std::string::npos)
+      << p;
+
   // A text no torch wrote gets no torch line: a container's requirement names the driver only.
   auto container = explain(
       "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4, please update "
