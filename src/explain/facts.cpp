@@ -47,6 +47,9 @@ constexpr VersionRule kVersionRules[] = {
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
     {R"(gcc versions later than (\d+) are not supported)", {"gcc_max", ""}},
     {R"(gcc (\d+(?:\.\d+)?) and up are not supported)", {"gcc_refused", ""}},
+    // The C++ symbol an extension misses (its mangling tells the std::string ABI it was built
+    // with).
+    {R"(undefined\s+symbol:\s*(_Z[\w.]+))", {"symbol", ""}},
     // ptxas (or the driver's JIT) given PTX of a newer ISA than it knows.
     {R"(Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)')",
      {"ptx_isa_required", "ptx_isa_known"}},

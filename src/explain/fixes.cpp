@@ -413,6 +413,36 @@ std::vector<std::string> ptx_isa_versions(const TextFacts& f, const Catalog& cat
       need->value, cuda->to_string(), known, cuda->to_string(), cuda->to_string())};
 }
 
+// The std::string ABI a missing C++ symbol was mangled for: the new (C++11) ABI writes
+// std::__cxx11::basic_string ("NSt7__cxx1112basic_string"), the old one "Ss". A symbol of one ABI
+// missing from torch means the extension and torch were built with different
+// _GLIBCXX_USE_CXX11_ABI settings, when their versions match.
+std::vector<std::string> string_abi_of_symbol(const TextFacts& f) {
+  const VersionSeen* sym = f.version("symbol");
+  if (!sym) return {};
+  const std::string& s = sym->value;
+  const std::string check =
+      "compare with torch's: python -c 'import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)'";
+  if (s.find("__cxx11") != std::string::npos)
+    return {fmt::format(
+        "The missing symbol takes the C++11 ABI's std::string (std::__cxx11): the extension was "
+        "built with _GLIBCXX_USE_CXX11_ABI=1; if torch is the version it was built for, this "
+        "torch uses the old ABI (0): install the extension's cxx11abiFALSE wheel or rebuild it "
+        "against this torch ({}).",
+        check)};
+  // "Ss" is the old ABI's std::string; it follows a qualifier (RK, K, R) or begins an argument.
+  static const char* kOldString[] = {"RKSs", "ERKSs", "ESs", "KSs", "Ssb", "SsS"};
+  for (const char* m : kOldString)
+    if (s.find(m) != std::string::npos)
+      return {fmt::format(
+          "The missing symbol takes the old ABI's std::string (Ss): the extension was built "
+          "with _GLIBCXX_USE_CXX11_ABI=0; if torch is the version it was built for, this torch "
+          "uses the C++11 ABI (1): install the extension's cxx11abiTRUE wheel or rebuild it with "
+          "torch's _GLIBCXX_USE_CXX11_ABI ({}).",
+          check)};
+  return {};
+}
+
 // A toolkit that differs from the CUDA torch was built with (torch.utils.cpp_extension).
 std::vector<std::string> toolkit_for_torch(const TextFacts& f) {
   const VersionSeen* tk = f.version("cuda_toolkit");
@@ -717,7 +747,10 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   // Whatever the mode: an architecture a toolchain refused is explained by the catalog.
   for (auto& line : refused_arch(facts, kb, catalog))
     if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);
-  if (mode.compute == "rebuild-extension") out = rebuild_extensions(facts);
+  if (mode.compute == "rebuild-extension") {
+    out = rebuild_extensions(facts);
+    for (auto& line : string_abi_of_symbol(facts)) out.push_back(line);
+  }
   if (mode.compute != "torch-for-gpu" && runs_on_torch(match.tool))
     for (auto& line : torch_older_than_gpu(facts, catalog, doctor)) out.insert(out.begin(), line);
   return out;

@@ -27,9 +27,14 @@ std::vector<std::string> fact_lines(const explain::TextFacts& f) {
   for (auto& t : f.tools)
     tools += (tools.empty() ? "" : ", ") + fmt::format("{} (line {})", t.tool, t.line);
   if (!tools.empty()) out.push_back("written by: " + tools);
-  std::string versions;
-  for (auto& v : f.versions) versions += (versions.empty() ? "" : ", ") + v.what + " " + v.value;
+  std::string versions, symbols;
+  for (auto& v : f.versions) {
+    // A missing C++ symbol is read like a version but is not one.
+    std::string& into = v.what == "symbol" ? symbols : versions;
+    into += (into.empty() ? "" : ", ") + (v.what == "symbol" ? v.value : v.what + " " + v.value);
+  }
   if (!versions.empty()) out.push_back("versions: " + versions);
+  if (!symbols.empty()) out.push_back("missing symbol: " + symbols);
   std::string gpus;
   for (auto& g : f.gpus)
     gpus += (gpus.empty() ? "" : ", ") + g.text +

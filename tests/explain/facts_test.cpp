@@ -372,6 +372,28 @@ TEST(ComputedFix, TorchForTheDriverAndForTheGpuFromTheChannelTable) {
   EXPECT_EQ(fix_text(container).find("For torch"), std::string::npos);
 }
 
+// The std::string ABI of the symbol an extension misses: Dao-AILab/flash-attention#975's
+// (std::__cxx11, the thread's cxx11abiFALSE wheel) and CharlesShang/DCNv2#19's (the old "Ss").
+TEST(ComputedFix, MissingSymbolTellsTheStringAbi) {
+  auto new_abi = explain(
+      "ImportError: /env/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-"
+      "gnu.so: undefined symbol: "
+      "_ZN3c105ErrorC2ENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE");
+  EXPECT_EQ(first_mode(new_abi), "torch-extension-abi-mismatch");
+  EXPECT_NE(fix_text(new_abi).find("install the extension's cxx11abiFALSE wheel"),
+            std::string::npos);
+  EXPECT_EQ(value(new_abi, "symbol").substr(0, 12), "_ZN3c105Erro");
+  auto old_abi = explain(
+      "ImportError: /home/admin/DCNv2/_ext.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
+      "_ZN3c105ErrorC1ENS_14SourceLocationERKSs");
+  const std::string o = fix_text(old_abi);
+  EXPECT_NE(o.find("built with _GLIBCXX_USE_CXX11_ABI=0"), std::string::npos) << o;
+  EXPECT_NE(o.find("cxx11abiTRUE"), std::string::npos) << o;
+  // A symbol with no std::string says nothing about the ABI.
+  auto neither = explain("undefined symbol: _ZN3c104cuda9SetDeviceEi");
+  EXPECT_EQ(fix_text(neither).find("ABI's std::string"), std::string::npos);
+}
+
 TEST(ComputedFix, NumbersComeFromTheNamedGpuAndVersions) {
   for (const auto& c : kFixCases) {
     SCOPED_TRACE(c.what);
