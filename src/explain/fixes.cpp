@@ -61,14 +61,19 @@ struct FirstTorch {
   std::string index_oldest;
 };
 
-std::optional<FirstTorch> first_torch_for(ComputeCapability cc) {
+// The x86_64 torch wheels of the built-in wheel index, judged for `cc` (empty without an index).
+std::vector<QueryRow> torch_rows_for(ComputeCapability cc) {
   auto index = load_wheel_index("");
-  if (!index) return std::nullopt;
+  if (!index) return {};
   auto target = resolve_target(fmt::format("sm_{}", cc.arch()));
-  if (!target) return std::nullopt;
+  if (!target) return {};
+  return query_index(**index, *target, "x86_64", {"torch"});
+}
+
+std::optional<FirstTorch> first_torch_for(ComputeCapability cc) {
   std::optional<QueryRow> oldest;
   std::string index_oldest;
-  for (auto& row : query_index(**index, *target, "x86_64", {"torch"})) {
+  for (auto& row : torch_rows_for(cc)) {
     if (index_oldest.empty() || compare_versions(row.version, index_oldest) < 0)
       index_oldest = row.version;
     if (runs_natively(row.verdict.fit) &&
@@ -82,12 +87,8 @@ std::optional<FirstTorch> first_torch_for(ComputeCapability cc) {
 // The newest torch release in the built-in wheel index whose x86_64 wheel still runs natively on
 // `cc` (for a GPU that newer wheels dropped), or nullopt.
 std::optional<QueryRow> last_torch_for(ComputeCapability cc) {
-  auto index = load_wheel_index("");
-  if (!index) return std::nullopt;
-  auto target = resolve_target(fmt::format("sm_{}", cc.arch()));
-  if (!target) return std::nullopt;
   std::optional<QueryRow> newest;
-  for (auto& row : query_index(**index, *target, "x86_64", {"torch"}))
+  for (auto& row : torch_rows_for(cc))
     if (runs_natively(row.verdict.fit) &&
         (!newest || compare_versions(row.version, newest->version) > 0))
       newest = row;
