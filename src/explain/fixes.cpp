@@ -431,8 +431,9 @@ std::vector<std::string> string_abi_of_symbol(const TextFacts& f) {
         "torch uses the old ABI (0): install the extension's cxx11abiFALSE wheel or rebuild it "
         "against this torch ({}).",
         check)};
-  // "Ss" is the old ABI's std::string; it follows a qualifier (RK, K, R) or begins an argument.
-  static const char* kOldString[] = {"RKSs", "ERKSs", "ESs", "KSs", "Ssb", "SsS"};
+  // "Ss" is the old ABI's std::string: after a const qualifier (RKSs, KSs) or right after the
+  // nested name that ends the function's name (ESs).
+  static const char* kOldString[] = {"KSs", "ESs"};
   for (const char* m : kOldString)
     if (s.find(m) != std::string::npos)
       return {fmt::format(
