@@ -48,9 +48,13 @@ std::optional<std::string> last_cuda_for(int sm, const Catalog& catalog, const K
   return std::nullopt;
 }
 
-std::string wheel_channel(std::string_view cuda) {
+// PyTorch's wheel channel for a CUDA release: 12.8 -> "cu128".
+std::string channel_of(Version cuda) { return fmt::format("cu{}{}", cuda.major, cuda.minor); }
+
+// pip's option for the channel of a wheel index row's CUDA ("" when the row names none).
+std::string index_url_option(std::string_view cuda) {
   auto v = Version::parse(cuda);
-  return v ? fmt::format("cu{}{}", v->major, v->minor) : std::string();
+  return v ? " --index-url https://download.pytorch.org/whl/" + channel_of(*v) : std::string();
 }
 
 // The oldest torch release in the built-in wheel index whose x86_64 wheel runs natively on `cc`,
@@ -102,7 +106,7 @@ struct TorchWheel {
 };
 
 std::string torch_install(const TorchWheel& w) {
-  std::string channel = fmt::format("cu{}{}", w.cuda.major, w.cuda.minor);
+  std::string channel = channel_of(w.cuda);
   // Releases before 1.11 were published through torch_stable.html, not a per-channel index.
   if (compare_versions(w.torch, "1.11") < 0)
     return fmt::format(
@@ -219,16 +223,13 @@ std::vector<std::string> torch_for_gpu(const TextFacts& f, const KnowledgeBase& 
         "Use a torch (or other) build made with CUDA {} or older whose architecture list has "
         "sm_{}, or build from source with TORCH_CUDA_ARCH_LIST={}.",
         gpu_label(*g), *last, sm, *last, sm, g->cc.to_string()));
-    if (auto newest = last_torch_for(g->cc)) {
-      std::string channel = wheel_channel(newest->cuda);
+    if (auto newest = last_torch_for(g->cc))
       out.push_back(fmt::format(
           "torch {} is the newest release in smcompat's wheel index with native code for "
           "sm_{}{}: pip install torch=={}{} (the index holds each release's default wheel; an "
           "older-CUDA channel of a later release may carry it too).",
           newest->version, sm, newest->cuda.empty() ? "" : " (CUDA " + newest->cuda + " wheel)",
-          newest->version,
-          channel.empty() ? "" : " --index-url https://download.pytorch.org/whl/" + channel));
-    }
+          newest->version, index_url_option(newest->cuda)));
     return out;
   }
   if (arch && arch->first_cuda) {
@@ -262,10 +263,8 @@ std::vector<std::string> torch_for_gpu(const TextFacts& f, const KnowledgeBase& 
           first->torch, first->cuda.to_string(), torch_install(*first)));
     if (auto ft = first_torch_for(g->cc)) {
       const QueryRow* first = &ft->row;
-      std::string channel = wheel_channel(first->cuda);
-      std::string install = fmt::format(
-          "pip install \"torch>={}\"{}", first->version,
-          channel.empty() ? "" : " --index-url https://download.pytorch.org/whl/" + channel);
+      std::string install =
+          fmt::format("pip install \"torch>={}\"{}", first->version, index_url_option(first->cuda));
       if (first->version == ft->index_oldest)
         out.push_back(
             fmt::format("Every torch release in smcompat's wheel index (torch {} and newer) has "
