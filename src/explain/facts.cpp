@@ -47,9 +47,6 @@ constexpr VersionRule kVersionRules[] = {
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
     {R"(gcc versions later than (\d+) are not supported)", {"gcc_max", ""}},
     {R"(gcc (\d+(?:\.\d+)?) and up are not supported)", {"gcc_refused", ""}},
-    // The C++ symbol an extension misses (its mangling tells the std::string ABI it was built
-    // with).
-    {R"(undefined\s+symbol:\s*(_Z[\w.]+))", {"symbol", ""}},
     // ptxas (or the driver's JIT) given PTX of a newer ISA than it knows.
     {R"(Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)')",
      {"ptx_isa_required", "ptx_isa_known"}},
@@ -123,6 +120,9 @@ constexpr std::pair<const char*, const char*> kModulePackages[] = {
     {"causal_conv1d_cuda", "causal_conv1d"},
     {"flash_attn_2_cuda", "flash_attn"},
     {"flash_attn_cuda", "flash_attn"}};
+// The symbol a library misses when loaded ("undefined symbol: _ZN3c10…" — a C++ mangling tells
+// the std::string ABI it was built with — or a C name such as "cudaGetDriverEntryPointByVersion").
+constexpr const char* kSymbolRule = R"(undefined\s+symbol:?\s*([A-Za-z_][\w.$@]*))";
 // Error codes worth naming.
 constexpr const char* kErrorCodeRule =
     R"(\b(cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|NCCL_[A-Z_]*ERROR[A-Z_]*|ncclUnhandledCudaError|ncclSystemError|ncclInternalError))";
@@ -151,7 +151,7 @@ struct FactReader::Compiled {
   std::vector<std::unique_ptr<RE2>> version_rx;  // per kVersionRules
   std::unique_ptr<RE2::Set> version_set;
   std::unique_ptr<RE2> capability, gpu_name, error_code, library, extension, extension_dir,
-      extension_import, extension_top;
+      extension_import, extension_top, symbol;
   std::unique_ptr<RE2::Set> single;  // the single rules above, to run only those that occur
   std::vector<std::unique_ptr<RE2>> name_rx;  // per GpuNamePattern
   std::vector<ComputeCapability> name_cc;
@@ -197,10 +197,11 @@ FactReader::FactReader(const std::vector<ToolSignature>& tools,
   c_->extension_dir = std::make_unique<RE2>(kExtensionDirRule, case_insensitive());
   c_->extension_import = std::make_unique<RE2>(kExtensionImportRule);
   c_->extension_top = std::make_unique<RE2>(kExtensionTopRule, case_insensitive());
+  c_->symbol = std::make_unique<RE2>(kSymbolRule, case_insensitive());
   c_->single = std::make_unique<RE2::Set>(case_insensitive(), RE2::UNANCHORED);
   for (const char* rule :
        {kCapabilityRule, kGpuNameRule, kErrorCodeRule, kLibraryRule, kExtensionRule,
-        kExtensionDirRule, kExtensionImportRule, kExtensionTopRule})
+        kExtensionDirRule, kExtensionImportRule, kExtensionTopRule, kSymbolRule})
     c_->single->Add(rule, nullptr);
   if (!c_->single->Compile()) c_->single.reset();
   for (const auto& n : gpu_names) {
@@ -329,6 +330,7 @@ std::vector<std::string> FactReader::add_line(std::string_view line, size_t line
   };
   if (occurs(2)) collect(*c_->error_code, facts_.error_codes);
   if (occurs(3)) collect(*c_->library, facts_.libraries);
+  if (occurs(8)) collect(*c_->symbol, facts_.symbols);
   // Extensions: a package directory in site-packages first, else the other ways a path or an
   // import names one; torch's own modules are torch, not an extension built apart from it.
   auto add_extensions = [&](const RE2& rx) {

@@ -418,9 +418,8 @@ std::vector<std::string> ptx_isa_versions(const TextFacts& f, const Catalog& cat
 // missing from torch means the extension and torch were built with different
 // _GLIBCXX_USE_CXX11_ABI settings, when their versions match.
 std::vector<std::string> string_abi_of_symbol(const TextFacts& f) {
-  const VersionSeen* sym = f.version("symbol");
-  if (!sym) return {};
-  const std::string& s = sym->value;
+  if (f.symbols.empty()) return {};
+  const std::string& s = f.symbols.front();
   const std::string check =
       "compare with torch's: python -c 'import torch; print(torch._C._GLIBCXX_USE_CXX11_ABI)'";
   if (s.find("__cxx11") != std::string::npos)

@@ -27,14 +27,15 @@ std::vector<std::string> fact_lines(const explain::TextFacts& f) {
   for (auto& t : f.tools)
     tools += (tools.empty() ? "" : ", ") + fmt::format("{} (line {})", t.tool, t.line);
   if (!tools.empty()) out.push_back("written by: " + tools);
-  std::string versions, symbols;
-  for (auto& v : f.versions) {
-    // A missing C++ symbol is read like a version but is not one.
-    std::string& into = v.what == "symbol" ? symbols : versions;
-    into += (into.empty() ? "" : ", ") + (v.what == "symbol" ? v.value : v.what + " " + v.value);
-  }
+  std::string versions;
+  for (auto& v : f.versions) versions += (versions.empty() ? "" : ", ") + v.what + " " + v.value;
   if (!versions.empty()) out.push_back("versions: " + versions);
-  if (!symbols.empty()) out.push_back("missing symbol: " + symbols);
+  auto listed = [&](const char* label, const std::vector<std::string>& items) {
+    if (!items.empty()) out.push_back(label + join(items, ", "));
+  };
+  listed("missing symbols: ", f.symbols);
+  listed("libraries: ", f.libraries);
+  listed("extensions: ", f.extensions);
   std::string gpus;
   for (auto& g : f.gpus)
     gpus += (gpus.empty() ? "" : ", ") + g.text +
@@ -145,7 +146,10 @@ nlohmann::json explain_to_json(const Explanation& e, const std::vector<std::stri
                           {"tools", nlohmann::json::array()},
                           {"versions", nlohmann::json::array()},
                           {"gpus", nlohmann::json::array()},
-                          {"error_codes", e.facts.error_codes}};
+                          {"error_codes", e.facts.error_codes},
+                          {"libraries", e.facts.libraries},
+                          {"extensions", e.facts.extensions},
+                          {"symbols", e.facts.symbols}};
   for (auto& t : e.facts.tools)
     facts["tools"].push_back({{"tool", t.tool}, {"line", t.line}, {"evidence", t.evidence}});
   for (auto& v : e.facts.versions)

@@ -382,7 +382,14 @@ TEST(ComputedFix, MissingSymbolTellsTheStringAbi) {
   EXPECT_EQ(first_mode(new_abi), "torch-extension-abi-mismatch");
   EXPECT_NE(fix_text(new_abi).find("install the extension's cxx11abiFALSE wheel"),
             std::string::npos);
-  EXPECT_EQ(value(new_abi, "symbol").substr(0, 12), "_ZN3c105Erro");
+  ASSERT_EQ(new_abi.facts.symbols.size(), 1u);
+  EXPECT_EQ(new_abi.facts.symbols[0].substr(0, 12), "_ZN3c105Erro");
+  EXPECT_EQ(value(new_abi, "symbol"), "");  // a symbol is not a version
+  // A C symbol is kept too, without the loader's "version" suffix.
+  auto c_symbol = explain(
+      "ImportError: libtorch_cuda.so: undefined symbol: cudaGetDriverEntryPointByVersion, "
+      "version libcudart.so.12");
+  EXPECT_EQ(c_symbol.facts.symbols, std::vector<std::string>{"cudaGetDriverEntryPointByVersion"});
   auto old_abi = explain(
       "ImportError: /home/admin/DCNv2/_ext.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
       "_ZN3c105ErrorC1ENS_14SourceLocationERKSs");

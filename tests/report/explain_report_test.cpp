@@ -46,6 +46,8 @@ struct Sample {
     e.facts.tools.push_back({"llama.cpp", 1, "ggml"});
     e.facts.versions.push_back({"cuda_toolkit", "12.8", 1, "release 12.8"});
     e.facts.gpus.push_back({"RTX 5090", ComputeCapability{12, 0}, "GeForce RTX 5090", 1});
+    e.facts.libraries.push_back("libcublas.so.12");
+    e.facts.symbols.push_back("cublasLtGetVersion");
     e.have_doctor = true;
     e.on_this_machine.push_back({{doctor::Severity::kError,
                                   "torch-no-image",
@@ -70,6 +72,8 @@ TEST(ExplainReport, Text) {
   EXPECT_EQ(render_explain_text(s.e, Style::plain()), R"g(read from the text:
   written by: llama.cpp (line 1)
   versions: cuda_toolkit 12.8
+  missing symbols: cublasLtGetVersion
+  libraries: libcublas.so.12
   GPUs: RTX 5090 (sm_120)
 
 ▶ No kernel image for this GPU
@@ -103,6 +107,7 @@ TEST(ExplainReport, Json) {
   "doctor_consulted": true,
   "facts": {
     "error_codes": [],
+    "extensions": [],
     "gpus": [
       {
         "catalog_name": "GeForce RTX 5090",
@@ -111,7 +116,13 @@ TEST(ExplainReport, Json) {
         "text": "RTX 5090"
       }
     ],
+    "libraries": [
+      "libcublas.so.12"
+    ],
     "lines": 2,
+    "symbols": [
+      "cublasLtGetVersion"
+    ],
     "tools": [
       {
         "evidence": "ggml",

@@ -62,6 +62,8 @@ struct TextFacts {
   /// Python packages whose compiled extension the text shows failing to load ("mmcv",
   /// "torch_scatter", from ".../site-packages/mmcv/_ext.cpython-38-x86_64-linux-gnu.so").
   std::vector<std::string> extensions;
+  /// Symbols the text shows a library missing at load ("undefined symbol: X"), each once.
+  std::vector<std::string> symbols;
   size_t lines = 0;
 
   /// The first value stated for `what`, or nullptr.
