@@ -148,6 +148,10 @@ Result<KnowledgeBase> KnowledgeBase::from_json(std::string_view text) {
   for (auto& r : j.value("host_compilers", nlohmann::json::array()))
     kb.host_compilers_.push_back(
         {json_string(r, "cuda"), json_string(r, "gcc_max"), json_string(r, "source")});
+  for (auto& r : j.value("onnxruntime_builds", nlohmann::json::array()))
+    kb.onnxruntime_builds_.push_back({json_string(r, "first"), json_string(r, "last"),
+                                      json_string(r, "cuda"), json_string(r, "cudnn"),
+                                      json_string(r, "channel"), json_string(r, "source")});
   if (!c.patterns->Compile() || !c.whens->Compile())
     return make_error("failure modes: the patterns do not compile together (RE2 memory limit)");
   return kb;

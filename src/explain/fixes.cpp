@@ -685,6 +685,43 @@ std::vector<std::string> missing_libraries(const TextFacts& f, const KnowledgeBa
   return out;
 }
 
+// The onnxruntime-gpu releases built for the CUDA or cuDNN major of a library onnxruntime could
+// not load, and the releases built for the other major (the requirements table).
+std::vector<std::string> onnxruntime_for_libraries(const TextFacts& f, const KnowledgeBase& kb) {
+  auto releases = [&](const char* what, const std::string& major, bool same) {
+    std::vector<std::string> out;
+    for (const auto& b : kb.onnxruntime_builds()) {
+      const std::string& m = std::string_view(what) == "cuda" ? b.cuda : b.cudnn;
+      if ((m == major) != same) continue;
+      std::string range = b.last.empty()      ? b.first + " and newer"
+                          : b.first == b.last ? b.first
+                                              : b.first + " to " + b.last;
+      out.push_back(
+          fmt::format("{} ({}, CUDA {} with cuDNN {})", range, b.channel, b.cuda, b.cudnn));
+    }
+    return fmt::format("{}", fmt::join(out, "; "));
+  };
+  std::vector<std::string> out;
+  std::set<std::string> said;
+  for (const auto& file : f.libraries) {
+    auto [lib, soname] = library_and_soname(file);
+    if (lib == "nvinfer" || lib == "nccl" || soname.empty()) continue;
+    const bool cudnn = lib == "cudnn";
+    std::string major(split(cudnn ? soname : cuda_of_library(kb, lib, soname).pin, '.')[0]);
+    if (major.empty() || !said.insert((cudnn ? "cudnn" : "cuda") + major).second) continue;
+    const char* what = cudnn ? "cudnn" : "cuda";
+    const char* kind = cudnn ? "cuDNN" : "CUDA";
+    const std::string same = releases(what, major, true), other = releases(what, major, false);
+    if (same.empty()) continue;
+    out.push_back(fmt::format(
+        "{} is {} {}'s, and onnxruntime-gpu {} {} built for it: install {} {}'s libraries, or the "
+        "onnxruntime-gpu built for the {} you have: {}.",
+        file, kind, major, same, same.find(';') == std::string::npos ? "is" : "are", kind, major,
+        kind, other.empty() ? "none listed" : other));
+  }
+  return out;
+}
+
 // The compiled extensions the text shows failing against the installed torch.
 std::vector<std::string> rebuild_extensions(const TextFacts& f) {
   std::vector<std::string> out;
@@ -737,6 +774,8 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   if (mode.compute == "cudnn-versions") out = cudnn_versions(facts, kb, match.tool);
   if (mode.compute == "missing-library") {
     out = missing_libraries(facts, kb);
+    if (match.tool == "onnxruntime")
+      for (auto& line : onnxruntime_for_libraries(facts, kb)) out.push_back(line);
     // A compiled extension that fails to load its CUDA library was built for another CUDA.
     for (auto& line : rebuild_extensions(facts)) out.push_back(line);
   }

@@ -571,6 +571,33 @@ TEST(NeverSilent, AnEmptyKnowledgeBaseExplainsNothingAndDoesNotCrash) {
   EXPECT_TRUE(e.matches.empty());
 }
 
+// onnxruntime's provider missing a library of one CUDA (or cuDNN) major: the releases built for
+// that major and for the other, from the requirements table (microsoft/onnxruntime#21684's
+// libcublasLt.so.11; a cuDNN 9 library as onnxruntime 1.19 asks for it).
+TEST(ComputedFix, OnnxruntimeReleasesForTheMissingLibrarysMajor) {
+  auto cuda11 = explain(
+      "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: "
+      "libcublasLt.so.11: cannot open shared object file: No such file or directory");
+  const std::string t = fix_text(cuda11);
+  EXPECT_NE(t.find("libcublasLt.so.11 is CUDA 11's, and onnxruntime-gpu 1.8 to 1.18.1 (PyPI, "
+                   "CUDA 11 with cuDNN 8) is built for it"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("1.19 and newer (PyPI, CUDA 12 with cuDNN 9)"), std::string::npos) << t;
+  EXPECT_NE(t.find("import torch before creating the session"), std::string::npos) << t;
+  auto cudnn9 = explain(
+      "[E:onnxruntime:Default, provider_bridge_ort.cc:1992] Failed to load library "
+      "libonnxruntime_providers_cuda.so with error: libcudnn_adv.so.9: cannot open shared object "
+      "file: No such file or directory");
+  const std::string c = fix_text(cudnn9);
+  EXPECT_NE(c.find("the onnxruntime-gpu built for the cuDNN you have: 1.8 to 1.18.1"),
+            std::string::npos)
+      << c;
+  // Not onnxruntime's line: no onnxruntime releases.
+  auto torch = explain("OSError: libcublasLt.so.11: cannot open shared object file");
+  EXPECT_EQ(fix_text(torch).find("onnxruntime-gpu 1.8"), std::string::npos);
+}
+
 // ---- never silent ----------------------------------------------------------------------------
 
 TEST(NeverSilent, NoMatchStillGivesFactsAndTheNearestModes) {

@@ -89,6 +89,16 @@ struct HostCompilerLimit {
   std::string source;
 };
 
+/// The CUDA and cuDNN majors a range of onnxruntime-gpu releases is built for
+/// (failure_modes.json "onnxruntime_builds", from the CUDA execution provider's requirements
+/// table): the PyPI builds of 1.19 and newer load CUDA 12 and cuDNN 9.
+struct OnnxruntimeBuild {
+  std::string first, last;  ///< "1.19", "" (still current)
+  std::string cuda, cudnn;  ///< majors: "12", "9"
+  std::string channel;      ///< "PyPI" or "CUDA 12 feed"
+  std::string source;
+};
+
 class KnowledgeBase {
  public:
   KnowledgeBase();
@@ -133,6 +143,8 @@ class KnowledgeBase {
   const std::vector<TorchRelease>& torch_releases() const { return torch_releases_; }
   /// Oldest CUDA first.
   const std::vector<HostCompilerLimit>& host_compilers() const { return host_compilers_; }
+  /// Oldest first.
+  const std::vector<OnnxruntimeBuild>& onnxruntime_builds() const { return onnxruntime_builds_; }
 
  private:
   friend class TextScan;
@@ -144,6 +156,7 @@ class KnowledgeBase {
   std::vector<LibrarySoname> sonames_;
   std::vector<TorchRelease> torch_releases_;
   std::vector<HostCompilerLimit> host_compilers_;
+  std::vector<OnnxruntimeBuild> onnxruntime_builds_;
   std::unique_ptr<Compiled> c_;  // the patterns as RE2 sets, compiled once
 };
 
