@@ -358,11 +358,48 @@ const Case kCases[] = {
      "ptxas-not-found"},
     {"mined: cupy/cupy#8045", "CUDA_ERROR_INVALID_SOURCE: device kernel image is invalid",
      "invalid-kernel-image"},
+    {"mined: chainer/chainer#740",
+     " File \"cupy/cuda/cudnn.pyx\", line 164, in cupy.cuda.cudnn.check_status "
+     "(cupy/cuda/cudnn.cpp:1308)\n cupy.cuda.cudnn.CuDNNError: CUDNN_STATUS_ARCH_MISMATCH: "
+     "CUDNN_STATUS_ARCH_MISMATCH",
+     "library-arch-mismatch"},
+    {"mined: NVIDIA/FasterTransformer#25",
+     "terminate called after throwing an instance of 'std::runtime_error'\n  what():  [FT][ERROR] "
+     "CUDA runtime error: CUBLAS_STATUS_ARCH_MISMATCH "
+     "/root/DeepLearningExamples-master/FasterTransformer/v1/fastertransformer/cuda/"
+     "open_attention.h:171",
+     "library-arch-mismatch"},
+    {"mined: NVIDIA/VideoProcessingFramework#16",
+     "-- The CUDA compiler identification is unknown\nCMake Error at "
+     "PyNvCodec/TC/CMakeLists.txt:20 (enable_language):\n  No CMAKE_CUDA_COMPILER could be found.",
+     "cmake-no-cuda-compiler"},
+    {"mined: mosaicml/diffusion#56",
+     "FATAL: kernel `fmha_cutlassF_f32_aligned_64x64_rf_sm80` is for sm80-sm100, but was built "
+     "for sm50",
+     "xformers-no-kernel-for-gpu"},
+    {"mined: 3587jjh/HuRo#3",
+     "ptxas fatal : Program with .target 'sm_90a' cannot be compiled to future architecture",
+     "ptx-arch-specific-future"},
+    {"mined: Purfview/whisper-standalone-win#403",
+     "  File \"faster_whisper\\transcribe.py\", line 1719, in encode\nRuntimeError: cuBLAS failed "
+     "with status CUBLAS_STATUS_NOT_SUPPORTED",
+     "cublas-not-supported"},
+    {"mined: Theano/Theano#4553",
+     "/usr/include/string.h: In function \xe2\x80\x98void* __mempcpy_inline(void*, const void*, "
+     "size_t)\xe2\x80\x99:\n/usr/include/string.h:652:42: error: \xe2\x80\x98memcpy\xe2\x80\x99 "
+     "was "
+     "not declared in this scope",
+     "nvcc-force-inlines"},
+    {"mined: open-mmlab/mmdetection#944",
+     "unable to execute "
+     "'/usr/local/cuda-10.0:/usr/local/cuda-10.0:/usr/local/cuda-10.0:/bin/nvcc': No such file or "
+     "directory",
+     "cuda-home-not-set"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 97u);
+  ASSERT_EQ(kb.modes().size(), 103u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

@@ -496,6 +496,8 @@ TEST(ToolFit, NoToolPairGetsTheOtherToolsFix) {
       {"sglang", "File \"/env/lib/python3.10/site-packages/sglang/srt/server.py\", line 1"},
       {"comfyui", "File \"C:\\ComfyUI\\execution.py\", line 151, in recursive_execute"},
       {"deepspeed", "File \"/env/lib/python3.10/site-packages/deepspeed/ops/op_builder/x.py\""},
+      {"caffe",
+       "F0524 10:00:00.000000  1234 common.cpp:152] Check failed: error == cudaSuccess (30 vs. 0)"},
       {"cmake", "CMake Error at CMakeLists.txt:12 (project):"},
       {"cuda-toolkit", "Cuda compilation tools, release 11.8, V11.8.89"},
       {"nvidia-driver", "NVIDIA-SMI 535.54.03   Driver Version: 535.54.03   CUDA Version: 12.2"},
@@ -596,6 +598,40 @@ TEST(ComputedFix, OnnxruntimeReleasesForTheMissingLibrarysMajor) {
   // Not onnxruntime's line: no onnxruntime releases.
   auto torch = explain("OSError: libcublasLt.so.11: cannot open shared object file");
   EXPECT_EQ(fix_text(torch).find("onnxruntime-gpu 1.8"), std::string::npos);
+}
+
+// Fixes of the projects whose own words name them, from real texts: Caffe's Makefile.config
+// (weiliu89/caffe#336), CTranslate2's compute type (Purfview/whisper-standalone-win#403),
+// ggml's cuBLAS call on an old GPU (ggml-org/llama.cpp#4395), xformers' Hopper-only kernels on
+// Blackwell (YanWenKun/ComfyUI-Docker#128).
+TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
+  struct Case {
+    const char *text, *mode, *label, *says;
+  } cases[] = {
+      {"F1208 15:16:46.872542 15643 pooling_layer.cu:212] Check failed: error == cudaSuccess (8 "
+       "vs. 0)  invalid device function",
+       "no-kernel-image", "Caffe", "Makefile.config's CUDA_ARCH"},
+      {"  File \"faster_whisper\\transcribe.py\", line 1719, in encode\nRuntimeError: cuBLAS "
+       "failed with status CUBLAS_STATUS_NOT_SUPPORTED",
+       "cublas-not-supported", "CTranslate2 / faster-whisper", "compute_type float16"},
+      {"cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not supported",
+       "cublas-not-supported", "llama.cpp / ggml", "build llama.cpp from source"},
+      {"CUDA error (/__w/xformers/xformers/third_party/flash-attention/hopper/"
+       "flash_fwd_launch_template.h:188): invalid argument",
+       "ptx-wgmma-not-hopper", "xformers", "--use-pytorch-cross-attention"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    auto e = explain(c.text);
+    ASSERT_FALSE(e.matches.empty());
+    const auto& m = e.matches.front();
+    EXPECT_EQ(m.mode->id, c.mode);
+    ASSERT_NE(m.context, nullptr);
+    EXPECT_EQ(m.context->label, c.label);
+    EXPECT_NE(m.fix().find(c.says), std::string::npos) << m.fix();
+  }
+  // The Caffe line names its writer.
+  EXPECT_TRUE(explain(cases[0].text).facts.has_tool("caffe"));
 }
 
 // ---- never silent ----------------------------------------------------------------------------
