@@ -50,6 +50,8 @@ constexpr VersionRule kVersionRules[] = {
     // ptxas (or the driver's JIT) given PTX of a newer ISA than it knows.
     {R"(Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)')",
      {"ptx_isa_required", "ptx_isa_known"}},
+    // onnxruntime's CUDA provider names the majors it was built for.
+    {R"(Require cuDNN (\d+)\.\* and CUDA (\d+)\.\*)", {"cudnn_required", "cuda_major_required"}},
     {R"(CUDA runtime version:?\s*(\d+\.\d+))", {"cuda_runtime", ""}},
     {R"(libcudart\.so\.(\d+(?:\.\d+)?))", {"cuda_runtime", ""}},
     {R"(CUDA Version:?\s*(\d+\.\d+))", {"cuda_driver", ""}},

@@ -675,6 +675,12 @@ std::vector<std::string> missing_libraries(const TextFacts& f, const KnowledgeBa
           "Windows), or install a build of the program for the CUDA you have (rebuild it from "
           "source if you built it).",
           file, c.cuda, c.wheel.empty() ? "" : "pip install " + c.wheel + ", or ", c.pin));
+    } else if (lib == "nvinfer") {
+      out.push_back(fmt::format(
+          "{} is TensorRT {}'s: install TensorRT {} (pip install 'tensorrt=={}.*', or NVIDIA's "
+          "tar or deb packages) and put its lib directory on LD_LIBRARY_PATH (PATH on Windows), "
+          "or use the TensorRT major the program was built for.",
+          file, major, major, major));
     } else if (lib == "nccl") {
       out.push_back(
           fmt::format("{} is NCCL {}: pip install nvidia-nccl-cu12 (or the libnccl2 "
@@ -687,37 +693,64 @@ std::vector<std::string> missing_libraries(const TextFacts& f, const KnowledgeBa
 
 // The onnxruntime-gpu releases built for the CUDA or cuDNN major of a library onnxruntime could
 // not load, and the releases built for the other major (the requirements table).
+// "1.17 to 1.18.0 (CUDA 12 feed, CUDA 12 with cuDNN 8)".
+std::string build_row(const OnnxruntimeBuild& b) {
+  std::string range = b.last.empty()      ? b.first + " and newer"
+                      : b.first == b.last ? b.first
+                                          : b.first + " to " + b.last;
+  return fmt::format("{} ({}, CUDA {} with cuDNN {})", range, b.channel, b.cuda, b.cudnn);
+}
+
 std::vector<std::string> onnxruntime_for_libraries(const TextFacts& f, const KnowledgeBase& kb) {
   auto releases = [&](const char* what, const std::string& major, bool same) {
     std::vector<std::string> out;
     for (const auto& b : kb.onnxruntime_builds()) {
       const std::string& m = std::string_view(what) == "cuda" ? b.cuda : b.cudnn;
       if ((m == major) != same) continue;
-      std::string range = b.last.empty()      ? b.first + " and newer"
-                          : b.first == b.last ? b.first
-                                              : b.first + " to " + b.last;
-      out.push_back(
-          fmt::format("{} ({}, CUDA {} with cuDNN {})", range, b.channel, b.cuda, b.cudnn));
+      out.push_back(build_row(b));
     }
     return fmt::format("{}", fmt::join(out, "; "));
   };
   std::vector<std::string> out;
   std::set<std::string> said;
+  // One line per (library, major): `named` is how the text asked for it.
+  auto say = [&](bool cudnn, const std::string& major, const std::string& named) {
+    if (major.empty() || !said.insert((cudnn ? "cudnn" : "cuda") + major).second) return;
+    const char* what = cudnn ? "cudnn" : "cuda";
+    const char* kind = cudnn ? "cuDNN" : "CUDA";
+    const std::string same = releases(what, major, true), other = releases(what, major, false);
+    if (same.empty()) return;
+    out.push_back(fmt::format(
+        "{} is {} {}'s, and onnxruntime-gpu {} {} built for it: install {} {}'s libraries, or the "
+        "onnxruntime-gpu built for the {} you have: {}.",
+        named, kind, major, same, same.find(';') == std::string::npos ? "is" : "are", kind, major,
+        kind, other.empty() ? "none listed" : other));
+  };
   for (const auto& file : f.libraries) {
     auto [lib, soname] = library_and_soname(file);
     if (lib == "nvinfer" || lib == "nccl" || soname.empty()) continue;
     const bool cudnn = lib == "cudnn";
-    std::string major(split(cudnn ? soname : cuda_of_library(kb, lib, soname).pin, '.')[0]);
-    if (major.empty() || !said.insert((cudnn ? "cudnn" : "cuda") + major).second) continue;
-    const char* what = cudnn ? "cudnn" : "cuda";
-    const char* kind = cudnn ? "cuDNN" : "CUDA";
-    const std::string same = releases(what, major, true), other = releases(what, major, false);
-    if (same.empty()) continue;
-    out.push_back(fmt::format(
-        "{} is {} {}'s, and onnxruntime-gpu {} {} built for it: install {} {}'s libraries, or the "
-        "onnxruntime-gpu built for the {} you have: {}.",
-        file, kind, major, same, same.find(';') == std::string::npos ? "is" : "are", kind, major,
-        kind, other.empty() ? "none listed" : other));
+    say(cudnn, std::string(split(cudnn ? soname : cuda_of_library(kb, lib, soname).pin, '.')[0]),
+        file);
+  }
+  // "Require cuDNN 8.* and CUDA 12.*": the provider's own words name both majors of its build.
+  const VersionSeen* cudnn = f.version("cudnn_required");
+  const VersionSeen* cuda = f.version("cuda_major_required");
+  if (cudnn && cuda) {
+    std::vector<std::string> built, others;
+    for (const auto& b : kb.onnxruntime_builds()) {
+      (b.cuda == cuda->value && b.cudnn == cudnn->value ? built : others).push_back(build_row(b));
+    }
+    if (!built.empty())
+      out.push_back(fmt::format(
+          "This onnxruntime-gpu was built for CUDA {} with cuDNN {} (as were the requirements "
+          "table's {}; Jetson and source builds follow their own): install both, or an "
+          "onnxruntime-gpu built for the CUDA and cuDNN you have: {}.",
+          cuda->value, cudnn->value, fmt::join(built, "; "), fmt::join(others, "; ")));
+  } else if (cudnn) {
+    say(true, cudnn->value, "The cuDNN it requires (" + cudnn->value + ".*)");
+  } else if (cuda) {
+    say(false, cuda->value, "The CUDA it requires (" + cuda->value + ".*)");
   }
   return out;
 }

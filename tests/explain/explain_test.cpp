@@ -390,6 +390,21 @@ const Case kCases[] = {
      "was "
      "not declared in this scope",
      "nvcc-force-inlines"},
+    {"mined: numba/numba#3963", "CudaDriverError: driver missing function: cuInit.",
+     "numba-driver-path"},
+    {"mined: stereolabs/zed-ros2-wrapper#25",
+     "CMake Error: The following variables are used in this project, but they are set to "
+     "NOTFOUND.\nPlease set them or make sure they are set and tested correctly in the CMake "
+     "files:\nCUDA_nppicom_LIBRARY (ADVANCED)",
+     "cmake-findcuda-npp-cuda11"},
+    {"mined: jkjung-avt/tensorrt_demos#517",
+     "ImportError: libnvinfer.so.8: cannot open shared object file: No such file or directory",
+     "missing-cuda-library"},
+    {"mined: michael-0brien/cryojax#559",
+     "RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation "
+     "cusparseGetProperty(MAJOR_VERSION, "
+     "&major) failed: The cuSPARSE library was not found.",
+     "missing-cuda-library"},
     {"mined: open-mmlab/mmdetection#944",
      "unable to execute "
      "'/usr/local/cuda-10.0:/usr/local/cuda-10.0:/usr/local/cuda-10.0:/bin/nvcc': No such file or "
@@ -399,7 +414,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 103u);
+  ASSERT_EQ(kb.modes().size(), 105u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

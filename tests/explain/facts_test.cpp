@@ -595,6 +595,19 @@ TEST(ComputedFix, OnnxruntimeReleasesForTheMissingLibrarysMajor) {
   EXPECT_NE(c.find("the onnxruntime-gpu built for the cuDNN you have: 1.8 to 1.18.1"),
             std::string::npos)
       << c;
+  // The provider's own "Require cuDNN 8.* and CUDA 12.*" (microsoft/onnxruntime#22809).
+  auto require = explain(
+      "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] "
+      "Failed to create CUDAExecutionProvider. Require cuDNN 8.* and CUDA 12.*. Please install "
+      "all dependencies as mentioned in the GPU requirements page");
+  const std::string r = fix_text(require);
+  EXPECT_EQ(value(require, "cudnn_required"), "8");
+  EXPECT_EQ(value(require, "cuda_major_required"), "12");
+  EXPECT_NE(r.find("built for CUDA 12 with cuDNN 8 (as were the requirements table's 1.17 to "
+                   "1.18.0 (CUDA 12 feed"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("build onnxruntime from source"), std::string::npos) << r;
   // Not onnxruntime's line: no onnxruntime releases.
   auto torch = explain("OSError: libcublasLt.so.11: cannot open shared object file");
   EXPECT_EQ(fix_text(torch).find("onnxruntime-gpu 1.8"), std::string::npos);
@@ -630,6 +643,21 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
     EXPECT_EQ(m.context->label, c.label);
     EXPECT_NE(m.fix().find(c.says), std::string::npos) << m.fix();
   }
+  // nvcc refusing MSVC gets the Windows toolset fix (graphdeco-inria/gaussian-splatting#833).
+  auto msvc = explain(
+      "C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v12.3\\include\\crt/"
+      "host_config.h(164): fatal error C1189: #error: -- unsupported Microsoft Visual Studio "
+      "version! Only the versions between 2017 and 2022 (inclusive) are supported!");
+  ASSERT_FALSE(msvc.matches.empty());
+  ASSERT_NE(msvc.matches.front().context, nullptr);
+  EXPECT_EQ(msvc.matches.front().context->label, "MSVC (Windows)");
+  EXPECT_NE(msvc.matches.front().fix().find("Visual Studio 2019"), std::string::npos);
+  // TensorRT's library: its major and the pip package (jkjung-avt/tensorrt_demos#517).
+  EXPECT_NE(fix_text(explain("ImportError: libnvinfer.so.8: cannot open shared object file: No "
+                             "such file or directory"))
+                .find("libnvinfer.so.8 is TensorRT 8's: install TensorRT 8 (pip install "
+                      "'tensorrt==8.*'"),
+            std::string::npos);
   // The Caffe line names its writer.
   EXPECT_TRUE(explain(cases[0].text).facts.has_tool("caffe"));
 }
