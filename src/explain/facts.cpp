@@ -44,6 +44,9 @@ constexpr VersionRule kVersionRules[] = {
     // torch.utils.cpp_extension's sentence, one line or wrapped over two as torch prints it.
     {R"(detected CUDA version \((\d+\.\d+)\) mismatches)", {"cuda_toolkit", ""}},
     {R"(\bPyTorch \((\d+\.\d+)\)\. Please make sure to use the same CUDA)", {"torch_cuda", ""}},
+    // DeepSpeed's op builder says the same.
+    {R"(Installed CUDA version (\d+\.\d+) does not match the version torch was compiled with (\d+\.\d+))",
+     {"cuda_toolkit", "torch_cuda"}},
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
     {R"(gcc versions later than (\d+) are not supported)", {"gcc_max", ""}},
     {R"(gcc (\d+(?:\.\d+)?) and up are not supported)", {"gcc_refused", ""}},
@@ -54,7 +57,8 @@ constexpr VersionRule kVersionRules[] = {
     {R"(Require cuDNN (\d+)\.\* and CUDA (\d+)\.\*)", {"cudnn_required", "cuda_major_required"}},
     {R"(CUDA runtime version:?\s*(\d+\.\d+))", {"cuda_runtime", ""}},
     {R"(libcudart\.so\.(\d+(?:\.\d+)?))", {"cuda_runtime", ""}},
-    {R"(CUDA Version:?\s*(\d+\.\d+))", {"cuda_driver", ""}},
+    // nvidia-smi's header ("CUDA Version: 12.2"); without the colon it is any CUDA.
+    {R"(CUDA Version:\s*(\d+\.\d+))", {"cuda_driver", ""}},
     {R"(driver on your system is too old \(found version (\d{4,5})\))", {"cuda_driver", ""}},
     {R"(Driver Version:?\s*(\d{3}\.\d+(?:\.\d+)?))", {"driver", ""}},
     {R"(\bdriver(?: version)?:?\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b)", {"driver", ""}},

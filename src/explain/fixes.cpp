@@ -444,16 +444,37 @@ std::vector<std::string> string_abi_of_symbol(const TextFacts& f) {
 }
 
 // A toolkit that differs from the CUDA torch was built with (torch.utils.cpp_extension).
-std::vector<std::string> toolkit_for_torch(const TextFacts& f) {
+std::vector<std::string> toolkit_for_torch(const TextFacts& f, const KnowledgeBase& kb) {
   const VersionSeen* tk = f.version("cuda_toolkit");
   const VersionSeen* tc = f.version("torch_cuda");
   if (!tk || !tc || tk->value == tc->value) return {};
   auto v = Version::parse(tk->value);
-  return {
-      fmt::format("torch was built with CUDA {} and the toolkit found is CUDA {}: install CUDA "
-                  "{} and point CUDA_HOME at it, or install a torch built for CUDA {}{}.",
-                  tc->value, tk->value, tc->value, tk->value,
-                  v ? fmt::format(" (the cu{}{} channel)", v->major, v->minor) : "")};
+  // torch's extension build refuses another CUDA major and only warns about another minor: the
+  // newest torch channel of the toolkit's major not newer than the toolkit fits it (the channel
+  // table of torch_releases).
+  std::optional<Version> channel;
+  std::string torch;
+  for (const auto& r : kb.torch_releases())
+    for (const auto& c : r.cuda) {
+      auto cv = Version::parse(c);
+      if (!v || !cv || cv->major != v->major || *v < *cv) continue;
+      if (!channel || *channel < *cv || *channel == *cv) {
+        channel = cv;
+        torch = r.torch;
+      }
+    }
+  std::string build =
+      channel ? fmt::format(
+                    "the newest torch channel of CUDA {} not newer than the toolkit is {} "
+                    "(up to torch {}: pip install torch=={} --index-url "
+                    "https://download.pytorch.org/whl/{}); a toolkit of the same CUDA "
+                    "major is enough for torch's extension build",
+                    v->major, channel_of(*channel), torch, torch, channel_of(*channel))
+              : fmt::format("CUDA {}", tk->value);
+  return {fmt::format(
+      "torch was built with CUDA {} and the toolkit found is CUDA {}: install CUDA {} and point "
+      "CUDA_HOME at it, or install a torch built for the toolkit's CUDA ({}).",
+      tc->value, tk->value, tc->value, build)};
 }
 
 // "8.7.0" → "8.7"; "8" stays.
@@ -812,7 +833,7 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
     // A compiled extension that fails to load its CUDA library was built for another CUDA.
     for (auto& line : rebuild_extensions(facts)) out.push_back(line);
   }
-  if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts);
+  if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts, kb);
   if (mode.compute == "library-versions") out = library_versions(facts, kb);
   if (mode.compute == "host-compiler") out = host_compiler(facts, kb);
   for (auto& line : ptx_isa_versions(facts, catalog)) out.push_back(line);

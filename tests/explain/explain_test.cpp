@@ -405,6 +405,24 @@ const Case kCases[] = {
      "cusparseGetProperty(MAJOR_VERSION, "
      "&major) failed: The cuSPARSE library was not found.",
      "missing-cuda-library"},
+    {"mined: huggingface/text-embeddings-inference#34",
+     "Error: Could not create backend\n\nCaused by:\n    Could not start backend: Runtime compute "
+     "cap 75 is not compatible with compile time compute cap 80",
+     "tei-compute-cap"},
+    {"mined: NVIDIA/TensorRT-LLM#320",
+     "[TensorRT-LLM][ERROR] Assertion failed: Unsupported architecture "
+     "(/home/build/TensorRT_LLM/TensorRT-LLM-master/cpp/tensorrt_llm/kernels/"
+     "contextFusedMultiHeadAttention/fmhaRunner.cpp:87)",
+     "tensorrt-llm-fmha-arch"},
+    {"mined: vllm-project/vllm#19613",
+     "ERROR 06-13 07:35:59 [core.py:517] cupy_backends.cuda.libs.nccl.NcclError: "
+     "NCCL_ERROR_SYSTEM_ERROR: unhandled system error (run with NCCL_DEBUG=INFO for details)",
+     "nccl-shm-container"},
+    {"mined: JIA-Lab-research/MGM#91",
+     "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed "
+     "CUDA version 12.2 does not match the version torch was compiled with 11.7, unable to compile "
+     "cuda/cpp extensions without a matching cuda version.",
+     "cuda-toolkit-torch-mismatch"},
     {"mined: open-mmlab/mmdetection#944",
      "unable to execute "
      "'/usr/local/cuda-10.0:/usr/local/cuda-10.0:/usr/local/cuda-10.0:/bin/nvcc': No such file or "
@@ -414,7 +432,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 105u);
+  ASSERT_EQ(kb.modes().size(), 107u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

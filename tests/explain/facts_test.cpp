@@ -662,6 +662,27 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
   EXPECT_TRUE(explain(cases[0].text).facts.has_tool("caffe"));
 }
 
+// DeepSpeed's op builder states both CUDAs (JIA-Lab-research/MGM#91); the torch for the toolkit
+// is the newest channel of its major not newer than it, from the channel table (torch's build
+// refuses only another major). "CUDA version 12.2" without nvidia-smi's colon is not the driver's.
+TEST(ComputedFix, ToolkitAndTorchCudaGetAChannelThatExists) {
+  auto e = explain(
+      "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed "
+      "CUDA version 12.2 does not match the version torch was compiled with 11.7, unable to "
+      "compile "
+      "cuda/cpp extensions without a matching cuda version.");
+  EXPECT_EQ(value(e, "cuda_toolkit"), "12.2");
+  EXPECT_EQ(value(e, "torch_cuda"), "11.7");
+  EXPECT_EQ(value(e, "cuda_driver"), "");
+  const std::string t = fix_text(e);
+  EXPECT_NE(t.find("the newest torch channel of CUDA 12 not newer than the toolkit is cu121 (up to "
+                   "torch 2.5.1: pip install torch==2.5.1 --index-url "
+                   "https://download.pytorch.org/whl/cu121)"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("cu122"), std::string::npos) << t;  // no such channel
+}
+
 // ---- never silent ----------------------------------------------------------------------------
 
 TEST(NeverSilent, NoMatchStillGivesFactsAndTheNearestModes) {
