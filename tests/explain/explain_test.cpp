@@ -423,6 +423,25 @@ const Case kCases[] = {
      "CUDA version 12.2 does not match the version torch was compiled with 11.7, unable to compile "
      "cuda/cpp extensions without a matching cuda version.",
      "cuda-toolkit-torch-mismatch"},
+    {"mined: NVIDIA/nccl-tests#206",
+     "misc/ibvwrap.cc:278 NCCL WARN Call to ibv_reg_mr_iova2 failed with error Cannot allocate "
+     "memory",
+     "rdma-memlock"},
+    {"mined: NVIDIA/k8s-device-plugin#399",
+     "error starting plugins: unable to add default resources to config: error visiting devices: "
+     "error visiting device: error visiting device: error getting device memory info: "
+     "Insufficient Pemmissions",
+     "mig-monitor-permissions"},
+    {"mined: vllm-project/vllm#5222",
+     "RuntimeError: CUDA error: uncorrectable ECC error encountered", "ecc-uncorrectable"},
+    {"mined: NVIDIA/nvidia-docker#628",
+     "nvidia-container-cli: initialization error: driver error: timed out",
+     "container-driver-init-timeout"},
+    {"mined: ComputeCanada/puppet-magic_castle#27",
+     "slurmd[57977]: fatal: gres.conf duplicate records for gpu", "slurm-gres-duplicate"},
+    {"mined: NVIDIA/nccl-tests#188",
+     "misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3",
+     "nccl-multinode-transport"},
     {"mined: open-mmlab/mmdetection#944",
      "unable to execute "
      "'/usr/local/cuda-10.0:/usr/local/cuda-10.0:/usr/local/cuda-10.0:/bin/nvcc': No such file or "
@@ -432,7 +451,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 107u);
+  ASSERT_EQ(kb.modes().size(), 113u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
