@@ -442,6 +442,24 @@ const Case kCases[] = {
     {"mined: NVIDIA/nccl-tests#188",
      "misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3",
      "nccl-multinode-transport"},
+    {"mined: owl-project/NVISII#40",
+     "Optix call (optixInit()) failed with code 7801 (line 150)\nterminate called without an "
+     "active exception",
+     "optix-driver"},
+    {"mined: woct0rdho/triton-windows#7",
+     "ImportError: DLL load failed while importing cuda_utils: The specified module could not be "
+     "found.",
+     "triton-windows-dll"},
+    {"mined: Mintplex-Labs/anything-llm#1795",
+     "Ollama call failed with status code 500: llama runner process has terminated: exit status "
+     "0xc0000135",
+     "windows-status-dll-not-found"},
+    {"mined: dillongoostudios/goo-engine#26",
+     "nvcc fatal   : Cannot find compiler 'cl.exe' in PATH\nFailed to execute compilation command, "
+     "see console for details.",
+     "nvcc-no-cl"},
+    {"mined: kijai/ComfyUI-WanVideoWrapper#717",
+     "WanVideoSampler Unsupported CUDA architecture: sm75", "sageattention-gpu"},
     {"mined: open-mmlab/mmdetection#944",
      "unable to execute "
      "'/usr/local/cuda-10.0:/usr/local/cuda-10.0:/usr/local/cuda-10.0:/bin/nvcc': No such file or "
@@ -451,7 +469,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 113u);
+  ASSERT_EQ(kb.modes().size(), 117u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
