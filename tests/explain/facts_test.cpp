@@ -23,6 +23,12 @@ Explanation explain(const std::string& text) {
   return explain_text(text, KnowledgeBase::builtin(), nullptr);
 }
 
+// `needle` in `text`; on failure the text is shown.
+::testing::AssertionResult has(const std::string& text, const std::string& needle) {
+  if (text.find(needle) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << needle << "' is not in: " << text;
+}
+
 std::string value(const Explanation& e, const char* what) {
   const VersionSeen* v = e.facts.version(what);
   return v ? v->value : "";
@@ -581,20 +587,17 @@ TEST(ComputedFix, OnnxruntimeReleasesForTheMissingLibrarysMajor) {
       "FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: "
       "libcublasLt.so.11: cannot open shared object file: No such file or directory");
   const std::string t = fix_text(cuda11);
-  EXPECT_NE(t.find("libcublasLt.so.11 is CUDA 11's, and onnxruntime-gpu 1.8 to 1.18.1 (PyPI, "
-                   "CUDA 11 with cuDNN 8) is built for it"),
-            std::string::npos)
-      << t;
-  EXPECT_NE(t.find("1.19 and newer (PyPI, CUDA 12 with cuDNN 9)"), std::string::npos) << t;
-  EXPECT_NE(t.find("import torch before creating the session"), std::string::npos) << t;
+  EXPECT_TRUE(has(t,
+                  "libcublasLt.so.11 is CUDA 11's, and onnxruntime-gpu 1.8 to 1.18.1 (PyPI, "
+                  "CUDA 11 with cuDNN 8) is built for it"));
+  EXPECT_TRUE(has(t, "1.19 and newer (PyPI, CUDA 12 with cuDNN 9)"));
+  EXPECT_TRUE(has(t, "import torch before creating the session"));
   auto cudnn9 = explain(
       "[E:onnxruntime:Default, provider_bridge_ort.cc:1992] Failed to load library "
       "libonnxruntime_providers_cuda.so with error: libcudnn_adv.so.9: cannot open shared object "
       "file: No such file or directory");
   const std::string c = fix_text(cudnn9);
-  EXPECT_NE(c.find("the onnxruntime-gpu built for the cuDNN you have: 1.8 to 1.18.1"),
-            std::string::npos)
-      << c;
+  EXPECT_TRUE(has(c, "the onnxruntime-gpu built for the cuDNN you have: 1.8 to 1.18.1"));
   // The provider's own "Require cuDNN 8.* and CUDA 12.*" (microsoft/onnxruntime#22809).
   auto require = explain(
       "[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 CreateExecutionProviderInstance] "
@@ -603,11 +606,10 @@ TEST(ComputedFix, OnnxruntimeReleasesForTheMissingLibrarysMajor) {
   const std::string r = fix_text(require);
   EXPECT_EQ(value(require, "cudnn_required"), "8");
   EXPECT_EQ(value(require, "cuda_major_required"), "12");
-  EXPECT_NE(r.find("built for CUDA 12 with cuDNN 8 (as were the requirements table's 1.17 to "
-                   "1.18.0 (CUDA 12 feed"),
-            std::string::npos)
-      << r;
-  EXPECT_NE(r.find("build onnxruntime from source"), std::string::npos) << r;
+  EXPECT_TRUE(has(r,
+                  "built for CUDA 12 with cuDNN 8 (as were the requirements table's 1.17 to "
+                  "1.18.0 (CUDA 12 feed"));
+  EXPECT_TRUE(has(r, "build onnxruntime from source"));
   // Not onnxruntime's line: no onnxruntime releases.
   auto torch = explain("OSError: libcublasLt.so.11: cannot open shared object file");
   EXPECT_EQ(fix_text(torch).find("onnxruntime-gpu 1.8"), std::string::npos);
@@ -641,7 +643,7 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
     EXPECT_EQ(m.mode->id, c.mode);
     ASSERT_NE(m.context, nullptr);
     EXPECT_EQ(m.context->label, c.label);
-    EXPECT_NE(m.fix().find(c.says), std::string::npos) << m.fix();
+    EXPECT_TRUE(has(m.fix(), c.says));
   }
   // nvcc refusing MSVC gets the Windows toolset fix (graphdeco-inria/gaussian-splatting#833).
   auto msvc = explain(
@@ -651,13 +653,12 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
   ASSERT_FALSE(msvc.matches.empty());
   ASSERT_NE(msvc.matches.front().context, nullptr);
   EXPECT_EQ(msvc.matches.front().context->label, "MSVC (Windows)");
-  EXPECT_NE(msvc.matches.front().fix().find("Visual Studio 2019"), std::string::npos);
+  EXPECT_TRUE(has(msvc.matches.front().fix(), "Visual Studio 2019"));
   // TensorRT's library: its major and the pip package (jkjung-avt/tensorrt_demos#517).
-  EXPECT_NE(fix_text(explain("ImportError: libnvinfer.so.8: cannot open shared object file: No "
-                             "such file or directory"))
-                .find("libnvinfer.so.8 is TensorRT 8's: install TensorRT 8 (pip install "
-                      "'tensorrt==8.*'"),
-            std::string::npos);
+  EXPECT_TRUE(has(fix_text(explain("ImportError: libnvinfer.so.8: cannot open shared object "
+                                   "file: No such file or directory")),
+                  "libnvinfer.so.8 is TensorRT 8's: install TensorRT 8 (pip install "
+                  "'tensorrt==8.*'"));
   // The Caffe line names its writer.
   EXPECT_TRUE(explain(cases[0].text).facts.has_tool("caffe"));
 }
@@ -675,11 +676,10 @@ TEST(ComputedFix, ToolkitAndTorchCudaGetAChannelThatExists) {
   EXPECT_EQ(value(e, "torch_cuda"), "11.7");
   EXPECT_EQ(value(e, "cuda_driver"), "");
   const std::string t = fix_text(e);
-  EXPECT_NE(t.find("the newest torch channel of CUDA 12 not newer than the toolkit is cu121 (up to "
-                   "torch 2.5.1: pip install torch==2.5.1 --index-url "
-                   "https://download.pytorch.org/whl/cu121)"),
-            std::string::npos)
-      << t;
+  EXPECT_TRUE(has(t,
+                  "the newest torch channel of CUDA 12 not newer than the toolkit is cu121 (up to "
+                  "torch 2.5.1: pip install torch==2.5.1 --index-url "
+                  "https://download.pytorch.org/whl/cu121)"));
   EXPECT_EQ(t.find("cu122"), std::string::npos) << t;  // no such channel
 }
 
