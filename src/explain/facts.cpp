@@ -63,6 +63,15 @@ constexpr VersionRule kVersionRules[] = {
     {R"(Driver Version:?\s*(\d{3}\.\d+(?:\.\d+)?))", {"driver", ""}},
     {R"(\bdriver(?: version)?:?\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b)", {"driver", ""}},
     {R"(\bcuda\s*>=\s*(\d+\.\d+))", {"cuda_required", ""}},
+    // The compute capability a library or feature requires ("minimum required compute capability
+    // 3.5", "requires 5.0 capability", "of at least 8.0", "CUDA Capability >= 7.0", "8.0 (Ampere)
+    // or higher").
+    {R"(minimum required (?:cuda |compute )?capability (?:is )?(\d+\.\d))", {"cc_required", ""}},
+    {R"(\brequires? (\d+\.\d) (?:compute )?capability)", {"cc_required", ""}},
+    {R"(capability of at least (\d+\.\d))", {"cc_required", ""}},
+    {R"(Capability >= ?(\d+\.\d))", {"cc_required", ""}},
+    {R"(compute capability (\d+\.\d)(?: \(\w+\))? or (?:higher|newer|above|later))",
+     {"cc_required", ""}},
     // The architecture a toolchain refused: nvcc's and ptxas's wording.
     {R"(Unsupported gpu architecture '(?:compute|sm)_(\d+)[af]?')", {"arch_refused", ""}},
     {R"(Value '(?:compute|sm)_(\d+)[af]?' is not defined for option)", {"arch_refused", ""}},
@@ -132,6 +141,18 @@ constexpr const char* kSymbolRule = R"(undefined\s+symbol:?\s*([A-Za-z_][\w.$@]*
 // Error codes worth naming.
 constexpr const char* kErrorCodeRule =
     R"(\b(cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+|CUBLAS_STATUS_[A-Z_]+|CUDNN_STATUS_[A-Z_]+|NCCL_[A-Z_]*ERROR[A-Z_]*|ncclUnhandledCudaError|ncclSystemError|ncclInternalError))";
+
+// Whether the capability that ends at `end` of `line` is stated as a requirement: "minimum
+// required" or "at least" just before it, "or higher/newer/above" just after.
+bool is_requirement(std::string_view line, size_t end) {
+  const std::string before = to_lower(line.substr(end > 64 ? end - 64 : 0, end > 64 ? 64 : end));
+  const std::string after = to_lower(line.substr(end, 32));
+  for (const char* w : {"minimum required", "at least"})
+    if (before.find(w) != std::string::npos) return true;
+  for (const char* w : {" or higher", " or newer", " or above", " or later", ") or higher"})
+    if (after.find(w) != std::string::npos && after.find(w) < 12) return true;
+  return false;
+}
 
 std::string strip_ansi(std::string_view s) {
   std::string out;
@@ -303,6 +324,10 @@ std::vector<std::string> FactReader::add_line(std::string_view line, size_t line
     re2::StringPiece input = text;
     std::string digits, minor;
     while (RE2::FindAndConsume(&input, *c_->capability, &digits, &minor)) {
+      // A capability a library requires ("minimum required compute capability 3.5", "8.0 or
+      // higher") is not the GPU's.
+      const size_t end = size_t(input.data() - text.data());
+      if (is_requirement(line, end)) continue;
       // "3.7" → 3.7; "sm_120" or "86" → an arch number; a lone "8" says too little.
       std::optional<ComputeCapability> cc;
       if (!minor.empty())

@@ -394,6 +394,24 @@ std::vector<std::string> host_compiler(const TextFacts& f, const KnowledgeBase& 
   return out;
 }
 
+// The compute capability a library or feature says it requires, against the text's GPU.
+std::vector<std::string> required_capability(const TextFacts& f) {
+  const VersionSeen* need = f.version("cc_required");
+  if (!need) return {};
+  auto cc = ComputeCapability::parse(need->value);
+  if (!cc) return {};
+  const GpuSeen* gpu = f.gpu();
+  if (gpu && gpu->cc && !(*gpu->cc < *cc)) return {};  // the GPU meets it: nothing to compute
+  std::string below = gpu && gpu->cc ? fmt::format("; {} is compute capability {}, below it",
+                                                   gpu->text, gpu->cc->to_string())
+                                     : "";
+  return {fmt::format(
+      "This needs a GPU of compute capability {} or newer{}: a hardware limit that no reinstall "
+      "changes; use the program's path for older GPUs (a setting or an older release that still "
+      "supports them) or a GPU of compute capability {} or newer.",
+      cc->to_string(), below, cc->to_string())};
+}
+
 // PTX of a newer ISA than the ptxas (or driver) that reads it: the CUDA each ISA came with.
 std::vector<std::string> ptx_isa_versions(const TextFacts& f, const Catalog& catalog) {
   const VersionSeen* need = f.version("ptx_isa_required");
@@ -837,6 +855,7 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   if (mode.compute == "library-versions") out = library_versions(facts, kb);
   if (mode.compute == "host-compiler") out = host_compiler(facts, kb);
   for (auto& line : ptx_isa_versions(facts, catalog)) out.push_back(line);
+  for (auto& line : required_capability(facts)) out.push_back(line);
   // Whatever the mode: an architecture a toolchain refused is explained by the catalog.
   for (auto& line : refused_arch(facts, kb, catalog))
     if (std::find(out.begin(), out.end(), line) == out.end()) out.push_back(line);

@@ -683,6 +683,26 @@ TEST(ComputedFix, ToolkitAndTorchCudaGetAChannelThatExists) {
   EXPECT_EQ(t.find("cu122"), std::string::npos) << t;  // no such channel
 }
 
+// A capability a library requires is a fact of its own, never the GPU's (iperov/DeepFaceLab#264,
+// spacemeshos/gpu-post#15); with the GPU named, the line says it is below.
+TEST(ComputedFix, RequiredCapabilityIsNotTheGpus) {
+  auto dfl = explain("No CUDA device found with minimum required compute capability 3.5");
+  EXPECT_EQ(value(dfl, "cc_required"), "3.5");
+  EXPECT_TRUE(dfl.facts.gpus.empty());
+  EXPECT_EQ(first_mode(dfl), "library-arch-gate");
+  EXPECT_TRUE(has(fix_text(dfl), "This needs a GPU of compute capability 3.5 or newer"));
+  auto miner = explain("GPU #0: FATAL: the 't' kernel requires 5.0 capability!");
+  EXPECT_EQ(value(miner, "cc_required"), "5.0");
+  auto ampere = explain(
+      "RuntimeError: Found Tesla T4 with compute capability 7.5; compute capability 8.0 "
+      "(Ampere) or higher is required");
+  EXPECT_EQ(value(ampere, "cc_required"), "8.0");
+  ASSERT_NE(ampere.facts.gpu(), nullptr);
+  EXPECT_EQ(ampere.facts.gpu()->cc->to_string(), "7.5");
+  for (const auto& g : ampere.facts.gpus) EXPECT_NE(g.cc->to_string(), "8.0") << g.text;
+  EXPECT_TRUE(has(fix_text(ampere), "compute capability 7.5, below it"));
+}
+
 // ---- never silent ----------------------------------------------------------------------------
 
 TEST(NeverSilent, NoMatchStillGivesFactsAndTheNearestModes) {
