@@ -60,6 +60,7 @@ constexpr VersionRule kVersionRules[] = {
     // nvidia-smi's header ("CUDA Version: 12.2"); without the colon it is any CUDA.
     {R"(CUDA Version:\s*(\d+\.\d+))", {"cuda_driver", ""}},
     {R"(driver on your system is too old \(found version (\d{4,5})\))", {"cuda_driver", ""}},
+    {R"(Insufficient CUDA driver: (\d{4,5})\b)", {"cuda_driver", ""}},
     {R"(Driver Version:?\s*(\d{3}\.\d+(?:\.\d+)?))", {"driver", ""}},
     {R"(\bdriver(?: version)?:?\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b)", {"driver", ""}},
     {R"(\bcuda\s*>=\s*(\d+\.\d+))", {"cuda_required", ""}},

@@ -460,6 +460,15 @@ const Case kCases[] = {
      "nvcc-no-cl"},
     {"mined: kijai/ComfyUI-WanVideoWrapper#717",
      "WanVideoSampler Unsupported CUDA architecture: sm75", "sageattention-gpu"},
+    {"mined: NVlabs/tiny-cuda-nn#434",
+     "OSError: Could not find compatible tinycudann extension for compute capability 87.",
+     "tcnn-arch"},
+    {"mined: ethereum-mining/ethminer#1640", "CUDA error: Insufficient CUDA driver: 9020",
+     "driver-insufficient"},
+    {"mined: lammps/lammps#4849",
+     "Cuda driver error 804 in call at file\n'/home/scut/softwares/lammps-22Jul2025/lib/gpu/geryon/"
+     "nvd_device.h' in line 333.",
+     "cuda-forward-compat-unsupported"},
     {"mined: open-mmlab/mmdetection#944",
      "unable to execute "
      "'/usr/local/cuda-10.0:/usr/local/cuda-10.0:/usr/local/cuda-10.0:/bin/nvcc': No such file or "
@@ -469,7 +478,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 117u);
+  ASSERT_EQ(kb.modes().size(), 118u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
