@@ -730,8 +730,6 @@ std::vector<std::string> missing_libraries(const TextFacts& f, const KnowledgeBa
   return out;
 }
 
-// The onnxruntime-gpu releases built for the CUDA or cuDNN major of a library onnxruntime could
-// not load, and the releases built for the other major (the requirements table).
 // "1.17 to 1.18.0 (CUDA 12 feed, CUDA 12 with cuDNN 8)".
 std::string build_row(const OnnxruntimeBuild& b) {
   std::string range = b.last.empty()      ? b.first + " and newer"
@@ -740,6 +738,9 @@ std::string build_row(const OnnxruntimeBuild& b) {
   return fmt::format("{} ({}, CUDA {} with cuDNN {})", range, b.channel, b.cuda, b.cudnn);
 }
 
+// The onnxruntime-gpu releases built for the CUDA or cuDNN major of a library onnxruntime could
+// not load (or that its provider says it requires), and the releases built for the other major
+// (the requirements table).
 std::vector<std::string> onnxruntime_for_libraries(const TextFacts& f, const KnowledgeBase& kb) {
   auto releases = [&](const char* what, const std::string& major, bool same) {
     std::vector<std::string> out;
