@@ -468,27 +468,16 @@ std::vector<std::string> toolkit_for_torch(const TextFacts& f, const KnowledgeBa
   if (!tk || !tc || tk->value == tc->value) return {};
   auto v = Version::parse(tk->value);
   // torch's extension build refuses another CUDA major and only warns about another minor: the
-  // newest torch channel of the toolkit's major not newer than the toolkit fits it (the channel
-  // table of torch_releases).
-  std::optional<Version> channel;
-  std::string torch;
-  for (const auto& r : kb.torch_releases())
-    for (const auto& c : r.cuda) {
-      auto cv = Version::parse(c);
-      if (!v || !cv || cv->major != v->major || *v < *cv) continue;
-      if (!channel || *channel < *cv || *channel == *cv) {
-        channel = cv;
-        torch = r.torch;
-      }
-    }
+  // newest torch with a channel of the toolkit's major not newer than the toolkit fits it.
+  std::optional<TorchWheel> wheel;
+  if (v) wheel = newest_torch(kb, [&](Version c) { return c.major == v->major && c <= *v; });
   std::string build =
-      channel ? fmt::format(
-                    "the newest torch channel of CUDA {} not newer than the toolkit is {} "
-                    "(up to torch {}: pip install torch=={} --index-url "
-                    "https://download.pytorch.org/whl/{}); a toolkit of the same CUDA "
-                    "major is enough for torch's extension build",
-                    v->major, channel_of(*channel), torch, torch, channel_of(*channel))
-              : fmt::format("CUDA {}", tk->value);
+      wheel ? fmt::format(
+                  "the newest torch channel of CUDA {} not newer than the toolkit is {} "
+                  "(up to torch {}: {}); a toolkit of the same CUDA major is enough for "
+                  "torch's extension build",
+                  v->major, channel_of(wheel->cuda), wheel->torch, torch_install(*wheel))
+            : fmt::format("CUDA {}", tk->value);
   return {fmt::format(
       "torch was built with CUDA {} and the toolkit found is CUDA {}: install CUDA {} and point "
       "CUDA_HOME at it, or install a torch built for the toolkit's CUDA ({}).",
@@ -742,10 +731,10 @@ std::string build_row(const OnnxruntimeBuild& b) {
 // not load (or that its provider says it requires), and the releases built for the other major
 // (the requirements table).
 std::vector<std::string> onnxruntime_for_libraries(const TextFacts& f, const KnowledgeBase& kb) {
-  auto releases = [&](const char* what, const std::string& major, bool same) {
+  auto releases = [&](bool cudnn, const std::string& major, bool same) {
     std::vector<std::string> out;
     for (const auto& b : kb.onnxruntime_builds()) {
-      const std::string& m = std::string_view(what) == "cuda" ? b.cuda : b.cudnn;
+      const std::string& m = cudnn ? b.cudnn : b.cuda;
       if ((m == major) != same) continue;
       out.push_back(build_row(b));
     }
@@ -756,9 +745,8 @@ std::vector<std::string> onnxruntime_for_libraries(const TextFacts& f, const Kno
   // One line per (library, major): `named` is how the text asked for it.
   auto say = [&](bool cudnn, const std::string& major, const std::string& named) {
     if (major.empty() || !said.insert((cudnn ? "cudnn" : "cuda") + major).second) return;
-    const char* what = cudnn ? "cudnn" : "cuda";
     const char* kind = cudnn ? "cuDNN" : "CUDA";
-    const std::string same = releases(what, major, true), other = releases(what, major, false);
+    const std::string same = releases(cudnn, major, true), other = releases(cudnn, major, false);
     if (same.empty()) return;
     out.push_back(fmt::format(
         "{} is {} {}'s, and onnxruntime-gpu {} {} built for it: install {} {}'s libraries, or the "

@@ -678,9 +678,16 @@ TEST(ComputedFix, ToolkitAndTorchCudaGetAChannelThatExists) {
   const std::string t = fix_text(e);
   EXPECT_TRUE(has(t,
                   "the newest torch channel of CUDA 12 not newer than the toolkit is cu121 (up to "
-                  "torch 2.5.1: pip install torch==2.5.1 --index-url "
+                  "torch 2.5.1: pip install torch==2.5.1+cu121 --extra-index-url "
                   "https://download.pytorch.org/whl/cu121)"));
   EXPECT_EQ(t.find("cu122"), std::string::npos) << t;  // no such channel
+  // A release before 1.11 is installed from torch_stable.html, as the other install lines are.
+  auto old_torch = explain(
+      "The detected CUDA version (10.1) mismatches the version that was used to compile PyTorch "
+      "(11.3). Please make sure to use the same CUDA versions.");
+  EXPECT_TRUE(has(fix_text(old_torch),
+                  "(up to torch 1.8.1: pip install torch==1.8.1+cu101 -f "
+                  "https://download.pytorch.org/whl/torch_stable.html)"));
 }
 
 // A capability a library requires is a fact of its own, never the GPU's (iperov/DeepFaceLab#264,
