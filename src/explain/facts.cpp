@@ -71,7 +71,7 @@ constexpr VersionRule kVersionRules[] = {
     {R"(\brequires? (\d+\.\d) (?:compute )?capability)", {"cc_required", ""}},
     {R"(capability of at least (\d+\.\d))", {"cc_required", ""}},
     {R"(Capability >= ?(\d+\.\d))", {"cc_required", ""}},
-    {R"(compute capability (\d+\.\d)(?: \(\w+\))? or (?:higher|newer|above|later))",
+    {R"(compute capability (\d+\.\d)(?: \([^)]{1,48}\))? or (?:higher|newer|above|later))",
      {"cc_required", ""}},
     // The architecture a toolchain refused: nvcc's and ptxas's wording.
     {R"(Unsupported gpu architecture '(?:compute|sm)_(\d+)[af]?')", {"arch_refused", ""}},
@@ -147,11 +147,21 @@ constexpr const char* kErrorCodeRule =
 // required" or "at least" just before it, "or higher/newer/above" just after.
 bool is_requirement(std::string_view line, size_t end) {
   const std::string before = to_lower(line.substr(end > 64 ? end - 64 : 0, end > 64 ? 64 : end));
-  const std::string after = to_lower(line.substr(end, 32));
   for (const char* w : {"minimum required", "at least"})
     if (before.find(w) != std::string::npos) return true;
-  for (const char* w : {" or higher", " or newer", " or above", " or later", ") or higher"})
-    if (after.find(w) != std::string::npos && after.find(w) < 12) return true;
+  // After the number: at most a short word or one parenthetical ("8.0 (Ampere) or higher",
+  // "10.0 (Blackwell datacenter) or newer"), then "or higher" and its synonyms.
+  std::string after = to_lower(line.substr(end, 80));
+  size_t from = 0;
+  while (from < after.size() && after[from] == ' ') ++from;
+  if (from < after.size() && after[from] == '(') {
+    const size_t close = after.find(')', from);
+    if (close != std::string::npos && close - from <= 48) from = close + 1;
+  }
+  for (const char* w : {" or higher", " or newer", " or above", " or later"}) {
+    const size_t at = after.find(w);
+    if (at != std::string::npos && at < from + 12) return true;
+  }
   return false;
 }
 

@@ -708,6 +708,12 @@ TEST(ComputedFix, RequiredCapabilityIsNotTheGpus) {
   EXPECT_EQ(ampere.facts.gpu()->cc->to_string(), "7.5");
   for (const auto& g : ampere.facts.gpus) EXPECT_NE(g.cc->to_string(), "8.0") << g.text;
   EXPECT_TRUE(has(fix_text(ampere), "compute capability 7.5, below it"));
+  // A longer parenthetical between the number and "or newer" is still a requirement.
+  auto blackwell = explain(
+      "GPU: NVIDIA H100 80GB HBM3; this kernel needs compute capability 10.0 (Blackwell "
+      "datacenter) or newer");
+  EXPECT_EQ(value(blackwell, "cc_required"), "10.0");
+  for (const auto& g : blackwell.facts.gpus) EXPECT_NE(g.cc->to_string(), "10.0") << g.text;
 }
 
 // ---- never silent ----------------------------------------------------------------------------
