@@ -47,6 +47,9 @@ constexpr VersionRule kVersionRules[] = {
     // DeepSpeed's op builder says the same.
     {R"(Installed CUDA version (\d+\.\d+) does not match the version torch was compiled with (\d+\.\d+))",
      {"cuda_toolkit", "torch_cuda"}},
+    // torchvision's and PyG's extensions check torch's CUDA against their own.
+    {R"(PyTorch has CUDA [Vv]ersion\s*=?\s*(\d+\.\d+) and \w+ has CUDA [Vv]ersion\s*=?\s*(\d+\.\d+))",
+     {"torch_cuda", "package_cuda"}},
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
     {R"(gcc versions later than (\d+) are not supported)", {"gcc_max", ""}},
     {R"(gcc (\d+(?:\.\d+)?) and up are not supported)", {"gcc_refused", ""}},
@@ -173,6 +176,14 @@ std::string strip_ansi(std::string_view s) {
       size_t j = i + 2;
       while (j < s.size() && !(s[j] >= '@' && s[j] <= '~')) ++j;
       i = j;  // the final byte of the sequence
+      continue;
+    }
+    // Typographic quotes (a paste through a forum or word processor) become ASCII ones, so
+    // "Value ‘sm_75’ is not defined" reads as nvcc printed it.
+    if (s[i] == '\xe2' && i + 2 < s.size() && s[i + 1] == '\x80' &&
+        (s[i + 2] >= '\x98' && s[i + 2] <= '\x9d')) {
+      out += s[i + 2] <= '\x9b' ? '\'' : '"';
+      i += 2;
       continue;
     }
     out += s[i] == '\t' ? ' ' : s[i];

@@ -337,23 +337,41 @@ std::vector<std::string> refused_arch(const TextFacts& f, const KnowledgeBase& k
   std::string instead;
   if (const GpuSeen* g = f.gpu(); g && g->cc && g->cc->arch() != arch)
     instead = fmt::format("; for the GPU in the text use compute_{0}/sm_{0} ({0})", g->cc->arch());
-  if (auto last = last_cuda_for(arch, catalog, kb))
-    return {fmt::format(
-        "sm_{} is not built by any CUDA after {}: drop it from the architecture list — "
-        "TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, or the -gencode/-arch flags in the "
-        "project's CMakeLists.txt (CMAKE_CUDA_FLAGS) or Makefile{} — or build with CUDA {}.",
-        arch, *last, instead, *last)};
   const ArchInfo* a = catalog.arch(arch);
-  if (!a || !a->first_cuda) return {};
-  std::string toolkit;
-  if (const VersionSeen* tk = f.version("cuda_toolkit"))
-    toolkit = " (the text's is " + tk->value + ")";
+  const auto first = a && a->first_cuda ? std::optional<Version>(*a->first_cuda) : std::nullopt;
+  const auto last = last_cuda_for(arch, catalog, kb);
+  const VersionSeen* tk = f.version("cuda_toolkit");
+  const auto tk_version = tk ? Version::parse(tk->value) : std::nullopt;
+  const std::string lists =
+      "TORCH_CUDA_ARCH_LIST, CMAKE_CUDA_ARCHITECTURES, CUDA_NVCC_FLAGS (FindCUDA projects), or the "
+      "-gencode/-arch flags in the project's CMakeLists.txt or Makefile";
+  auto removed = [&] {
+    return fmt::format(
+        "sm_{} is not built by any CUDA after {}: drop it from the architecture list — {}{} — or "
+        "build with CUDA {}.",
+        arch, *last, lists, instead, *last);
+  };
+  auto too_new = [&](std::string_view toolkit) {
+    return fmt::format(
+        "compute_{} needs CUDA {} or newer{}: install that toolkit and put it first (its bin/ on "
+        "PATH, CUDA_HOME for PyTorch extensions, or the ptxas in use), or drop compute_{} from the "
+        "architecture list ({}){}.",
+        arch, first->to_string(), toolkit, arch, lists, instead);
+  };
+  // The text's toolkit says which side of the architecture's CUDA range it is on; without it,
+  // an architecture with both a first and a last CUDA is refused by toolkits on either side.
+  const auto last_version = last ? Version::parse(*last) : std::nullopt;
+  if (last && (!first || (tk_version && last_version && *last_version < *tk_version)))
+    return {removed()};
+  if (!first) return {};
+  if (!last || (tk_version && *tk_version < *first))
+    return {too_new(tk ? " (the text's is " + tk->value + ")" : "")};
   return {fmt::format(
-      "compute_{} needs CUDA {} or newer{}: install that toolkit and point CUDA_HOME (or the "
-      "ptxas in use) at it, or drop compute_{} from the architecture list (TORCH_CUDA_ARCH_LIST, "
-      "CMAKE_CUDA_ARCHITECTURES, or the -gencode/-arch flags in CMakeLists.txt or the "
-      "Makefile){}.",
-      arch, a->first_cuda->to_string(), toolkit, arch, instead)};
+      "compute_{0} is built by CUDA {1} through {2}: an nvcc older than {1} does not know it yet "
+      "(install CUDA {1} or newer and put its bin/ first on PATH, or CUDA_HOME), one newer than "
+      "{2} no longer builds it (drop it from the architecture list — {3}{4} — or build with CUDA "
+      "{2}); `nvcc --version` says which.",
+      arch, first->to_string(), *last, lists, instead)};
 }
 
 // nvcc's host-compiler check names the newest gcc it accepts ("later than 8") or the oldest it
@@ -482,6 +500,28 @@ std::vector<std::string> toolkit_for_torch(const TextFacts& f, const KnowledgeBa
       "torch was built with CUDA {} and the toolkit found is CUDA {}: install CUDA {} and point "
       "CUDA_HOME at it, or install a torch built for the toolkit's CUDA ({}).",
       tc->value, tk->value, tc->value, build)};
+}
+
+// A package built on torch (torchvision, torchaudio, PyG's torch_sparse/torch_scatter) for
+// another CUDA than torch's: its build for torch's CUDA, from the index that serves it.
+std::vector<std::string> package_for_torch(const TextFacts& f) {
+  const VersionSeen* tc = f.version("torch_cuda");
+  const VersionSeen* pc = f.version("package_cuda");
+  if (!tc || !pc || tc->value == pc->value) return {};
+  auto v = Version::parse(tc->value);
+  if (!v) return {};
+  const std::string channel = channel_of(*v);
+  const VersionSeen* torch = f.version("torch");
+  const std::string torch_version =
+      torch ? std::string(split(torch->value, '+').front()) : "<torch version>";
+  return {fmt::format(
+      "torch here is built with CUDA {0} and the other package with CUDA {1}: install that "
+      "package's build for CUDA {0} ({2}) — torchvision/torchaudio: the release paired with this "
+      "torch from the same index (pip install torchvision --index-url "
+      "https://download.pytorch.org/whl/{2}); PyG's torch_sparse, torch_scatter, torch_cluster: "
+      "pip install <package> -f https://data.pyg.org/whl/torch-{3}+{2}.html — or reinstall torch "
+      "for CUDA {1} so both match.",
+      tc->value, pc->value, channel, torch_version)};
 }
 
 // "8.7.0" → "8.7"; "8" stays.
@@ -841,6 +881,7 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
     for (auto& line : rebuild_extensions(facts)) out.push_back(line);
   }
   if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts, kb);
+  if (mode.compute == "package-for-torch") out = package_for_torch(facts);
   if (mode.compute == "library-versions") out = library_versions(facts, kb);
   if (mode.compute == "host-compiler") out = host_compiler(facts, kb);
   for (auto& line : ptx_isa_versions(facts, catalog)) out.push_back(line);

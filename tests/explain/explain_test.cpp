@@ -474,11 +474,24 @@ const Case kCases[] = {
      "'/usr/local/cuda-10.0:/usr/local/cuda-10.0:/usr/local/cuda-10.0:/bin/nvcc': No such file or "
      "directory",
      "cuda-home-not-set"},
+    {"mined: rusty1s/pytorch_sparse#86",
+     "RuntimeError: Detected that PyTorch and torch_sparse were compiled with different CUDA "
+     "versions. PyTorch has CUDA version 10.2 and torch_sparse has CUDA version 11.1. Please "
+     "reinstall the torch_sparse that matches your PyTorch install.",
+     "torch-package-cuda-mismatch"},
+    {"mined: NVIDIA/DIGITS#1621",
+     "F0504 12:30:02.978602 2662 common.cpp:163] Check failed: error == cudaSuccess (30 vs. 0) "
+     "unknown error\n*** Check failure stack trace: ***",
+     "cuda-unknown-error-uvm"},
+    {"mined: numba/numba#5793", "Call to cuInit results in CUDA_ERROR_NO_DEVICE:", "no-driver"},
+    {"mined: aTrainTranscription/aTrain#106",
+     "The following error occured:\ncuBLAS failed with status CUBLAS STATUS NOT SUPPORTED",
+     "cublas-not-supported"},
 };
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 118u);
+  ASSERT_EQ(kb.modes().size(), 119u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

@@ -55,7 +55,9 @@ TEST(LogLines, PrefixesColoursAndProgressAreRemoved) {
                  {"[2025-01-02T03:04:05Z] ERROR: no kernel image", "no kernel image"},
                  {"E   RuntimeError: CUDA error", "RuntimeError: CUDA error"},
                  {" 10%|#  | 1/10\r100%|####| 10/10", "100%|####| 10/10"},
-                 {"\tplain text  ", "plain text"}});
+                 {"\tplain text  ", "plain text"},
+                 {"nvcc fatal : Value \u2018sm_75\u2019 is not defined for option \u201cgpu\u201d",
+                  "nvcc fatal : Value 'sm_75' is not defined for option \"gpu\""}});
 }
 
 TEST(LogLines, VersionNotations) {
@@ -127,9 +129,54 @@ TEST(ComputedFix, ToolchainRefusalsNameTheirNumbers) {
       "Error during make: nvcc fatal : Value 'sm_20' is not defined for option "
       "'gpu-architecture'\nGPU 0: NVIDIA GeForce RTX 2060");
   EXPECT_EQ(value(arch, "arch_refused"), "20");
-  EXPECT_NE(fix_text(arch).find("CMakeLists.txt (CMAKE_CUDA_FLAGS)"), std::string::npos)
+  EXPECT_NE(fix_text(arch).find("-gencode/-arch flags in the project's CMakeLists.txt"),
+            std::string::npos)
       << fix_text(arch);
   EXPECT_NE(fix_text(arch).find("use compute_75/sm_75 (75)"), std::string::npos) << fix_text(arch);
+}
+
+// A refused architecture with both a first and a last CUDA (Pascal: 8.0 through 12.9) is refused
+// by toolkits on either side; the text's toolkit says which (weiliu89/caffe#602, vetter/shoc#52,
+// apache/tvm#4839).
+TEST(ComputedFix, RefusedArchitectureSideComesFromTheToolkit) {
+  const char* refusal = "nvcc fatal   : Unsupported gpu architecture 'compute_61'";
+  auto caffe = explain(std::string("NVCC src/caffe/layers/cudnn_softmax_layer.cu\n") + refusal);
+  EXPECT_EQ(first_mode(caffe), "nvcc-unsupported-arch");
+  EXPECT_TRUE(has(fix_text(caffe), "compute_61 is built by CUDA 8.0 through 12.9"));
+  EXPECT_TRUE(has(fix_text(caffe), "Makefile.config's CUDA_ARCH"));
+  auto old_nvcc = explain(std::string("Cuda compilation tools, release 7.5, V7.5.17\n") + refusal);
+  EXPECT_TRUE(has(fix_text(old_nvcc), "compute_61 needs CUDA 8.0 or newer (the text's is 7.5)"));
+  auto new_nvcc =
+      explain(std::string("Cuda compilation tools, release 13.0, V13.0.48\n") + refusal);
+  EXPECT_TRUE(has(fix_text(new_nvcc), "sm_61 is not built by any CUDA after 12.9"));
+  auto tesla = explain("nvcc fatal   : Unsupported gpu architecture 'compute_12'");
+  EXPECT_TRUE(has(fix_text(tesla), "sm_12 is not built by any CUDA after 6.5"));
+  // Typographic quotes from a forum paste read as nvcc's own.
+  auto quoted = explain(
+      "Nvcc fatal : Value \u2018sm_75\u2019 is not defined for option "
+      "\u2018gpu-architecture\u2019");
+  EXPECT_EQ(first_mode(quoted), "nvcc-unsupported-arch");
+  EXPECT_TRUE(has(fix_text(quoted), "compute_75 needs CUDA 10.0 or newer"));
+}
+
+// torchvision's and PyG's import-time check of torch's CUDA against their own (rusty1s/
+// pytorch_sparse#86; the torchvision wording is torchvision/extension.py's).
+TEST(ComputedFix, TorchPackageBuiltForAnotherCuda) {
+  auto sparse = explain(
+      "RuntimeError: Detected that PyTorch and torch_sparse were compiled with different CUDA "
+      "versions. PyTorch has CUDA version 10.2 and torch_sparse has CUDA version 11.1. Please "
+      "reinstall the torch_sparse that matches your PyTorch install.");
+  EXPECT_EQ(first_mode(sparse), "torch-package-cuda-mismatch");
+  EXPECT_EQ(value(sparse, "torch_cuda"), "10.2");
+  EXPECT_EQ(value(sparse, "package_cuda"), "11.1");
+  EXPECT_TRUE(has(fix_text(sparse), "install that package's build for CUDA 10.2 (cu102)"));
+  auto vision = explain(
+      "torch==2.1.0+cu121\nRuntimeError: Detected that PyTorch and torchvision were compiled with "
+      "different CUDA major versions. PyTorch has CUDA Version=12.1 and torchvision has CUDA "
+      "Version=11.8. Please reinstall the torchvision that matches your PyTorch install.");
+  EXPECT_EQ(first_mode(vision), "torch-package-cuda-mismatch");
+  EXPECT_TRUE(has(fix_text(vision), "https://data.pyg.org/whl/torch-2.1.0+cu121.html"));
+  EXPECT_TRUE(has(fix_text(vision), "--index-url https://download.pytorch.org/whl/cu121"));
 }
 
 TEST(Facts, CudnnAsEachFrameworkWritesIt) {
@@ -629,6 +676,14 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
       {"  File \"faster_whisper\\transcribe.py\", line 1719, in encode\nRuntimeError: cuBLAS "
        "failed with status CUBLAS_STATUS_NOT_SUPPORTED",
        "cublas-not-supported", "CTranslate2 / faster-whisper", "compute_type float16"},
+      // CTranslate2's own wording, with nothing else naming it (krillinai/OpenCreator#129).
+      {"cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED", "cublas-not-supported",
+       "CTranslate2 / faster-whisper", "compute_type float16"},
+      {"nvcc fatal   : Unsupported gpu architecture 'compute_20'\nCMake Error at "
+       "cuda_compile_generated_gpu_mat.cu.o.cmake:208 (message):\n  Error generating\n  "
+       "/root/opencv-3.1.0/build/modules/core/CMakeFiles/cuda_compile.dir/src/cuda/./"
+       "cuda_compile_generated_gpu_mat.cu.o",
+       "nvcc-unsupported-arch", "OpenCV", "CUDA_ARCH_BIN"},
       {"cuBLAS error 15 at ggml-cuda.cu:7956: the requested functionality is not supported",
        "cublas-not-supported", "llama.cpp / ggml", "build llama.cpp from source"},
       {"CUDA error (/__w/xformers/xformers/third_party/flash-attention/hopper/"

@@ -31,6 +31,7 @@ struct ToolSeen {
 
 /// A version the text states. `what`: "torch", "torch_cuda" (the CUDA torch was built with),
 /// "cuda_runtime", "cuda_driver" (the CUDA version the driver supports), "driver" (a driver build),
+/// "package_cuda" (the CUDA of a package built on torch: torchvision, torch_sparse, ...),
 /// "cuda_toolkit" (nvcc), "cudnn_built" and "cudnn_found" (normalised to X.Y.Z), "nccl", "python",
 /// "cuda_required" (a container's cuda>=X.Y), "driver_required" (an NGC image's minimum driver),
 /// "cudnn_min" (the oldest cuDNN JAX accepts; likewise "cublas_found", "cusparse_min", ... for
