@@ -484,6 +484,51 @@ const Case kCases[] = {
      "unknown error\n*** Check failure stack trace: ***",
      "cuda-unknown-error-uvm"},
     {"mined: numba/numba#5793", "Call to cuInit results in CUDA_ERROR_NO_DEVICE:", "no-driver"},
+    {"mined: AUTOMATIC1111/stable-diffusion-webui#2986",
+     "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
+     "cuda-devices-unavailable"},
+    {"mined: facebookresearch/sam2#220",
+     "NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend",
+     "torchvision-ops-without-cuda"},
+    {"mined: awslabs/awsome-distributed-ai#192",
+     "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or "
+     "device error. 10: Last error: 10: socketStartConnect: Connect to 127.0.0.1<45069> failed : "
+     "Software caused connection abort",
+     "nccl-socket-interface"},
+    {"mined: marin-community/marin#7018",
+     "Failed to create NCCL communicator: INTERNAL: ncclCommInitRankConfig(...) failed:\ninvalid "
+     "usage ... Last NCCL warning(error): 'Bootstrap : no socket interface found'",
+     "nccl-socket-interface"},
+    {"mined: NVIDIA/nccl#2076",
+     "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+     "prematurely.",
+     "nccl-remote-error"},
+    {"mined: awslabs/awsome-distributed-ai#195",
+     "Reason=gres/gpu count reported lower than configured (0 < 8)", "slurm-gres-count-low"},
+    {"mined: mehta-lab/waveorder#201",
+     "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) "
+     "specification",
+     "slurm-invalid-gres"},
+    {"mined: ray-project/ray-llm#120",
+     "Error: No available node types can fulfill resource request \ndefaultdict(<class 'float'>, "
+     "{'accelerator_type_a10': 0.02, 'CPU': 9.0, 'GPU': 1.0}). ",
+     "ray-gpu-resource"},
+    {"mined: pdbear/syno_nvidia_gpu_driver#22",
+     "$ nvidia-smi\nUnable to determine the device handle for GPU0000:07:00.0: Unknown Error",
+     "gpu-lost"},
+    {"mined: ComputeCanada/puppet-magic_castle#387",
+     "The following GPUs could not be reset:\n  GPU 00000000:00:06.0: In use by another client",
+     "gpu-reset-in-use"},
+    {"mined: NVIDIA/gpu-operator#610",
+     "nv-fabricmanager[4177]: request to query NVSwitch device information from NVSwitch driver "
+     "failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]",
+     "fabric-manager-no-nvswitch"},
+    {"mined: volotat/DiffMorph#19", "\"Could not load dynamic library 'cudart64_110.dll'\"",
+     "missing-cuda-library"},
+    {"mined: neuralchen/SimSwap#98",
+     "CUDA_PATH is set but CUDA wasn't able to be loaded. Please install the correct version of "
+     "CUDA and cuDNN as mentioned in the GPU requirements page",
+     "missing-cuda-library"},
     {"mined: aTrainTranscription/aTrain#106",
      "The following error occured:\ncuBLAS failed with status CUBLAS STATUS NOT SUPPORTED",
      "cublas-not-supported"},
@@ -491,7 +536,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 119u);
+  ASSERT_EQ(kb.modes().size(), 129u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

@@ -159,6 +159,14 @@ TEST(ComputedFix, RefusedArchitectureSideComesFromTheToolkit) {
   EXPECT_TRUE(has(fix_text(quoted), "compute_75 needs CUDA 10.0 or newer"));
 }
 
+// TensorFlow's Windows loader names the CUDA library's DLL; its number is the CUDA release
+// (volotat/DiffMorph#19).
+TEST(ComputedFix, WindowsDllNamesTheCuda) {
+  auto e = explain("\"Could not load dynamic library 'cudart64_110.dll'\"");
+  EXPECT_EQ(first_mode(e), "missing-cuda-library");
+  EXPECT_TRUE(has(fix_text(e), "cudart64_110.dll ships with CUDA 11.0 to 11.8"));
+}
+
 // torchvision's and PyG's import-time check of torch's CUDA against their own (rusty1s/
 // pytorch_sparse#86; the torchvision wording is torchvision/extension.py's).
 TEST(ComputedFix, TorchPackageBuiltForAnotherCuda) {
@@ -679,6 +687,18 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
       // CTranslate2's own wording, with nothing else naming it (krillinai/OpenCreator#129).
       {"cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED", "cublas-not-supported",
        "CTranslate2 / faster-whisper", "compute_type float16"},
+      // torch 2.4's fbgemm.dll and its OpenMP runtime (kohya-ss/sd-scripts#1597).
+      {"ERROR    Could not load torch: [WinError 126] The specified module could not be found. "
+       "Error loading\n\"P:\\AI\\kohya_ss\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" or "
+       "one "
+       "of its dependencies.",
+       "windows-dll-load-failed", "torch's fbgemm.dll", "libomp140.x86_64.dll"},
+      // A WSL path says WSL without the word (NVIDIA/cuml#6218).
+      {"  File \"/mnt/c/Users/me/hm-cuml/.venv/lib/python3.12/site-packages/numba_cuda/numba/cuda/"
+       "cudadrv/driver.py\", line 258, in ensure_initialized\nnumba.cuda.cudadrv.error."
+       "CudaSupportError: Error at driver init: Call to cuInit results in CUDA_ERROR_NO_DEVICE "
+       "(100)",
+       "no-driver", "WSL", "/usr/lib/wsl/lib"},
       {"nvcc fatal   : Unsupported gpu architecture 'compute_20'\nCMake Error at "
        "cuda_compile_generated_gpu_mat.cu.o.cmake:208 (message):\n  Error generating\n  "
        "/root/opencv-3.1.0/build/modules/core/CMakeFiles/cuda_compile.dir/src/cuda/./"
