@@ -529,6 +529,20 @@ const Case kCases[] = {
      "CUDA_PATH is set but CUDA wasn't able to be loaded. Please install the correct version of "
      "CUDA and cuDNN as mentioned in the GPU requirements page",
      "missing-cuda-library"},
+    {"mined: bitsandbytes-foundation/bitsandbytes#205",
+     "RuntimeError: CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasGemmEx( handle, "
+     "opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, "
+     "ldc, CUDA_R_32F, CUBLAS_GEMM_DFALT_TENSOR_OP)`",
+     "cublas-gemm-invalid-value"},
+    {"mined: ComputationalRadiationPhysics/picongpu#4694",
+     "ptxas error   : Entry function '_ZN6alpaka6detail9gpuKernelIN5pmacc8lockstep4execEEEvT_' "
+     "uses "
+     "too much shared data (0xe810 bytes, 0xc000 max)",
+     "ptxas-static-smem"},
+    {"mined: ollama/ollama#2934", "Unable to init GPU: unknown error", "cuda-unknown-error-uvm"},
+    {"mined: Theano/Theano#6556",
+     "RuntimeError: ('Error creating cudnn handle. This can be a sign of a too old driver.', 4)",
+     "driver-insufficient"},
     {"mined: aTrainTranscription/aTrain#106",
      "The following error occured:\ncuBLAS failed with status CUBLAS STATUS NOT SUPPORTED",
      "cublas-not-supported"},
@@ -536,7 +550,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 129u);
+  ASSERT_EQ(kb.modes().size(), 131u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
