@@ -51,6 +51,8 @@ constexpr VersionRule kVersionRules[] = {
     {R"(PyTorch has CUDA [Vv]ersion\s*=?\s*(\d+\.\d+) and \w+ has CUDA [Vv]ersion\s*=?\s*(\d+\.\d+))",
      {"torch_cuda", "package_cuda"}},
     {R"(Cuda compilation tools, release (\d+\.\d+))", {"cuda_toolkit", ""}},
+    // A versioned toolkit's nvcc in a build's command line ("/usr/local/cuda-9.0/bin/nvcc").
+    {R"(/cuda-(\d+\.\d+)/bin/nvcc\b)", {"cuda_toolkit", ""}},
     {R"(gcc versions later than (\d+) are not supported)", {"gcc_max", ""}},
     {R"(gcc (\d+(?:\.\d+)?) and up are not supported)", {"gcc_refused", ""}},
     // ptxas (or the driver's JIT) given PTX of a newer ISA than it knows.
@@ -112,7 +114,7 @@ constexpr const char* kCapabilityRule =
     R"((?:cuda|compute)\s+capability\s+(?:of\s+)?(?:sm_?)?(\d{1,3})(?:\.(\d))?\b)";
 // A GPU's name as people and tools write it; resolved through the catalog or the name table.
 constexpr const char* kGpuNameRule =
-    R"(\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|GT|MX)\s*(?:PRO\s+)?[A-Z]?\d{3,4}(?:\s*(?:Ti|SUPER|Blackwell|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[KMPV]\d{1,3}|A\d{1,4}G?|H\d{2,3}|GH\d{3}|B\d{3}|GB\d{1,3}|L\d{1,2}S?|T4)|TITAN\s+(?:Xp|X|V|RTX|Black)|Quadro\s+(?:RTX\s+)?[A-Z]?\d{3,5}|Jetson\s+(?:AGX\s+)?(?:Nano|TX1|TX2|Xavier|Orin|Thor)|DGX\s+Spark))";
+    R"(\b((?:NVIDIA\s+)?(?:GeForce\s+)?(?:RTX|GTX|GT|MX)\s*(?:PRO\s+)?[A-Z]?\d{3,4}(?:\s*(?:Ti|SUPER|Blackwell|Ada))?|(?:NVIDIA\s+|Tesla\s+)?(?:[KMPV]\d{1,3}|A\d{1,4}G?|H\d{2,3}|GH\d{3}|B\d{3}|GB\d{1,3}|L\d{1,2}S?|T4)(?:-(?:SXM\d?|PCIE)-\d{2,3}GB|\s+\d{2,3}GB)?|TITAN\s+(?:Xp|X|V|RTX|Black)|Quadro\s+(?:RTX\s+)?[A-Z]?\d{3,5}|Jetson\s+(?:AGX\s+)?(?:Nano|TX1|TX2|Xavier|Orin|Thor)|DGX\s+Spark))";
 // A CUDA library by its file name (Linux or Windows), and zlib that cuDNN 8 needs on Windows.
 constexpr const char* kLibraryRule =
     R"(\b(lib(?:cudnn|cublas|cudart|cufft|curand|cusparse|cusolver|nccl|nvrtc|nvJitLink|nvinfer)\w*\.so(?:\.\d+)*|(?:cudnn|cublas|cudart|cufft|curand|cusparse|cusolver|nvrtc)\w*64_\d+\.dll|zlibwapi\.dll))";
@@ -365,7 +367,13 @@ std::vector<std::string> FactReader::add_line(std::string_view line, size_t line
     while (RE2::FindAndConsume(&input, *c_->gpu_name, &name)) {
       std::string shown(trim(name));
       GpuSeen g{shown, std::nullopt, "", line_no};
-      if (const GpuSpec* spec = catalog_->find_gpu(shown)) {
+      // "A100-SXM4-40GB" is a catalog alias; a variant the catalog does not list is looked up by
+      // its base name ("H100-SXM5-94GB" → "H100").
+      const GpuSpec* spec = catalog_->find_gpu(shown);
+      if (auto cut = shown.find_first_of("- ", shown.find_first_of("0123456789"));
+          !spec && cut != std::string::npos)
+        spec = catalog_->find_gpu(shown.substr(0, cut));
+      if (spec) {
         g.cc = spec->cc;
         g.catalog_name = spec->name;
       }

@@ -524,6 +524,21 @@ std::vector<std::string> package_for_torch(const TextFacts& f) {
       tc->value, pc->value, channel, torch_version)};
 }
 
+// The nvcc a failed extension build ran, from the failing line: a distribution's /usr/bin/nvcc, or
+// a versioned toolkit against torch's CUDA.
+std::vector<std::string> toolkit_path(const KnowledgeBase::Match& match, const TextFacts& f,
+                                      const KnowledgeBase& kb) {
+  std::vector<std::string> out;
+  if (match.line_text.find("/usr/bin/nvcc") != std::string::npos)
+    out.push_back(
+        "This nvcc is /usr/bin/nvcc, a distribution's CUDA toolkit (Debian/Ubuntu "
+        "nvidia-cuda-toolkit), often another CUDA than torch's: put the NVIDIA toolkit first "
+        "(export PATH=/usr/local/cuda/bin:$PATH CUDA_HOME=/usr/local/cuda) or remove the "
+        "distribution's package.");
+  for (auto& line : toolkit_for_torch(f, kb)) out.push_back(line);
+  return out;
+}
+
 // "8.7.0" → "8.7"; "8" stays.
 std::string major_minor(const std::string& v) {
   auto parts = split(v, '.');
@@ -882,6 +897,7 @@ std::vector<std::string> computed_fix(const FailureMode& mode, const KnowledgeBa
   }
   if (mode.compute == "toolkit-for-torch") out = toolkit_for_torch(facts, kb);
   if (mode.compute == "package-for-torch") out = package_for_torch(facts);
+  if (mode.compute == "toolkit-path") out = toolkit_path(match, facts, kb);
   if (mode.compute == "library-versions") out = library_versions(facts, kb);
   if (mode.compute == "host-compiler") out = host_compiler(facts, kb);
   for (auto& line : ptx_isa_versions(facts, catalog)) out.push_back(line);

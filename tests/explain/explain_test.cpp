@@ -543,6 +543,38 @@ const Case kCases[] = {
     {"mined: Theano/Theano#6556",
      "RuntimeError: ('Error creating cudnn handle. This can be a sign of a too old driver.', 4)",
      "driver-insufficient"},
+    {"mined: bowenc0221/panoptic-deeplab#118",
+     "RuntimeError: CUDA out of memory. Tried to allocate 146.00 MiB (GPU 0; 14.76 GiB total "
+     "capacity; 13.83 GiB already allocated; 15.75 MiB free; 13.97 GiB reserved in total by "
+     "PyTorch)",
+     "torch-cuda-oom"},
+    {"mined: microsoft/onnxruntime#18579",
+     "nvcc error   : 'cicc' died due to signal 9 (Kill signal)", "compiler-killed-oom"},
+    {"mined: llnl/Quicksilver#42",
+     "ptxas fatal   : Unresolved extern function '_Z17getGlobalThreadIDv'",
+     "cuda-separable-compilation"},
+    {"mined: NVIDIA/thrust#1356", "nvcc fatal   : Value 'c++17' is not defined for option 'std'",
+     "nvcc-std-unsupported"},
+    {"mined: OpenPPL/ppl.cv#132",
+     "/src/ppl/cv/cuda/warp.hpp(25): error: texture is not a template\n  static texture<uchar, "
+     "0x02,",
+     "cuda12-texture-references"},
+    {"mined: bytedance/ByteTransformer#7",
+     "/workspace/ByteTransformer/bytetransformer/include/reduce.h(58): error: identifier "
+     "\"__hadd2\" is undefined",
+     "half-intrinsics-arch"},
+    {"mined: bheisler/RustaCUDA#15",
+     "note: /usr/bin/ld: cannot find -lcudart\n/usr/bin/ld: cannot find -lcublas",
+     "linker-cudart-not-found"},
+    {"mined: aim-uofa/AdelaiDet#118",
+     "error command \u201c/usr/bin/nvcc\u201d failed with exit status1", "extension-nvcc-failed"},
+    {"mined: facebookresearch/xformers#1168",
+     "ERROR: Failed building wheel for xformers\nFailed to build xformers",
+     "pip-wheel-build-failed"},
+    {"mined: traveller59/spconv#698",
+     "ERROR: Could not find a version that satisfies the requirement spconv-cu114 (from "
+     "versions: none)\nERROR: No matching distribution found for spconv-cu114",
+     "pip-no-matching-wheel"},
     {"mined: aTrainTranscription/aTrain#106",
      "The following error occured:\ncuBLAS failed with status CUBLAS STATUS NOT SUPPORTED",
      "cublas-not-supported"},
@@ -550,7 +582,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 131u);
+  ASSERT_EQ(kb.modes().size(), 141u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

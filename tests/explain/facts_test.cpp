@@ -159,6 +159,38 @@ TEST(ComputedFix, RefusedArchitectureSideComesFromTheToolkit) {
   EXPECT_TRUE(has(fix_text(quoted), "compute_75 needs CUDA 10.0 or newer"));
 }
 
+// A failed extension build names its nvcc: a distribution's /usr/bin/nvcc, or a versioned
+// toolkit against torch's CUDA (aim-uofa/AdelaiDet#118, zju3dv/snake#111).
+TEST(ComputedFix, FailedNvccStepNamesItsToolkit) {
+  auto distro = explain("error: command '/usr/bin/nvcc' failed with exit status 1");
+  EXPECT_EQ(first_mode(distro), "extension-nvcc-failed");
+  EXPECT_TRUE(has(fix_text(distro), "export PATH=/usr/local/cuda/bin:$PATH"));
+  auto versioned = explain(
+      "torch 1.1.0 CUDA used to build PyTorch: 10.0\nerror: command "
+      "'/usr/local/cuda-9.0/bin/nvcc' failed with exit status 1");
+  EXPECT_EQ(value(versioned, "cuda_toolkit"), "9.0");
+  EXPECT_TRUE(has(fix_text(versioned),
+                  "torch was built with CUDA 10.0 and the toolkit found is "
+                  "CUDA 9.0"));
+  // A specific error in the same log comes first: the nvcc line is only the wrapper.
+  auto gcc = explain(
+      "#error -- unsupported GNU version! gcc versions later than 6 are not supported!\nerror: "
+      "command '/usr/local/cuda/bin/nvcc' failed with exit status 1");
+  EXPECT_EQ(first_mode(gcc), "host-compiler-unsupported");
+}
+
+// A data-center GPU's full name picks its own catalog row (ultralytics/yolov5#4924).
+TEST(Facts, GpuVariantNamesTheirOwnRow) {
+  auto e = explain(
+      "A100-SXM4-40GB with CUDA capability sm_80 is not compatible with the current PyTorch "
+      "installation.");
+  ASSERT_NE(e.facts.gpu(), nullptr);
+  EXPECT_EQ(e.facts.gpu()->catalog_name, "A100 40GB SXM");
+  auto unlisted = explain("GPU 0: NVIDIA H100-SXM5-94GB");
+  ASSERT_NE(unlisted.facts.gpu(), nullptr);
+  EXPECT_EQ(unlisted.facts.gpu()->cc->to_string(), "9.0");
+}
+
 // TensorFlow's Windows loader names the CUDA library's DLL; its number is the CUDA release
 // (volotat/DiffMorph#19).
 TEST(ComputedFix, WindowsDllNamesTheCuda) {
@@ -687,6 +719,11 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
       // CTranslate2's own wording, with nothing else naming it (krillinai/OpenCreator#129).
       {"cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED", "cublas-not-supported",
        "CTranslate2 / faster-whisper", "compute_type float16"},
+      // numba's PTX newer than the driver's JIT (googlecolab/colabtools#5081).
+      {"LinkerError: [222] Call to cuLinkAddData results in CUDA_ERROR_UNSUPPORTED_PTX_VERSION\n"
+       "ptxas application ptx input, line 9; fatal   : Unsupported .version 8.5; current version "
+       "is '8.4'",
+       "unsupported-ptx-toolchain", "numba", "pynvjitlink"},
       // torch 2.4's fbgemm.dll and its OpenMP runtime (kohya-ss/sd-scripts#1597).
       {"ERROR    Could not load torch: [WinError 126] The specified module could not be found. "
        "Error loading\n\"P:\\AI\\kohya_ss\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" or "
