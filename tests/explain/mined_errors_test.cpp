@@ -70,7 +70,11 @@ Score score(const std::vector<Mined>& corpus, const std::string& split) {
     if (ms.empty()) continue;
     const auto& first = ms.front();
     s.named += to_lower(first.full_fix()).find(to_lower(e.expect_fix)) != std::string::npos;
-    s.other_tool += first.context && !first.context->tool.empty() && first.context->tool != e.tool;
+    // A line nvcc or CMake wrote takes the fix of the project the text names (a llama.cpp
+    // build's nvcc refusal gets ggml's CMake flags): that is not another tool's fix.
+    const bool build_line = (e.tool == "cuda-toolkit" || e.tool == "cmake") && first.tool == e.tool;
+    s.other_tool += first.context && !first.context->tool.empty() &&
+                    first.context->tool != e.tool && !build_line;
   }
   return s;
 }
