@@ -575,6 +575,38 @@ const Case kCases[] = {
      "ERROR: Could not find a version that satisfies the requirement spconv-cu114 (from "
      "versions: none)\nERROR: No matching distribution found for spconv-cu114",
      "pip-no-matching-wheel"},
+    {"mined: HandBrake/HandBrake#6506",
+     "[hevc_nvenc @ 000001f2768adcc0] Driver does not support the required nvenc API version. "
+     "Required: 12.2 Found: 12.1\n[hevc_nvenc @ 000001f2768adcc0] The minimum required Nvidia "
+     "driver for nvenc is 551.76 or newer",
+     "nvenc-driver-too-old"},
+    {"mined: valkjsaaa/auto-bilibili-recorder#9",
+     "[h264_nvenc @ 0x5601aa5b40c0] OpenEncodeSessionEx failed: out of memory (10)",
+     "nvenc-session-limit"},
+    {"mined: seruva19/kubin#8",
+     "RuntimeError: Expected is_sm90 || is_sm8x || is_sm75 to be true, but got false.  (Could "
+     "this error message be improved?  If so, please report an enhancement request to PyTorch.)",
+     "flash-attn-gpu-check"},
+    {"mined: facebookresearch/chameleon#39",
+     "ptxas /tmp/compile-ptx-src-ac38de, line 523; error   : Feature '.bf16' requires .target "
+     "sm_80 or higher",
+     "ptx-bf16-needs-sm80"},
+    {"mined: NVIDIA/cuml#5484",
+     "RuntimeError: This cuDF installation is missing the necessary PTX files that are <=50.",
+     "rapids-gpu-too-old"},
+    {"mined: openmm/openmm#3656",
+     "openmm.OpenMMException: There is no registered Platform called \"CUDA\"",
+     "openmm-no-cuda-platform"},
+    {"mined: colmap/colmap#987",
+     "$ERROR: Dense stereo reconstruction requires CUDA, which is not available on your system.",
+     "app-built-without-cuda"},
+    {"mined: zju3dv/EnvGS#4",
+     "/root/code/EnvGS/submodule/diff-surfel-tracing/optix_tracer/optix_wrapper.cpp:175 Optix "
+     "Error: 'Unsupported ABI version'",
+     "optix-driver"},
+    {"mined: NVIDIA/TransformerEngine#1159",
+     "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.",
+     "library-arch-gate"},
     {"mined: aTrainTranscription/aTrain#106",
      "The following error occured:\ncuBLAS failed with status CUBLAS STATUS NOT SUPPORTED",
      "cublas-not-supported"},
@@ -582,7 +614,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 141u);
+  ASSERT_EQ(kb.modes().size(), 148u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;
