@@ -170,7 +170,9 @@ bool is_requirement(std::string_view line, size_t end) {
   return false;
 }
 
-std::string strip_ansi(std::string_view s) {
+// The characters a terminal or a forum adds to a line: ANSI escape sequences dropped, tabs as
+// spaces, typographic quotes as ASCII ones.
+std::string plain_characters(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -492,7 +494,7 @@ std::string normalise_log_line(std::string_view raw) {
   // Carriage-return progress bars: what the terminal showed last.
   if (auto cr = raw.rfind('\r'); cr != std::string_view::npos && cr + 1 < raw.size())
     raw = raw.substr(cr + 1);
-  std::string line = strip_ansi(raw);
+  std::string line = plain_characters(raw);
   static const RE2 kPrefix(
       // "2024-05-01 12:00:00.123456: ", "[2024-05-01T12:00:00Z] ", "I0501 12:00:00.123456 1234
       // file.cc:12] ", "2024-05-01 12:00:00,123 - name - ERROR - ", "E   " (pytest)
