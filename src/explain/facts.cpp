@@ -68,6 +68,9 @@ constexpr VersionRule kVersionRules[] = {
     {R"(Insufficient CUDA driver: (\d{4,5})\b)", {"cuda_driver", ""}},
     {R"(Driver Version:?\s*(\d{3}\.\d+(?:\.\d+)?))", {"driver", ""}},
     {R"(\bdriver(?: version)?:?\s+(\d{3}\.\d{2,3}(?:\.\d{2})?)\b)", {"driver", ""}},
+    // conda's solver: a build's __cuda requirement against the driver's virtual package.
+    {R"(constraint __cuda\s*>=\s*(\d+\.\d+) conflicting with __cuda-(\d+\.\d+))",
+     {"cuda_required", "cuda_driver"}},
     {R"(\bcuda\s*>=\s*(\d+\.\d+))", {"cuda_required", ""}},
     // The compute capability a library or feature requires ("minimum required compute capability
     // 3.5", "requires 5.0 capability", "of at least 8.0", "CUDA Capability >= 7.0", "8.0 (Ampere)

@@ -607,6 +607,35 @@ const Case kCases[] = {
     {"mined: NVIDIA/TransformerEngine#1159",
      "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.",
      "library-arch-gate"},
+    {"mined: openmm/NNPOps#96",
+     "Encountered problems while solving:\n  - nothing provides __cuda needed by "
+     "pytorch-1.13.1-cuda112py310he33e0d6_200",
+     "conda-cuda-virtual-package"},
+    {"mined: myshell-ai/OpenVoice#83",
+     "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+     "  - cudatoolkit=11.7",
+     "conda-package-not-found"},
+    {"mined: rapidsai/cugraph#3057",
+     "  CuPy may not function correctly because multiple CuPy packages are installed\n  in your "
+     "environment:\n\n    cupy, cupy-cuda11x",
+     "cupy-multiple-packages"},
+    {"mined: NVIDIA/nvidia-docker#1454",
+     "Using default tag: latest\nError response from daemon: manifest for nvidia/cuda:latest not "
+     "found: manifest unknown: manifest unknown",
+     "cuda-image-tag-not-found"},
+    {"mined: vllm-project/vllm#17238",
+     "ERROR 04-27 11:08:32 [core.py:340] ValueError: No available memory for the cache blocks. Try "
+     "increasing `gpu_memory_utilization` when initializing the engine.",
+     "vllm-no-kv-cache-memory"},
+    {"mined: astral-sh/uv#12620",
+     "error: Distribution `markupsafe==3.0.2 @ registry+https://download.pytorch.org/whl/cu118` "
+     "can't be installed because it doesn't have a source distribution or wheel for the current "
+     "platform",
+     "uv-pytorch-index-strategy"},
+    {"mined: InternLM/lmdeploy#340",
+     "RuntimeError: [TM][ERROR] CUDA runtime error: API call is not supported in the installed "
+     "CUDA driver /lmdeploy/src/turbomind/utils/allocator.h:246",
+     "driver-insufficient"},
     {"mined: aTrainTranscription/aTrain#106",
      "The following error occured:\ncuBLAS failed with status CUBLAS STATUS NOT SUPPORTED",
      "cublas-not-supported"},
@@ -614,7 +643,7 @@ const Case kCases[] = {
 
 TEST(KnowledgeBase, BuiltinParsesAndEveryModeIsSourced) {
   const auto& kb = KnowledgeBase::builtin();
-  ASSERT_EQ(kb.modes().size(), 148u);
+  ASSERT_EQ(kb.modes().size(), 154u);
   std::set<std::string> ids;
   for (auto& m : kb.modes()) {
     EXPECT_TRUE(ids.insert(m.id).second) << "duplicate id " << m.id;

@@ -179,6 +179,19 @@ TEST(ComputedFix, FailedNvccStepNamesItsToolkit) {
   EXPECT_EQ(first_mode(gcc), "host-compiler-unsupported");
 }
 
+// conda's solver states the build's __cuda requirement and the driver's __cuda: the driver that
+// CUDA needs, and no container-toolkit override (mamba-org/mamba#969).
+TEST(ComputedFix, CondaCudaConstraintNamesTheDriver) {
+  auto e = explain(
+      "Encountered problems while solving:\n  - package cudatoolkit-11.0.3-h15472ef_6 has "
+      "constraint __cuda >=11.0 conflicting with __cuda-10.2-0");
+  EXPECT_EQ(first_mode(e), "conda-cuda-virtual-package");
+  EXPECT_EQ(value(e, "cuda_required"), "11.0");
+  EXPECT_EQ(value(e, "cuda_driver"), "10.2");
+  EXPECT_TRUE(has(fix_text(e), "CUDA 11.0 needs NVIDIA driver 450.36.06 or newer"));
+  EXPECT_FALSE(has(fix_text(e), "NVIDIA_DISABLE_REQUIRES"));
+}
+
 // A data-center GPU's full name picks its own catalog row (ultralytics/yolov5#4924).
 TEST(Facts, GpuVariantNamesTheirOwnRow) {
   auto e = explain(
@@ -724,6 +737,10 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
        "ptxas application ptx input, line 9; fatal   : Unsupported .version 8.5; current version "
        "is '8.4'",
        "unsupported-ptx-toolchain", "numba", "pynvjitlink"},
+      // nvidia/cuda's runtime images have no nvcc (NVIDIA/nvidia-docker#1160).
+      {"docker run -it --gpus all nvidia/cuda:10.0-cudnn7-runtime-ubuntu18.04 /bin/bash\n"
+       "root@7c0be9bfaeec:/# nvcc --version\nbash: nvcc: command not found",
+       "cuda-home-not-set", "nvidia/cuda runtime image", "-devel tag"},
       // torch 2.4's fbgemm.dll and its OpenMP runtime (kohya-ss/sd-scripts#1597).
       {"ERROR    Could not load torch: [WinError 126] The specified module could not be found. "
        "Error loading\n\"P:\\AI\\kohya_ss\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" or "
