@@ -743,9 +743,8 @@ TEST(ToolFit, ProjectsGetTheirOwnRemedy) {
        "cuda-home-not-set", "nvidia/cuda runtime image", "-devel tag"},
       // torch 2.4's fbgemm.dll and its OpenMP runtime (kohya-ss/sd-scripts#1597).
       {"ERROR    Could not load torch: [WinError 126] The specified module could not be found. "
-       "Error loading\n\"P:\\AI\\kohya_ss\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" or "
-       "one "
-       "of its dependencies.",
+       "Error loading\n\"P:\\AI\\kohya_ss\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll\" "
+       "or one of its dependencies.",
        "windows-dll-load-failed", "torch's fbgemm.dll", "libomp140.x86_64.dll"},
       // A WSL path says WSL without the word (NVIDIA/cuml#6218).
       {"  File \"/mnt/c/Users/me/hm-cuml/.venv/lib/python3.12/site-packages/numba_cuda/numba/cuda/"
