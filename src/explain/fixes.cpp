@@ -199,12 +199,6 @@ std::vector<std::string> driver_for_cuda(const TextFacts& f, const KnowledgeBase
   }
   if (driver_max && f.has_tool("pytorch"))
     for (auto& line : torch_for_driver(kb, *driver_max)) out.push_back(std::move(line));
-  // The container toolkit's override, only where the container toolkit stated the requirement.
-  if (f.version("cuda_required") && f.has_tool("container-toolkit"))
-    out.push_back(
-        "NVIDIA_DISABLE_REQUIRES=1 only skips the container toolkit's check: the CUDA libraries in "
-        "the image still fail on an older driver unless the image carries CUDA forward-"
-        "compatibility libraries (data-center GPUs only).");
   return out;
 }
 

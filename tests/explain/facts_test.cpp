@@ -369,6 +369,10 @@ TEST(ComputedFix, ContainerRequirementNamesTheDriver) {
   EXPECT_EQ(value(e, "cuda_required"), "12.4");
   EXPECT_NE(fix_text(e).find("550.54.14"), std::string::npos) << fix_text(e);  // catalog row
   EXPECT_NE(fix_text(e).find("NVIDIA_DISABLE_REQUIRES"), std::string::npos);
+  // The override's caution is the container mode's, with or without the toolkit's name.
+  EXPECT_TRUE(has(fix_text(e), "it only skips the container toolkit's check"));
+  auto bare = explain("unsupported CUDA version: driver 11.4 < image 12.2");
+  EXPECT_TRUE(has(fix_text(bare), "it only skips the container toolkit's check"));
 }
 
 // A text, what its fix must say (numbers from the catalog rows of the GPU or CUDA it names),
