@@ -333,7 +333,7 @@ std::vector<std::string> refused_arch(const TextFacts& f, const KnowledgeBase& k
   if (const GpuSeen* g = f.gpu(); g && g->cc && g->cc->arch() != arch)
     instead = fmt::format("; for the GPU in the text use compute_{0}/sm_{0} ({0})", g->cc->arch());
   const ArchInfo* a = catalog.arch(arch);
-  const auto first = a && a->first_cuda ? std::optional<Version>(*a->first_cuda) : std::nullopt;
+  const std::optional<Version> first = a ? a->first_cuda : std::nullopt;
   const auto last = last_cuda_for(arch, catalog, kb);
   const VersionSeen* tk = f.version("cuda_toolkit");
   const auto tk_version = tk ? Version::parse(tk->value) : std::nullopt;
